@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs what the build needs from Debian's packages (skipped when already there).
+# The CUDA 13 toolkit (nvcc, NVRTC, cudart, cuBLAS) is expected under /usr/local/cuda.
+set -euo pipefail
+pkgs=(cmake g++ make libsqlite3-dev libspdlog-dev libfmt-dev libboost-program-options-dev
+      nlohmann-json3-dev libgtest-dev python3 python3-jsonschema)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "deps: installing ${missing[*]}"
+  sudo_cmd=""; [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+if ! command -v nvcc >/dev/null && [ ! -x /usr/local/cuda/bin/nvcc ]; then
+  echo "deps: the CUDA 13 toolkit is missing (expected /usr/local/cuda)" >&2
+  exit 1
+fi
