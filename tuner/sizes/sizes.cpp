@@ -1,0 +1,94 @@
+#include "sizes/sizes.h"
+
+#include <charconv>
+
+#include "common/error.h"
+
+namespace tune::sizes {
+
+namespace {
+
+[[noreturn]] void bad(std::string_view text, std::string_view item, const std::string& why) {
+  throw InputError("bad --sizes '" + std::string(text) + "': '" + std::string(item) + "' " + why);
+}
+
+std::int64_t number(std::string_view text, std::string_view item, std::string_view digits) {
+  std::int64_t v = 0;
+  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+  if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size())
+    bad(text, item, "is not a whole number");
+  if (v <= 0) bad(text, item, "must be positive");
+  return v;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+  return s;
+}
+
+Size parse_item(std::string_view text, std::string_view item) {
+  Size s;
+  s.rank = 0;
+  std::string_view rest = item;
+  while (true) {
+    auto x = rest.find_first_of("xX");
+    if (s.rank == 3) bad(text, item, "has more than 3 dimensions");
+    s.dims[s.rank++] = number(text, item, rest.substr(0, x));
+    if (x == std::string_view::npos) break;
+    rest.remove_prefix(x + 1);
+  }
+  return s;
+}
+
+}  // namespace
+
+std::array<std::int64_t, 3> Size::as_rank(int problem_rank) const {
+  std::array<std::int64_t, 3> out{1, 1, 1};
+  for (int d = 0; d < 3; ++d)
+    out[d] = d < rank ? dims[d] : (rank == 1 && d < problem_rank ? dims[0] : 1);
+  return out;
+}
+
+std::string Size::label() const {
+  std::string s = std::to_string(dims[0]);
+  for (int d = 1; d < rank; ++d) s += "x" + std::to_string(dims[d]);
+  return s;
+}
+
+Size parse_one(std::string_view item) { return parse_item(item, trim(item)); }
+
+std::vector<Size> parse(std::string_view text) {
+  std::vector<Size> out;
+  if (trim(text).empty()) throw InputError("bad --sizes '': expected e.g. 128:4096, 1000,1024 or 4096x2048");
+  std::string_view rest = text;
+  while (true) {
+    auto comma = rest.find(',');
+    std::string_view item = trim(rest.substr(0, comma));
+    if (item.empty()) bad(text, item, "is empty");
+    if (item.find(':') != std::string_view::npos) {
+      std::string_view parts[3];
+      int n = 0;
+      std::string_view r = item;
+      while (true) {
+        auto c = r.find(':');
+        if (n == 3) bad(text, item, "has more than two ':' (use A:B or A:B:STEP)");
+        parts[n++] = r.substr(0, c);
+        if (c == std::string_view::npos) break;
+        r.remove_prefix(c + 1);
+      }
+      std::int64_t a = number(text, item, parts[0]), b = number(text, item, parts[1]);
+      std::int64_t step = n == 3 ? number(text, item, parts[2]) : a;
+      if (b < a) bad(text, item, "ends before it starts");
+      if ((b - a) / step > 100000) bad(text, item, "has more than 100000 sizes");
+      for (std::int64_t v = a; v <= b; v += step) out.push_back(Size{{v, 1, 1}, 1});
+    } else {
+      out.push_back(parse_item(text, item));
+    }
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  return out;
+}
+
+}  // namespace tune::sizes

@@ -1,0 +1,27 @@
+// Problem sizes for a sweep: `--sizes 128:4096` (A, A+S, ... up to B; S defaults to A),
+// comma lists `1000,1024,4097`, and multi-dimensional items `4096x2048` (x = ProblemSize[0]).
+#pragma once
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tune::sizes {
+
+struct Size {
+  std::array<std::int64_t, 3> dims{1, 1, 1};
+  int rank = 1;  // how many dims were given (1 for "4096", 2 for "4096x2048")
+
+  // Fills a problem of `rank` dimensions: a single number means a square/cubic problem.
+  std::array<std::int64_t, 3> as_rank(int problem_rank) const;
+  std::string label() const;  // "4096" or "4096x2048"
+  friend bool operator==(const Size&, const Size&) = default;
+  friend auto operator<=>(const Size&, const Size&) = default;
+};
+
+// Parses a --sizes argument. Throws InputError naming the item and the cause.
+std::vector<Size> parse(std::string_view text);
+Size parse_one(std::string_view item);  // "4096" or "4096x2048" (no ranges)
+
+}  // namespace tune::sizes
