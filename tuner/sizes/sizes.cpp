@@ -52,7 +52,10 @@ std::array<std::int64_t, 3> Size::as_rank(int problem_rank) const {
 
 std::string Size::label() const {
   std::string s = std::to_string(dims[0]);
-  for (int d = 1; d < rank; ++d) s += "x" + std::to_string(dims[d]);
+  for (int d = 1; d < rank; ++d) {
+    s += 'x';
+    s += std::to_string(dims[d]);
+  }
   return s;
 }
 
