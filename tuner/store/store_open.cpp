@@ -1,0 +1,189 @@
+// Store::open: validation of an existing file, connection settings and schema migration.
+// Every check that can reject a file runs before anything is written to it, and the WAL is not
+// checkpointed on close meanwhile, so a rejected file is left byte-for-byte unchanged.
+#include <sqlite3.h>
+
+#include <filesystem>
+#include <system_error>
+
+#include "store/schema.h"
+#include "store/store.h"
+
+namespace tune::store {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Writers wait this long for another writer's transaction (or a migration) to finish.
+constexpr int kBusyTimeoutMs = 10000;
+
+[[noreturn]] void input_error(const std::string& path, const std::string& cause) {
+  throw InputError("database " + path + " " + cause);
+}
+
+// The SQLite message without the "<path>: <doing>: " prefix Failure adds.
+std::string cause_of(const sqlite::Failure& f) {
+  std::string m = f.what();
+  std::size_t colon = m.rfind(": ");
+  return colon == std::string::npos ? m : m.substr(colon + 2);
+}
+
+// Translates what a user's file can cause; anything else propagates as it is.
+[[noreturn]] void rethrow_as_input(const std::string& path, const sqlite::Failure& f) {
+  switch (f.primary()) {
+    case SQLITE_NOTADB:
+      input_error(path, "is not a SQLite database (" + cause_of(f) + ")");
+    case SQLITE_CORRUPT:
+      input_error(path, "is corrupt (" + cause_of(f) + ")");
+    case SQLITE_CANTOPEN:
+      input_error(path, "cannot be opened (" + cause_of(f) + ")");
+    case SQLITE_READONLY:
+    case SQLITE_PERM:
+    case SQLITE_AUTH:
+      input_error(path, "is not writable (" + cause_of(f) + ")");
+    case SQLITE_IOERR:
+      input_error(path, "cannot be read or written (" + cause_of(f) + ")");
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+      input_error(path, "is locked by another process (" + cause_of(f) + ")");
+    default:
+      throw f;
+  }
+}
+
+// Checks that the file is a tune database this build can use; writes nothing.
+void validate(sqlite::Database& db, Store::Mode mode) {
+  const std::string& path = db.path();
+  // Reading the header is the first real access: a non-database fails here with NOTADB.
+  std::int64_t version = db.query_int("PRAGMA user_version");
+  std::int64_t app_id = db.query_int("PRAGMA application_id");
+  std::int64_t tables = db.query_int("SELECT count(*) FROM sqlite_schema");
+  if (app_id != 0 && app_id != kApplicationId) {
+    input_error(path, "belongs to another program (application_id " + std::to_string(app_id) +
+                          "), not tune");
+  }
+  if (version > schema_version()) {
+    input_error(path, "has schema version " + std::to_string(version) +
+                          ", this tune supports up to " + std::to_string(schema_version()) +
+                          "; upgrade tune");
+  }
+  if (version == 0 && tables > 0) {
+    input_error(path, "is a SQLite database but not a tune database (schema version 0 with " +
+                          std::to_string(tables) + " existing tables or indexes)");
+  }
+  if (mode == Store::Mode::read_only && version < schema_version()) {
+    input_error(path, "has schema version " + std::to_string(version) + ", older than this " +
+                          "tune's " + std::to_string(schema_version()) +
+                          "; open it read-write (a tune command that records) to upgrade it");
+  }
+  if (mode == Store::Mode::read_write) {
+    // quick_check reads every page (O(size)), catching truncation and torn pages before
+    // anything is appended to a damaged file.
+    std::string check = db.query_text("PRAGMA quick_check(1)");
+    if (check != "ok") input_error(path, "is corrupt (quick_check: " + check + ")");
+  }
+}
+
+void migrate(sqlite::Database& db) {
+  for (const Migration& m : migrations()) {
+    if (db.query_int("PRAGMA user_version") >= m.version) continue;
+    sqlite::Transaction tx(db);
+    // Re-read under the write lock: another process may have migrated meanwhile.
+    std::int64_t current = db.query_int("PRAGMA user_version");
+    if (current >= m.version) {
+      tx.commit();
+      continue;
+    }
+    if (current != m.version - 1) {
+      throw Error("database " + db.path() + ": cannot migrate from schema version " +
+                  std::to_string(current) + " to " + std::to_string(m.version));
+    }
+    db.exec(m.sql);
+    db.exec("PRAGMA user_version = " + std::to_string(m.version));
+    tx.commit();
+  }
+}
+
+void check_path(const std::string& path, Store::Mode mode, bool& existed) {
+  if (path.empty()) throw InputError("database path is empty");
+  std::error_code ec;
+  fs::file_status st = fs::status(path, ec);
+  existed = fs::exists(st);
+  if (existed && fs::is_directory(st)) input_error(path, "is a directory, not a database file");
+  if (!existed && mode == Store::Mode::read_only) input_error(path, "does not exist");
+  if (!existed) {
+    fs::path parent = fs::path(path).parent_path();
+    if (!parent.empty() && !fs::is_directory(parent, ec)) {
+      fs::create_directories(parent, ec);
+      if (ec) {
+        input_error(path, "cannot be created: directory " + parent.string() + ": " +
+                              ec.message());
+      }
+    }
+  }
+}
+
+}  // namespace
+
+Store Store::open(const std::string& path, Mode mode) {
+  bool existed = false;
+  check_path(path, mode, existed);
+  using Access = sqlite::Database::Access;
+  Access access = mode == Mode::read_only ? Access::read_only
+                  : existed              ? Access::read_write
+                                         : Access::read_write_create;
+  try {
+    sqlite::Database db(path, access);
+    db.set_checkpoint_on_close(false);
+    db.set_busy_timeout(kBusyTimeoutMs);
+    if (mode == Mode::read_write && db.read_only()) input_error(path, "is not writable");
+    validate(db, mode);
+    db.exec("PRAGMA foreign_keys = ON");
+    if (mode == Mode::read_only) {
+      db.exec("PRAGMA query_only = ON");  // belt and braces: any write attempt fails
+    } else {
+      // WAL: readers in other processes see the last committed state while we write.
+      std::string journal = db.query_text("PRAGMA journal_mode = WAL");
+      if (journal != "wal") {
+        input_error(path, "cannot use write-ahead logging (journal_mode stays " + journal +
+                              "); is it on a network file system?");
+      }
+      // synchronous=NORMAL in WAL mode: a commit appends to the WAL with write(2) but only
+      // checkpoints fsync. Once write(2) returns, the data is in the kernel's page cache, which
+      // survives the death of the process (SIGKILL, crash, OOM kill), so every committed
+      // measurement is kept; only an OS crash or power loss can lose the last commits, and even
+      // then the database stays consistent (WAL frames are checksummed and replayed atomically).
+      db.exec("PRAGMA synchronous = NORMAL");
+      migrate(db);
+    }
+    db.set_checkpoint_on_close(true);
+    return Store(std::move(db), mode);
+  } catch (const sqlite::Failure& f) {
+    if (!existed && mode == Mode::read_write) {
+      std::error_code ec;  // do not leave behind a file this call created and could not use
+      if (fs::exists(path, ec) && fs::file_size(path, ec) == 0) fs::remove(path, ec);
+    }
+    rethrow_as_input(path, f);
+  }
+}
+
+int Store::version() const { return static_cast<int>(db_.query_int("PRAGMA user_version")); }
+
+std::string Store::integrity_check() {
+  sqlite::Statement s = db_.prepare("PRAGMA integrity_check");
+  std::string out;
+  while (s.step()) {
+    if (!out.empty()) out += "; ";
+    out += s.text(0);
+  }
+  return out;
+}
+
+void Store::require_writable(std::string_view what) const {
+  if (mode_ == Mode::read_only) {
+    throw Error("database " + path() + " was opened read-only; cannot " + std::string(what));
+  }
+}
+
+}  // namespace tune::store
