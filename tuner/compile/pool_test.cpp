@@ -1,0 +1,150 @@
+// The parallel compile pool: real NVRTC compiles, completion order, concurrency, errors.
+#include "compile/pool.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "common/error.h"
+
+namespace tune::compile {
+namespace {
+
+using namespace std::chrono_literals;
+
+CompileRequest fake(std::uint64_t tag) {
+  CompileRequest r;
+  r.tag = tag;
+  return r;
+}
+
+TEST(CompilePool, CompilesRealRequestsAndReturnsEveryResult) {
+  std::ifstream f(std::string(TUNE_SOURCE_DIR) + "/kernels_src/transpose.cu");
+  std::stringstream ss;
+  ss << f.rdbuf();
+  CompilePool pool(4);
+  EXPECT_EQ(pool.workers(), 4u);
+  const int vectors[] = {1, 2, 4};
+  const int rows[] = {2, 4};
+  std::uint64_t tag = 0;
+  for (int v : vectors)
+    for (int tsy : rows) {
+      CompileRequest r;
+      r.source = ss.str();
+      r.source_name = "kernels_src/transpose.cu";
+      r.kernel_name = "transpose";
+      r.defines = {{"block_size_x", std::to_string(32 / v)}, {"block_size_y", "8"},
+                   {"tile_size_y", std::to_string(tsy)}, {"vector", std::to_string(v)}};
+      r.tag = tag++;
+      pool.submit(std::move(r));
+    }
+  {
+    CompileRequest r;
+    r.source = ss.str();
+    r.source_name = "kernels_src/transpose.cu";
+    r.kernel_name = "transpose";
+    r.defines = {{"vector", "5"}};
+    r.tag = tag++;
+    pool.submit(std::move(r));
+  }
+  EXPECT_EQ(pool.outstanding(), 7u);
+  std::set<std::uint64_t> seen;
+  int ok = 0;
+  while (auto res = pool.next()) {
+    EXPECT_TRUE(seen.insert(res->tag).second) << "tag " << res->tag << " twice";
+    if (res->tag == 6) {
+      EXPECT_FALSE(res->ok());
+    } else {
+      EXPECT_TRUE(res->ok()) << res->log;
+      EXPECT_EQ(res->cubin.substr(0, 4), std::string("\x7f" "ELF"));
+      ++ok;
+    }
+  }
+  EXPECT_EQ(seen.size(), 7u);
+  EXPECT_EQ(ok, 6);
+  EXPECT_EQ(pool.outstanding(), 0u);
+  EXPECT_FALSE(pool.next().has_value());
+}
+
+TEST(CompilePool, RunsWorkersConcurrently) {
+  std::atomic<int> active{0};
+  std::atomic<int> peak{0};
+  CompilePool pool(4, [&](const CompileRequest& r) {
+    const int now = ++active;
+    int p = peak.load();
+    while (now > p && !peak.compare_exchange_weak(p, now)) {
+    }
+    std::this_thread::sleep_for(60ms);
+    --active;
+    CompileResult res;
+    res.tag = r.tag;
+    return res;
+  });
+  for (std::uint64_t i = 0; i < 8; ++i) pool.submit(fake(i));
+  int n = 0;
+  while (pool.next()) ++n;
+  EXPECT_EQ(n, 8);
+  EXPECT_EQ(peak.load(), 4);
+}
+
+TEST(CompilePool, HandsResultsBackInCompletionOrder) {
+  CompilePool pool(2, [](const CompileRequest& r) {
+    std::this_thread::sleep_for(r.tag == 0 ? 300ms : 10ms);
+    CompileResult res;
+    res.tag = r.tag;
+    return res;
+  });
+  for (std::uint64_t i = 0; i < 4; ++i) pool.submit(fake(i));
+  std::vector<std::uint64_t> order;
+  while (auto res = pool.next()) order.push_back(res->tag);
+  ASSERT_EQ(order.size(), 4u);
+  EXPECT_EQ(order.back(), 0u);  // the slow one finishes last
+}
+
+TEST(CompilePool, RethrowsTheCompileFunctionsExceptionAndKeepsGoing) {
+  CompilePool pool(2, [](const CompileRequest& r) -> CompileResult {
+    if (r.tag == 1) throw UnavailableError("NVRTC: no builtins");
+    CompileResult res;
+    res.tag = r.tag;
+    return res;
+  });
+  for (std::uint64_t i = 0; i < 3; ++i) pool.submit(fake(i));
+  int results = 0;
+  int errors = 0;
+  for (;;) {
+    try {
+      if (!pool.next()) break;
+      ++results;
+    } catch (const UnavailableError& e) {
+      EXPECT_STREQ(e.what(), "NVRTC: no builtins");
+      ++errors;
+    }
+  }
+  EXPECT_EQ(results, 2);
+  EXPECT_EQ(errors, 1);
+}
+
+TEST(CompilePool, TryNextDoesNotBlockAndDestructionDropsQueuedWork) {
+  std::atomic<int> started{0};
+  auto pool = std::make_unique<CompilePool>(1, [&](const CompileRequest& r) {
+    ++started;
+    std::this_thread::sleep_for(50ms);
+    CompileResult res;
+    res.tag = r.tag;
+    return res;
+  });
+  EXPECT_FALSE(pool->try_next().has_value());
+  for (std::uint64_t i = 0; i < 20; ++i) pool->submit(fake(i));
+  EXPECT_FALSE(pool->try_next().has_value());  // the first takes 50 ms
+  const auto t0 = std::chrono::steady_clock::now();
+  pool.reset();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 500ms);
+  EXPECT_LT(started.load(), 20);
+}
+
+}  // namespace
+}  // namespace tune::compile
