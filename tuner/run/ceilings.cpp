@@ -1,0 +1,171 @@
+#include "run/ceilings.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <utility>
+#include <vector>
+
+#include "run/cuda.h"
+
+namespace tune::run {
+namespace {
+
+constexpr std::uint64_t kCeilingSeed = 0x5EED0F7E11ull;
+
+LaunchStatus blas_status(cublasStatus_t status, const std::string& what) {
+  if (status == CUBLAS_STATUS_SUCCESS) return {};
+  // A failed execution may hide a lost context; classify what the runtime says.
+  const cudaError_t runtime = cudaGetLastError();
+  if (runtime != cudaSuccess) return classify(runtime, what + ": " + describe(status));
+  return LaunchStatus{Outcome::error, cudaErrorUnknown, what + ": " + describe(status)};
+}
+
+void check_blas(cublasStatus_t status, const std::string& what) {
+  if (status != CUBLAS_STATUS_SUCCESS) throw Error(what + ": " + describe(status));
+}
+
+int as_int(std::size_t v, const char* what) {
+  if (v == 0 || v > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+    throw InputError(std::string("ceiling size ") + what + " = " + std::to_string(v) +
+                     " must be between 1 and " + std::to_string(std::numeric_limits<int>::max()));
+  return static_cast<int>(v);
+}
+
+// Fills median/value from the timing; `amount` is bytes (GB/s) or flops (GFLOP/s).
+void finish(Ceiling& c, double amount) {
+  if (!c.timing.ok()) return;
+  c.median_ms = c.timing.summary.median;
+  c.value = c.median_ms > 0 ? amount / (c.median_ms * 1e-3) / 1e9 : 0.0;
+}
+
+}  // namespace
+
+std::string describe(cublasStatus_t status) {
+  return std::string(cublasGetStatusName(status)) + " (" + cublasGetStatusString(status) + ")";
+}
+
+BlasHandle::BlasHandle() : epoch_(context_epoch()) {
+  check_blas(cublasCreate(&handle_), "cublasCreate");
+}
+
+BlasHandle::~BlasHandle() {
+  if (handle_ != nullptr && epoch_ == context_epoch()) (void)cublasDestroy(handle_);
+}
+
+bool BlasHandle::valid() const { return handle_ != nullptr && epoch_ == context_epoch(); }
+
+Ceiling d2d_copy(Session& session, std::size_t bytes, const TimingOptions& options) {
+  if (bytes == 0) throw InputError("d2d_copy ceiling: bytes must be at least 1");
+  Ceiling c;
+  c.name = "d2d_copy " + std::to_string(bytes) + " B";
+  c.unit = "GB/s";
+  DeviceBuffer src(bytes), dst(bytes);
+  src.fill_random(DType{Scalar::uint8, 1}, kCeilingSeed, 0.0);
+  dst.poison();
+  c.timing = measure(session, [&] {
+    return classify(cudaMemcpyAsync(dst.data(), src.data(), bytes, cudaMemcpyDeviceToDevice, nullptr),
+                    "cudaMemcpyAsync device to device");
+  }, options);
+  finish(c, 2.0 * static_cast<double>(bytes));
+  if (!c.timing.ok()) return c;
+  const std::size_t window = std::min<std::size_t>(bytes, 1 << 20);
+  for (std::size_t offset : {std::size_t{0}, (bytes - window) / 2, bytes - window}) {
+    std::vector<char> a(window), b(window);
+    const auto* s = static_cast<const char*>(src.data()) + offset;
+    const auto* d = static_cast<const char*>(dst.data()) + offset;
+    check(cudaMemcpy(a.data(), s, window, cudaMemcpyDeviceToHost), "d2d_copy check");
+    check(cudaMemcpy(b.data(), d, window, cudaMemcpyDeviceToHost), "d2d_copy check");
+    if (std::memcmp(a.data(), b.data(), window) != 0) {
+      c.check = "destination differs from source in the window at byte " + std::to_string(offset);
+      return c;
+    }
+  }
+  c.verified = true;
+  c.check = "source and destination windows equal";
+  return c;
+}
+
+Ceiling cublas_sgeam_transpose(Session& session, std::size_t rows, std::size_t cols,
+                               const TimingOptions& options) {
+  const int m = as_int(rows, "rows"), n = as_int(cols, "cols");
+  Ceiling c;
+  c.name = "cublas_sgeam_transpose " + std::to_string(rows) + "x" + std::to_string(cols);
+  c.unit = "GB/s";
+  const DType f32{Scalar::float32, 1};
+  DeviceBuffer a(rows * cols * sizeof(float)), out(rows * cols * sizeof(float));
+  a.fill_random(f32, kCeilingSeed, 1.0);
+  out.poison();
+  cublasHandle_t h = session.blas().get();
+  const float alpha = 1.0f, beta = 0.0f;
+  // Row-major rows x cols input = column-major cols x rows (lda = cols); the row-major cols x rows
+  // output is column-major rows x cols: C = A^T with m = rows, n = cols, ldc = rows. B aliases C
+  // with CUBLAS_OP_N and ldb = ldc (the documented in-place form); beta = 0 never reads it.
+  auto* pa = static_cast<const float*>(a.data());
+  auto* pc = static_cast<float*>(out.data());
+  c.timing = measure(session, [&] {
+    return blas_status(cublasSgeam(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, &alpha, pa, n, &beta, pc, m, pc, m),
+                       "cublasSgeam transpose");
+  }, options);
+  finish(c, 2.0 * static_cast<double>(rows * cols * sizeof(float)));
+  if (!c.timing.ok()) return c;
+  const std::vector<float> in = a.download_as<float>();
+  const std::vector<float> t = out.download_as<float>();
+  for (std::size_t i = 0; i < rows; ++i)
+    for (std::size_t j = 0; j < cols; ++j)
+      if (std::memcmp(&t[j * rows + i], &in[i * cols + j], sizeof(float)) != 0) {
+        c.check = "transpose wrong at input (" + std::to_string(i) + "," + std::to_string(j) + "): got " +
+                  std::to_string(t[j * rows + i]) + ", expected " + std::to_string(in[i * cols + j]);
+        return c;
+      }
+  c.verified = true;
+  c.check = "all " + std::to_string(rows * cols) + " elements equal the host transpose";
+  return c;
+}
+
+Ceiling cublas_sgemm(Session& session, std::size_t m, std::size_t n, std::size_t k,
+                     const TimingOptions& options) {
+  const int im = as_int(m, "m"), in = as_int(n, "n"), ik = as_int(k, "k");
+  Ceiling c;
+  c.name = "cublas_sgemm " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+  c.unit = "GFLOP/s";
+  const DType f32{Scalar::float32, 1};
+  DeviceBuffer a(m * k * sizeof(float)), b(k * n * sizeof(float)), out(m * n * sizeof(float));
+  a.fill_random(f32, derive_seed(kCeilingSeed, 0), 1.0);
+  b.fill_random(f32, derive_seed(kCeilingSeed, 1), 1.0);
+  out.poison();
+  cublasHandle_t h = session.blas().get();
+  check_blas(cublasSetMathMode(h, CUBLAS_PEDANTIC_MATH), "cublasSetMathMode(CUBLAS_PEDANTIC_MATH)");
+  const float alpha = 1.0f, beta = 0.0f;
+  auto* pa = static_cast<const float*>(a.data());
+  auto* pb = static_cast<const float*>(b.data());
+  auto* pc = static_cast<float*>(out.data());
+  c.timing = measure(session, [&] {
+    return blas_status(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, im, in, ik, &alpha, pa, im, pb, ik, &beta, pc, im),
+                       "cublasSgemm");
+  }, options);
+  finish(c, 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k));
+  if (!c.timing.ok()) return c;
+  const std::vector<float> ha = a.download_as<float>(), hb = b.download_as<float>(), hc = out.download_as<float>();
+  SplitMix64 pick(kCeilingSeed);
+  for (int s = 0; s < 64; ++s) {
+    const std::size_t i = pick.next() % m, j = pick.next() % n;
+    double ref = 0, magnitude = 0;
+    for (std::size_t p = 0; p < k; ++p) {
+      const double term = static_cast<double>(ha[i + p * m]) * hb[p + j * k];
+      ref += term;
+      magnitude += std::fabs(term);
+    }
+    const double got = hc[i + j * m];
+    if (!(std::fabs(got - ref) <= 1e-4 * magnitude)) {  // FP32 sums: ~sqrt(k) eps typical, k eps worst
+      c.check = "C(" + std::to_string(i) + "," + std::to_string(j) + ") = " + std::to_string(got) +
+                ", host reference " + std::to_string(ref);
+      return c;
+    }
+  }
+  c.verified = true;
+  c.check = "64 sampled entries match the double-precision host product";
+  return c;
+}
+
+}  // namespace tune::run

@@ -1,0 +1,50 @@
+// The GPU this process runs on: properties the tuner records with every result and needs to pick
+// launch limits and the NVRTC target.
+#pragma once
+#include <cstddef>
+#include <string>
+
+namespace tune::run {
+
+struct DeviceInfo {
+  int ordinal = 0;
+  std::string name;                // "NVIDIA H100 80GB HBM3"
+  int cc_major = 0;
+  int cc_minor = 0;
+  std::string compute_capability;  // "9.0"
+  std::string arch;                // NVRTC target: "sm_90"
+  int sm_count = 0;
+  std::size_t l2_bytes = 0;
+  std::size_t global_memory_bytes = 0;
+  int warp_size = 0;
+  int max_threads_per_block = 0;
+  int max_block_dim[3] = {0, 0, 0};
+  int max_grid_dim[3] = {0, 0, 0};
+  int regs_per_block = 0;
+  int regs_per_sm = 0;
+  std::size_t smem_per_block = 0;        // without opting in (48 KiB)
+  std::size_t smem_per_block_optin = 0;  // with cudaFuncAttributeMaxDynamicSharedMemorySize
+  std::size_t smem_per_sm = 0;
+  std::string driver_version;   // "13.0" (CUDA version the driver supports)
+  std::string runtime_version;  // "13.0" (cudart this binary was linked with)
+
+  // One line for logs: "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, 50 MiB L2, driver 13.0, runtime 13.0)".
+  std::string summary() const;
+};
+
+// True when a CUDA driver and at least one GPU are present. Never throws.
+bool gpu_available() noexcept;
+
+// Why gpu_available() is false: "no CUDA GPU available: <cause>; CPU-only commands still work";
+// empty when a GPU is available.
+std::string gpu_unavailable_reason();
+
+// Makes `ordinal` the current device and reads its properties.
+// Throws UnavailableError (no driver / no GPU, with gpu_unavailable_reason()), InputError (ordinal
+// out of range) or CudaError.
+DeviceInfo open_device(int ordinal = 0);
+
+// "13.0" from 13000; "none" for 0 (no driver).
+std::string format_cuda_version(int version);
+
+}  // namespace tune::run

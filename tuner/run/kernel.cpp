@@ -1,0 +1,149 @@
+#include "run/kernel.h"
+
+#include <utility>
+
+namespace tune::run {
+
+std::string Dim3::str() const {
+  std::string s(1, '(');  // built by appending: GCC 12 warns falsely (-Wrestrict) on "(" + string&&
+  s += std::to_string(x) + ',' + std::to_string(y) + ',' + std::to_string(z) + ')';
+  return s;
+}
+
+Library::Library(std::span<const char> image, const std::string& what) : epoch_(context_epoch()) {
+  check(cudaLibraryLoadData(&library_, image.data(), nullptr, nullptr, 0, nullptr, nullptr, 0),
+        "cudaLibraryLoadData of " + what);
+}
+
+Library::~Library() { release(); }
+
+Library::Library(Library&& other) noexcept
+    : library_(std::exchange(other.library_, nullptr)), epoch_(other.epoch_) {}
+
+Library& Library::operator=(Library&& other) noexcept {
+  if (this != &other) {
+    release();
+    library_ = std::exchange(other.library_, nullptr);
+    epoch_ = other.epoch_;
+  }
+  return *this;
+}
+
+void Library::release() noexcept {
+  if (library_ != nullptr && epoch_ == context_epoch()) (void)cudaLibraryUnload(library_);
+  library_ = nullptr;
+}
+
+LoadedKernel::LoadedKernel(Session& session, std::vector<char> image, std::string name)
+    : Recoverable(session), image_(std::move(image)), name_(std::move(name)) {
+  if (image_.empty()) throw Error("kernel '" + name_ + "': the compiled image is empty");
+  load();
+}
+
+void LoadedKernel::load() {
+  const std::string what = "kernel '" + name_ + "'";
+  library_ = Library(image_, what);
+  check(cudaLibraryGetKernel(&kernel_, library_.get(), name_.c_str()),
+        "cudaLibraryGetKernel(" + name_ + ")");
+  cudaFuncAttributes attr{};
+  check(cudaFuncGetAttributes(&attr, handle()), "cudaFuncGetAttributes of " + what);
+  attributes_.num_regs = attr.numRegs;
+  attributes_.static_smem = attr.sharedSizeBytes;
+  attributes_.local_bytes = attr.localSizeBytes;
+  attributes_.const_bytes = attr.constSizeBytes;
+  attributes_.max_threads_per_block = attr.maxThreadsPerBlock;
+  attributes_.max_dynamic_smem = attr.maxDynamicSharedSizeBytes;
+  attributes_.ptx_version = attr.ptxVersion;
+  attributes_.binary_version = attr.binaryVersion;
+  attributes_.param_sizes.clear();
+  for (std::size_t i = 0;; ++i) {
+    std::size_t offset = 0, size = 0;
+    if (cudaFuncGetParamInfo(handle(), i, &offset, &size) != cudaSuccess) {
+      (void)cudaGetLastError();  // past the last parameter: cudaErrorInvalidValue
+      break;
+    }
+    attributes_.param_sizes.push_back(size);
+  }
+}
+
+void LoadedKernel::restore() { load(); }
+
+std::string LoadedKernel::describe_launch(Dim3 grid, Dim3 block, std::size_t dyn_smem) const {
+  return "kernel '" + name_ + "' grid " + grid.str() + " block " + block.str() + " dynamic smem " +
+         std::to_string(dyn_smem);
+}
+
+void LoadedKernel::check_arguments(const ArgSet& args) const {
+  const std::vector<std::size_t>& params = attributes_.param_sizes;
+  if (args.size() != params.size())
+    throw InputError("kernel '" + name_ + "' takes " + std::to_string(params.size()) + " parameters, " +
+                     std::to_string(args.size()) + " arguments were given");
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    const ArgSpec& spec = args.spec(i);
+    const std::size_t size = spec.scalar ? args.dtype(i).size() : sizeof(void*);
+    if (size != params[i])
+      throw InputError("kernel '" + name_ + "' parameter " + std::to_string(i) + " has " +
+                       std::to_string(params[i]) + " bytes, argument '" + spec.name + "' (" +
+                       (spec.scalar ? spec.dtype : "pointer to " + spec.dtype) + ") has " +
+                       std::to_string(size));
+  }
+}
+
+LaunchStatus LoadedKernel::enqueue(Dim3 grid, Dim3 block, std::size_t dyn_smem, ArgSet& args) {
+  const DeviceInfo& dev = session().device();
+  auto refuse = [&](Outcome outcome, const std::string& why) {
+    return LaunchStatus{outcome, outcome == Outcome::invalid_config ? cudaErrorInvalidConfiguration
+                                                                    : cudaErrorLaunchOutOfResources,
+                        describe_launch(grid, block, dyn_smem) + ": " + why};
+  };
+  const unsigned bdim[3] = {block.x, block.y, block.z};
+  const unsigned gdim[3] = {grid.x, grid.y, grid.z};
+  for (int i = 0; i < 3; ++i) {
+    if (bdim[i] == 0 || bdim[i] > static_cast<unsigned>(dev.max_block_dim[i]))
+      return refuse(Outcome::invalid_config, "block dimension " + std::to_string(i) + " is " +
+                                                 std::to_string(bdim[i]) + ", the device allows 1.." +
+                                                 std::to_string(dev.max_block_dim[i]));
+    if (gdim[i] == 0 || gdim[i] > static_cast<unsigned>(dev.max_grid_dim[i]))
+      return refuse(Outcome::invalid_config, "grid dimension " + std::to_string(i) + " is " +
+                                                 std::to_string(gdim[i]) + ", the device allows 1.." +
+                                                 std::to_string(dev.max_grid_dim[i]));
+  }
+  if (block.volume() > static_cast<std::uint64_t>(dev.max_threads_per_block))
+    return refuse(Outcome::invalid_config, std::to_string(block.volume()) + " threads per block, the device allows " +
+                                               std::to_string(dev.max_threads_per_block));
+  if (block.volume() > static_cast<std::uint64_t>(attributes_.max_threads_per_block))
+    return refuse(Outcome::out_of_resources,
+                  std::to_string(block.volume()) + " threads per block, this kernel allows " +
+                      std::to_string(attributes_.max_threads_per_block) + " (" +
+                      std::to_string(attributes_.num_regs) + " registers per thread)");
+  if (attributes_.static_smem + dyn_smem > dev.smem_per_block_optin)
+    return refuse(Outcome::out_of_resources,
+                  "shared memory " + std::to_string(attributes_.static_smem) + " static + " +
+                      std::to_string(dyn_smem) + " dynamic bytes exceeds the device's " +
+                      std::to_string(dev.smem_per_block_optin) + " per block");
+  if (dyn_smem > static_cast<std::size_t>(attributes_.max_dynamic_smem)) {
+    const cudaError_t raised = cudaFuncSetAttribute(handle(), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                    static_cast<int>(dyn_smem));
+    if (raised != cudaSuccess) {
+      LaunchStatus status = classify(raised, describe_launch(grid, block, dyn_smem) +
+                                                 ": raising the dynamic shared memory limit");
+      if (status.outcome == Outcome::error) status.outcome = Outcome::out_of_resources;
+      return status;
+    }
+    attributes_.max_dynamic_smem = static_cast<int>(dyn_smem);
+  }
+  if (&args.session() != &session())
+    throw Error("kernel '" + name_ + "' launched with arguments of another Session");
+  check_arguments(args);
+  const cudaError_t code = cudaLaunchKernel(handle(), dim3(grid.x, grid.y, grid.z), dim3(block.x, block.y, block.z),
+                                            args.launch_args(), dyn_smem, nullptr);
+  return classify(code, describe_launch(grid, block, dyn_smem));
+}
+
+LaunchStatus LoadedKernel::launch(Dim3 grid, Dim3 block, std::size_t dyn_smem, ArgSet& args) {
+  LaunchStatus status = enqueue(grid, block, dyn_smem, args);
+  if (!status.ok()) return status;
+  return session().synchronize(describe_launch(grid, block, dyn_smem));
+}
+
+}  // namespace tune::run

@@ -1,0 +1,45 @@
+// tune_run: the GPU runner over the CUDA runtime API (cudart, static) and cuBLAS. It loads
+// NVRTC-produced cubins (cudaLibraryLoadData / cudaLibraryGetKernel), launches them
+// (cudaLaunchKernel), times them with CUDA events, verifies outputs and measures ceilings; it
+// never calls the driver API, so a binary starts on a machine without libcuda.so.1 and reports
+// "no CUDA GPU available" (UnavailableError) only when a GPU is asked for.
+//
+// Pieces:
+//   device.h    DeviceInfo, open_device(), gpu_available()
+//   session.h   Session (owns the device; recover() after a fault), Recoverable
+//   buffer.h    DeviceBuffer;  dtype.h  element types, seeded fills, poison pattern
+//   args.h      ArgSpec, ArgSet (device buffers + the void* args[] array)
+//   kernel.h    LoadedKernel, Dim3, KernelAttributes, launch -> LaunchStatus (cuda.h)
+//   timing.h    measure(), TimingOptions, Summary
+//   ceilings.h  d2d_copy, cublas_sgeam_transpose, cublas_sgemm
+//   verify.h    compare(), count_unwritten()
+//
+// Stream: everything runs on the legacy default stream, in order.
+//
+// Timing policy (kernels and ceilings alike, so that a kernel and its ceiling are comparable):
+//   - `warmup` untimed launches, then a synchronisation: a fault is reported before any timing;
+//   - each timed launch sits between its own pair of CUDA events; samples are kept in ms, in launch
+//     order, and summarised as median / mean / min / max / sample stddev / count; the median is the
+//     figure of merit;
+//   - L2: by default samples are taken back to back, so a problem whose data fits in L2 (50 MB on
+//     an H100, 60 MB on an H200) runs with a warm L2, as it would inside an application loop that
+//     reuses it. With TimingOptions::flush_l2 a cudaMemsetAsync over a buffer of 2 x L2 bytes runs
+//     before every timed launch, outside its events, so each sample starts with a cold L2;
+//   - the ceilings (d2d_copy, cublas_sgeam_transpose, cublas_sgemm) go through the same measure()
+//     with the same TimingOptions, hence the same warm-up, event placement and L2 policy.
+//
+// Faults: a LaunchStatus (or Timing::status, or CudaError) with sticky() means the CUDA context is
+// lost. Record the configuration as a runtime error, call Session::recover(), and go on: the
+// session resets the device and re-creates every ArgSet and LoadedKernel in place.
+#pragma once
+
+#include "run/args.h"
+#include "run/buffer.h"
+#include "run/ceilings.h"
+#include "run/cuda.h"
+#include "run/device.h"
+#include "run/dtype.h"
+#include "run/kernel.h"
+#include "run/session.h"
+#include "run/timing.h"
+#include "run/verify.h"

@@ -1,0 +1,89 @@
+// Session: owns the device for one tuning run and everything that lives in its CUDA context, so
+// that a configuration which faults the context (illegal address, misaligned address, launch
+// timeout) costs one recover() instead of the run.
+//
+// Ownership: GPU resources (ArgSet, LoadedKernel) are created by the caller against a Session and
+// register themselves with it for their lifetime. recover() resets the device (cudaDeviceReset),
+// re-opens it and asks every registered resource to re-create its device state in place: ArgSets
+// re-allocate and re-fill their buffers from the same seed, LoadedKernels re-load their library
+// from the cubin bytes they keep and re-fetch the kernel. References the caller holds therefore
+// stay valid; only raw device pointers / cudaKernel_t values copied out of them go stale.
+// Session-owned helpers (the L2 flush buffer, the cuBLAS handle) are re-created on next use.
+#pragma once
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "run/buffer.h"
+#include "run/cuda.h"
+#include "run/device.h"
+
+namespace tune::run {
+
+class Session;
+class BlasHandle;
+
+// Base of every object whose device state must survive Session::recover(). Registers with the
+// session on construction, unregisters on destruction; neither copyable nor movable (the session
+// holds its address). The session must outlive its resources.
+class Recoverable {
+ public:
+  explicit Recoverable(Session& session);
+  virtual ~Recoverable();
+  Recoverable(const Recoverable&) = delete;
+  Recoverable& operator=(const Recoverable&) = delete;
+
+  Session& session() const { return session_; }
+
+ protected:
+  friend class Session;
+  // Called after the device was reset and re-opened: re-create all device state. Handles from
+  // the old context must be dropped without CUDA calls (the RAII types of this module do that by
+  // themselves, see context_epoch()).
+  virtual void restore() = 0;
+
+ private:
+  Session& session_;
+};
+
+class Session {
+ public:
+  // Opens the device (open_device): throws UnavailableError without a GPU.
+  explicit Session(int ordinal = 0);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  const DeviceInfo& device() const { return device_; }
+
+  // After a LaunchStatus with sticky() (or a CudaError with sticky()): cudaDeviceReset, re-open
+  // the device, re-create every registered resource, then check with a small allocation, memset
+  // and synchronisation that the device works again. Throws CudaError when it does not (the CUDA
+  // documentation only promises recovery by restarting the process; the driver allows a reset in
+  // practice, and this check makes a failure loud instead of silent).
+  void recover();
+  // How many times recover() ran.
+  std::size_t recoveries() const { return recoveries_; }
+
+  // Waits for all work; LaunchStatus classifies a failure (`what` names the work).
+  LaunchStatus synchronize(const std::string& what);
+
+  // 2 x L2 bytes of device memory, allocated on first use, for TimingOptions::flush_l2.
+  DeviceBuffer& l2_flush_buffer();
+  // The session's cuBLAS handle, created on first use (ceilings.h).
+  BlasHandle& blas();
+
+ private:
+  friend class Recoverable;
+  void add(Recoverable* resource);
+  void remove(Recoverable* resource) noexcept;
+
+  DeviceInfo device_;
+  std::vector<Recoverable*> resources_;
+  DeviceBuffer l2_flush_;
+  std::unique_ptr<BlasHandle> blas_;
+  std::size_t recoveries_ = 0;
+};
+
+}  // namespace tune::run
