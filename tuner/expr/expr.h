@@ -16,6 +16,10 @@ namespace tune::expr {
 
 enum class Type : std::uint8_t { None, Bool, Int, Float, Str, List, Tuple };
 
+namespace detail {
+struct ValueAccess;  // the VM's allocation-free view of a Value's fields (expr/value_access.h)
+}
+
 // A Python value. Scalars are held inline; strings and sequences are shared and immutable.
 class Value {
  public:
@@ -46,6 +50,7 @@ class Value {
   friend bool operator==(const Value& a, const Value& b);  // Python ==, so True == 1 == 1.0
 
  private:
+  friend struct detail::ValueAccess;
   Type type_ = Type::None;
   union {
     bool b_;

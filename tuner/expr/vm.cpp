@@ -1,0 +1,348 @@
+// The interpreter. Stack cells are 16-byte PODs: scalars inline, everything else a pointer to a
+// Value that outlives the run (a variable, a constant, an element of one, or a value this run made
+// and keeps in its arena). Int-with-int arithmetic and comparisons run inline; everything else
+// goes through ops.cpp. A run over scalars allocates nothing.
+#include <bit>
+#include <deque>
+#include <optional>
+
+#include "expr/vm.h"
+
+namespace tune::expr::detail {
+
+namespace {
+
+enum class Tag : std::uint8_t { None, Bool, Int, Float, Ref, Iter, Builder };
+
+struct Cell {
+  Tag tag;
+  std::uint32_t pos;  // Iter: next position
+  union {
+    bool b;
+    std::int64_t i;
+    double f;
+    const Value* ref;                // Ref, Iter
+    std::vector<Value>* builder;     // Builder
+  };
+};
+static_assert(sizeof(Cell) == 16);
+
+Cell scalar_cell(Tag tag) {
+  Cell c;
+  c.tag = tag;
+  c.i = 0;
+  return c;
+}
+
+inline Cell cell_of(const Value& v) {
+  Cell c;
+  switch (v.type()) {
+    case Type::None: c.tag = Tag::None; c.i = 0; break;
+    case Type::Bool: c.tag = Tag::Bool; c.b = ValueAccess::b(v); break;
+    case Type::Int: c.tag = Tag::Int; c.i = ValueAccess::i(v); break;
+    case Type::Float: c.tag = Tag::Float; c.f = ValueAccess::f(v); break;
+    default: c.tag = Tag::Ref; c.ref = &v;
+  }
+  return c;
+}
+
+inline bool truthy(const Cell& c) {
+  switch (c.tag) {
+    case Tag::Bool: return c.b;
+    case Tag::Int: return c.i != 0;
+    case Tag::Float: return c.f != 0.0;
+    case Tag::Ref: return c.ref->truthy();
+    default: return false;
+  }
+}
+
+inline Cell bool_cell(bool v) {
+  Cell c;
+  c.tag = Tag::Bool;
+  c.b = v;
+  return c;
+}
+
+// A scalar cell as a Value in `tmp`, or the referenced Value itself.
+const Value& view(const Cell& c, Value& tmp) {
+  switch (c.tag) {
+    case Tag::Bool: ValueAccess::set_bool(tmp, c.b); return tmp;
+    case Tag::Int: ValueAccess::set_int(tmp, c.i); return tmp;
+    case Tag::Float: ValueAccess::set_float(tmp, c.f); return tmp;
+    case Tag::Ref: return *c.ref;
+    default: ValueAccess::set_none(tmp); return tmp;
+  }
+}
+
+Value value_of(const Cell& c) {
+  Value tmp;
+  return view(c, tmp);
+}
+
+// Everything one run owns. Constructing it allocates nothing; the arena grows only when a run
+// makes a string or a sequence.
+struct Ctx {
+  Budget budget{default_budget()};
+  std::optional<std::deque<Value>> values;
+  std::optional<std::deque<std::vector<Value>>> builders;
+
+  Cell own(Value&& v) {
+    if (!v.is_sequence() && v.type() != Type::Str) return cell_of(v);
+    if (!values) values.emplace();
+    values->push_back(std::move(v));
+    return cell_of(values->back());
+  }
+  Cell new_builder() {
+    if (!builders) builders.emplace();
+    Cell c;
+    c.tag = Tag::Builder;
+    c.builder = &builders->emplace_back();
+    return c;
+  }
+};
+
+[[gnu::noinline]] Cell slow_binary(Ctx& ctx, BinOp op, const Cell& a, const Cell& b) {
+  Value ta, tb;
+  return ctx.own(binary(ctx.budget, op, view(a, ta), view(b, tb)));
+}
+
+[[gnu::noinline]] Cell slow_unary(Ctx& ctx, UnOp op, const Cell& a) {
+  Value ta;
+  return ctx.own(unary(op, view(a, ta)));
+}
+
+[[gnu::noinline]] bool slow_compare(Ctx& ctx, CmpOp op, const Cell& a, const Cell& b) {
+  Value ta, tb;
+  return compare(ctx.budget, op, view(a, ta), view(b, tb));
+}
+
+inline bool int_compare(CmpOp op, std::int64_t a, std::int64_t b) {
+  switch (op) {
+    case CmpOp::Lt: return a < b;
+    case CmpOp::Le: return a <= b;
+    case CmpOp::Gt: return a > b;
+    case CmpOp::Ge: return a >= b;
+    case CmpOp::Eq: return a == b;
+    default: return a != b;
+  }
+}
+
+inline bool compare_cells(Ctx& ctx, CmpOp op, const Cell& a, const Cell& b) {
+  if (a.tag == Tag::Int && b.tag == Tag::Int && op <= CmpOp::Ne) return int_compare(op, a.i, b.i);
+  return slow_compare(ctx, op, a, b);
+}
+
+Cell call_builtin(Ctx& ctx, Builtin b, const Cell* args, std::size_t argc) {
+  constexpr std::size_t kInline = 4;
+  if (argc <= kInline) {
+    Value vals[kInline];
+    for (std::size_t k = 0; k < argc; ++k) vals[k] = value_of(args[k]);
+    return ctx.own(call(ctx.budget, b, std::span<const Value>(vals, argc)));
+  }
+  std::vector<Value> vals;
+  vals.reserve(argc);
+  for (std::size_t k = 0; k < argc; ++k) vals.push_back(value_of(args[k]));
+  return ctx.own(call(ctx.budget, b, vals));
+}
+
+Cell index_cell(Ctx& ctx, const Cell& seq, const Cell& idx) {
+  Value ts, ti, tmp;
+  const Value& s = view(seq, ts);
+  const Value& r = index(s, view(idx, ti), tmp);
+  if (&r == &tmp) return ctx.own(std::move(tmp));
+  return cell_of(r);  // an element of a sequence that outlives the run
+}
+
+// Executes from instruction 0; `pc` tells the caller which instruction failed.
+Cell execute(const Code& code, std::span<const Value> vars, Ctx& ctx, Cell* locals, Cell* stack, std::size_t& pc) {
+  const Instr* ins = code.instrs.data();
+  Cell* sp = stack;
+  pc = 0;
+  for (;;) {
+    const Instr& in = ins[pc];
+    switch (in.op) {
+      case Op::LoadNone: *sp++ = scalar_cell(Tag::None); break;
+      case Op::LoadBool: *sp++ = bool_cell(in.arg != 0); break;
+      case Op::LoadInt: sp->tag = Tag::Int; sp->i = in.arg; ++sp; break;
+      case Op::LoadFloat: sp->tag = Tag::Float; sp->f = std::bit_cast<double>(in.arg); ++sp; break;
+      case Op::LoadConst: *sp++ = cell_of(code.consts[static_cast<std::size_t>(in.arg)]); break;
+      case Op::LoadVar: *sp++ = cell_of(vars[static_cast<std::size_t>(in.arg)]); break;
+      case Op::LoadLocal: *sp++ = locals[in.arg]; break;
+
+#define TUNE_INT_BINARY(OPCODE, BINOP, INT_EXPR)                    \
+  case Op::OPCODE: {                                                \
+    Cell& a = sp[-2];                                               \
+    const Cell& b = sp[-1];                                         \
+    if (a.tag == Tag::Int && b.tag == Tag::Int) [[likely]] {        \
+      INT_EXPR;                                                     \
+    } else {                                                        \
+      a = slow_binary(ctx, BinOp::BINOP, a, b);                     \
+    }                                                               \
+    --sp;                                                           \
+    break;                                                          \
+  }
+      TUNE_INT_BINARY(Add, Add, if (__builtin_add_overflow(a.i, b.i, &a.i)) overflow())
+      TUNE_INT_BINARY(Sub, Sub, if (__builtin_sub_overflow(a.i, b.i, &a.i)) overflow())
+      TUNE_INT_BINARY(Mul, Mul, if (__builtin_mul_overflow(a.i, b.i, &a.i)) overflow())
+      TUNE_INT_BINARY(FloorDiv, FloorDiv, a.i = int_floordiv(a.i, b.i))
+      TUNE_INT_BINARY(Mod, Mod, a.i = int_mod(a.i, b.i))
+#undef TUNE_INT_BINARY
+
+      case Op::Binary:
+        sp[-2] = slow_binary(ctx, static_cast<BinOp>(in.sub), sp[-2], sp[-1]);
+        --sp;
+        break;
+      case Op::Neg:
+        if (sp[-1].tag == Tag::Int && sp[-1].i != INT64_MIN)
+          sp[-1].i = -sp[-1].i;
+        else
+          sp[-1] = slow_unary(ctx, UnOp::Neg, sp[-1]);
+        break;
+      case Op::Not: sp[-1] = bool_cell(!truthy(sp[-1])); break;
+      case Op::Unary: sp[-1] = slow_unary(ctx, static_cast<UnOp>(in.sub), sp[-1]); break;
+
+#define TUNE_COMPARE(OPCODE, CMPOP)                                     \
+  case Op::OPCODE:                                                      \
+    sp[-2] = bool_cell(compare_cells(ctx, CmpOp::CMPOP, sp[-2], sp[-1])); \
+    --sp;                                                               \
+    break;
+      TUNE_COMPARE(Eq, Eq)
+      TUNE_COMPARE(Ne, Ne)
+      TUNE_COMPARE(Lt, Lt)
+      TUNE_COMPARE(Le, Le)
+      TUNE_COMPARE(Gt, Gt)
+      TUNE_COMPARE(Ge, Ge)
+#undef TUNE_COMPARE
+      case Op::Compare:
+        sp[-2] = bool_cell(compare_cells(ctx, static_cast<CmpOp>(in.sub), sp[-2], sp[-1]));
+        --sp;
+        break;
+      case Op::CompareKeep:
+        if (compare_cells(ctx, static_cast<CmpOp>(in.sub), sp[-2], sp[-1])) {
+          sp[-2] = sp[-1];
+          --sp;
+        } else {
+          sp[-2] = bool_cell(false);
+          --sp;
+          pc = static_cast<std::size_t>(in.arg);
+          continue;
+        }
+        break;
+      case Op::JumpIfFalseOrPop:
+      case Op::JumpIfTrueOrPop:
+        if (truthy(sp[-1]) == (in.op == Op::JumpIfTrueOrPop)) {
+          pc = static_cast<std::size_t>(in.arg);
+          continue;
+        }
+        --sp;
+        break;
+      case Op::PopJumpIfFalse:
+        if (!truthy(*--sp)) {
+          pc = static_cast<std::size_t>(in.arg);
+          continue;
+        }
+        break;
+      case Op::Jump: pc = static_cast<std::size_t>(in.arg); continue;
+      case Op::BuildList:
+      case Op::BuildTuple: {
+        auto n = static_cast<std::size_t>(in.arg);
+        ctx.budget.charge(n);
+        std::vector<Value> items;
+        items.reserve(n);
+        sp -= n;
+        for (std::size_t k = 0; k < n; ++k) items.push_back(value_of(sp[k]));
+        *sp++ = ctx.own(in.op == Op::BuildList ? Value::list(std::move(items)) : Value::tuple(std::move(items)));
+        break;
+      }
+      case Op::Index:
+        sp[-2] = index_cell(ctx, sp[-2], sp[-1]);
+        --sp;
+        break;
+      case Op::Slice: {
+        Value t0, t1, t2, t3;
+        sp[-4] = ctx.own(slice(ctx.budget, view(sp[-4], t0), view(sp[-3], t1), view(sp[-2], t2), view(sp[-1], t3)));
+        sp -= 3;
+        break;
+      }
+      case Op::Call: {
+        auto n = static_cast<std::size_t>(in.arg);
+        Cell r = call_builtin(ctx, static_cast<Builtin>(in.sub), sp - n, n);
+        sp -= n;
+        *sp++ = r;
+        break;
+      }
+      case Op::ListNew: *sp++ = ctx.new_builder(); break;
+      case Op::IterStart: {
+        Cell& c = sp[-1];
+        if (c.tag != Tag::Ref) {
+          Value t;
+          raise(std::string("'") + type_name(view(c, t)) + "' object is not iterable");
+        }
+        c.tag = Tag::Iter;
+        c.pos = 0;
+        break;
+      }
+      case Op::ForIter: {
+        Cell& it = sp[-1];
+        const Value& seq = *it.ref;
+        if (it.pos >= length(seq)) {
+          --sp;
+          pc = static_cast<std::size_t>(in.arg);
+          continue;
+        }
+        ctx.budget.charge(1);
+        if (seq.type() == Type::Str)
+          locals[in.local] = ctx.own(Value::string(std::string(1, seq.as_str()[it.pos])));
+        else
+          locals[in.local] = cell_of(seq.items()[it.pos]);
+        ++it.pos;
+        break;
+      }
+      case Op::ListAppend: {
+        ctx.budget.charge(1);
+        stack[in.arg].builder->push_back(value_of(*--sp));
+        break;
+      }
+      case Op::ListFinish: sp[-1] = ctx.own(Value::list(std::move(*sp[-1].builder))); break;
+      case Op::Return: return sp[-1];
+    }
+    ++pc;
+  }
+}
+
+template <typename Finish>
+auto run_code(const Code& code, std::span<const Value> vars, const Location& where, std::string_view source,
+              Finish finish) {
+  constexpr std::size_t kInlineCells = 64;
+  Cell inline_cells[kInlineCells];
+  std::vector<Cell> heap_cells;
+  std::size_t need = code.num_locals + code.max_stack + 1;
+  Cell* cells = inline_cells;
+  if (need > kInlineCells) {
+    heap_cells.resize(need);
+    cells = heap_cells.data();
+  }
+  if (vars.size() < code.min_vars)
+    throw tune::Error("expression `" + std::string(source) + "` reads variable " + std::to_string(code.min_vars - 1) +
+                      " but only " + std::to_string(vars.size()) + " were given");
+  Ctx ctx;
+  std::size_t pc = 0;
+  try {
+    return finish(execute(code, vars, ctx, cells, cells + code.num_locals, pc));
+  } catch (const Error& e) {
+    if (e.column() != 0) throw;
+    throw Error(where, source, code.instrs[pc].col, e.cause());
+  }
+}
+
+}  // namespace
+
+Value run(const Code& code, std::span<const Value> vars, const Location& where, std::string_view source) {
+  return run_code(code, vars, where, source, [](const Cell& c) { return value_of(c); });
+}
+
+bool run_test(const Code& code, std::span<const Value> vars, const Location& where, std::string_view source) {
+  return run_code(code, vars, where, source, [](const Cell& c) { return truthy(c); });
+}
+
+}  // namespace tune::expr::detail
