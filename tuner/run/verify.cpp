@@ -2,18 +2,27 @@
 
 #include <cmath>
 #include <cstring>
-#include <sstream>
+#include <charconv>
 
 #include "common/error.h"
 
 namespace tune::run {
 namespace {
 
-std::string number(double v) {
-  std::ostringstream s;
-  s.precision(9);
-  s << v;
-  return s.str();
+// Shortest text that reads back as the same value of the element's precision.
+std::string number(double v, Scalar scalar) {
+  char buf[64];
+  const bool single = scalar == Scalar::float32 || scalar == Scalar::half;
+  const auto r = single ? std::to_chars(buf, buf + sizeof(buf), static_cast<float>(v))
+                        : std::to_chars(buf, buf + sizeof(buf), v);
+  return std::string(buf, r.ptr);
+}
+
+// Four significant digits, for errors and bounds.
+std::string brief(double v) {
+  char buf[64];
+  const auto r = std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::general, 4);
+  return std::string(buf, r.ptr);
 }
 
 std::size_t elements(DType dtype, std::span<const std::byte> data, std::string_view name, const char* role) {
@@ -85,13 +94,13 @@ Comparison compare(DType dtype, std::span<const std::byte> actual, std::span<con
       first = "first at element " + std::to_string(i);
       if (unwritten) {
         first += ": unwritten (still poisoned), expected " +
-                 number(lane_as_double(dtype.scalar, e));
+                 number(lane_as_double(dtype.scalar, e), dtype.scalar);
       } else {
         if (dtype.lanes > 1) first += " lane " + std::to_string(bad_lane);
-        first += ": got " + number(got) + ", expected " + number(want);
+        first += ": got " + number(got, dtype.scalar) + ", expected " + number(want, dtype.scalar);
         if (!tolerance.is_exact())
-          first += " (|diff| " + number(diff) + " > allowed " +
-                   number(tolerance.absolute + tolerance.relative * std::fabs(want)) + ")";
+          first += " (|diff| " + brief(diff) + " > allowed " +
+                   brief(tolerance.absolute + tolerance.relative * std::fabs(want)) + ")";
       }
     }
     ++r.mismatches;
@@ -101,7 +110,7 @@ Comparison compare(DType dtype, std::span<const std::byte> actual, std::span<con
   std::string label(1, '\'');  // appended: GCC 12 warns falsely (-Wrestrict) on "'" + string&&
   label.append(name).append("': ");
   if (r.ok) {
-    r.message = label + "all " + std::to_string(n) + " elements match (max |diff| " + number(r.max_abs_error) + ")";
+    r.message = label + "all " + std::to_string(n) + " elements match (max |diff| " + brief(r.max_abs_error) + ")";
   } else {
     r.message = label + std::to_string(r.mismatches) + " of " + std::to_string(n) + " elements differ (" +
                 std::to_string(r.unwritten) + " unwritten); " + first;
