@@ -58,7 +58,9 @@ TEST_F(SqliteTest, ConstraintViolationThrowsWithExtendedCodeAndPath) {
 }
 
 TEST_F(SqliteTest, LeaseResetsStatementSoNextUseStartsFresh) {
-  for (const char* n : {"a", "b", "c"}) db->prepare("INSERT INTO t (name) VALUES (?)").bind(1, n).run();
+  for (const char* n : {"a", "b", "c"}) {
+    db->prepare("INSERT INTO t (name) VALUES (?)").bind(1, n).run();
+  }
   const std::string sql = "SELECT name FROM t WHERE name >= ? ORDER BY name";
   {
     auto s = db->cached(sql);

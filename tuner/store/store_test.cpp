@@ -88,12 +88,15 @@ TEST_F(StoreTest, RunRoundTripsAndFinishes) {
 TEST_F(StoreTest, ConfigurationsAreCanonicalAndUnique) {
   std::int64_t a = config(32, 8);
   EXPECT_EQ(config(32, 8), a);
-  EXPECT_EQ(store.upsert_configuration_text("transpose", "space1", "{ \"TILE\": 32,\n \"BLOCK_ROWS\": 8 }"),
+  EXPECT_EQ(store.upsert_configuration_text("transpose", "space1",
+                                            "{ \"TILE\": 32,\n \"BLOCK_ROWS\": 8 }"),
             a);
   EXPECT_EQ(store.configuration_params(a), R"({"TILE":32,"BLOCK_ROWS":8})");
   // Declaration order is part of the identity, as are the kernel and the space.
-  EXPECT_NE(store.upsert_configuration_text("transpose", "space1", R"({"BLOCK_ROWS":8,"TILE":32})"), a);
-  EXPECT_NE(store.upsert_configuration_text("transpose", "space2", R"({"TILE":32,"BLOCK_ROWS":8})"), a);
+  EXPECT_NE(store.upsert_configuration_text("transpose", "space1", R"({"BLOCK_ROWS":8,"TILE":32})"),
+            a);
+  EXPECT_NE(store.upsert_configuration_text("transpose", "space2", R"({"TILE":32,"BLOCK_ROWS":8})"),
+            a);
   EXPECT_NE(config(16, 8), a);
   EXPECT_THROW(store.upsert_configuration_text("transpose", "space1", "[1,2]"), InputError);
   EXPECT_THROW(store.upsert_configuration_text("transpose", "space1", "{\"TILE\":"), InputError);
