@@ -91,6 +91,8 @@ struct Measurement {
   // record() computes it from samples_ms when absent and samples exist (imports with only a
   // mean may set it directly). Required (given or computable) when status is ok.
   std::optional<TimingSummary> summary;
+  // objective: what the search optimised; record() stores the median when it is absent and
+  // status is ok. gbps/gflops: derived from the median by the caller.
   std::optional<double> objective, gbps, gflops;
   std::optional<double> compile_ms, verification_ms, benchmark_ms;
   std::string extra = "{}";  // JSON object text
@@ -206,7 +208,7 @@ class Store {
   std::set<MeasuredKey> measured(std::string_view kernel, std::string_view space_hash,
                                  std::string_view device);
   std::int64_t measurement_count(std::optional<std::int64_t> run_id = {});
-  // Matching measurements ordered by device, size (numerically), objective/median.
+  // Matching measurements ordered by device, size (numerically), median time.
   std::vector<StoredMeasurement> measurements(const MeasurementFilter& filter);
   std::vector<std::string> kernels();
   std::vector<std::string> devices(std::optional<std::string> kernel = {});
