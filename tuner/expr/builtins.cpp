@@ -96,7 +96,7 @@ Value min_max(Budget& budget, std::span<const Value> args, bool max) {
   const Value* best = &items[0];
   for (std::size_t k = 1; k < items.size(); ++k) {
     budget.charge(1);
-    if (max ? less(budget, *best, items[k]) : less(budget, items[k], *best)) best = &items[k];
+    if (compare(budget, max ? CmpOp::Gt : CmpOp::Lt, items[k], *best)) best = &items[k];  // as CPython
   }
   return *best;
 }

@@ -10,7 +10,7 @@ namespace tune::expr::detail {
 
 namespace {
 
-constexpr int kMaxDepth = 300;          // recursion guard: about 100 nested parentheses
+constexpr int kMaxDepth = 300;          // recursion guard: 150 nested parentheses
 constexpr std::uint32_t kMaxHeight = 1000;  // longest operator chain such as 1+1+...+1
 
 class Parser {

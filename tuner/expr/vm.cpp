@@ -14,9 +14,10 @@ namespace {
 
 enum class Tag : std::uint8_t { None, Bool, Int, Float, Ref, Iter, Builder };
 
+// The header is one 64-bit word written whole, so that copying a cell right after making it
+// forwards from the stores (a 1-byte tag store followed by an 8-byte load stalls).
 struct Cell {
-  Tag tag;
-  std::uint32_t pos;  // Iter: next position
+  std::uint64_t head;  // the Tag in the low byte; Iter: the next position in the high 32 bits
   union {
     bool b;
     std::int64_t i;
@@ -27,9 +28,13 @@ struct Cell {
 };
 static_assert(sizeof(Cell) == 16);
 
-Cell scalar_cell(Tag tag) {
+constexpr std::uint64_t head(Tag t) { return static_cast<std::uint64_t>(t); }
+inline Tag tag(const Cell& c) { return static_cast<Tag>(c.head & 0xff); }
+inline std::uint32_t iter_pos(const Cell& c) { return static_cast<std::uint32_t>(c.head >> 32); }
+
+Cell scalar_cell(Tag t) {
   Cell c;
-  c.tag = tag;
+  c.head = head(t);
   c.i = 0;
   return c;
 }
@@ -37,17 +42,17 @@ Cell scalar_cell(Tag tag) {
 inline Cell cell_of(const Value& v) {
   Cell c;
   switch (v.type()) {
-    case Type::None: c.tag = Tag::None; c.i = 0; break;
-    case Type::Bool: c.tag = Tag::Bool; c.b = ValueAccess::b(v); break;
-    case Type::Int: c.tag = Tag::Int; c.i = ValueAccess::i(v); break;
-    case Type::Float: c.tag = Tag::Float; c.f = ValueAccess::f(v); break;
-    default: c.tag = Tag::Ref; c.ref = &v;
+    case Type::None: c.head = head(Tag::None); c.i = 0; break;
+    case Type::Bool: c.head = head(Tag::Bool); c.i = 0; c.b = ValueAccess::b(v); break;
+    case Type::Int: c.head = head(Tag::Int); c.i = ValueAccess::i(v); break;
+    case Type::Float: c.head = head(Tag::Float); c.f = ValueAccess::f(v); break;
+    default: c.head = head(Tag::Ref); c.ref = &v;
   }
   return c;
 }
 
 inline bool truthy(const Cell& c) {
-  switch (c.tag) {
+  switch (tag(c)) {
     case Tag::Bool: return c.b;
     case Tag::Int: return c.i != 0;
     case Tag::Float: return c.f != 0.0;
@@ -58,14 +63,15 @@ inline bool truthy(const Cell& c) {
 
 inline Cell bool_cell(bool v) {
   Cell c;
-  c.tag = Tag::Bool;
+  c.head = head(Tag::Bool);
+  c.i = 0;
   c.b = v;
   return c;
 }
 
 // A scalar cell as a Value in `tmp`, or the referenced Value itself.
 const Value& view(const Cell& c, Value& tmp) {
-  switch (c.tag) {
+  switch (tag(c)) {
     case Tag::Bool: ValueAccess::set_bool(tmp, c.b); return tmp;
     case Tag::Int: ValueAccess::set_int(tmp, c.i); return tmp;
     case Tag::Float: ValueAccess::set_float(tmp, c.f); return tmp;
@@ -95,7 +101,7 @@ struct Ctx {
   Cell new_builder() {
     if (!builders) builders.emplace();
     Cell c;
-    c.tag = Tag::Builder;
+    c.head = head(Tag::Builder);
     c.builder = &builders->emplace_back();
     return c;
   }
@@ -128,7 +134,7 @@ inline bool int_compare(CmpOp op, std::int64_t a, std::int64_t b) {
 }
 
 inline bool compare_cells(Ctx& ctx, CmpOp op, const Cell& a, const Cell& b) {
-  if (a.tag == Tag::Int && b.tag == Tag::Int && op <= CmpOp::Ne) return int_compare(op, a.i, b.i);
+  if (tag(a) == Tag::Int && tag(b) == Tag::Int && op <= CmpOp::Ne) return int_compare(op, a.i, b.i);
   return slow_compare(ctx, op, a, b);
 }
 
@@ -163,8 +169,8 @@ Cell execute(const Code& code, std::span<const Value> vars, Ctx& ctx, Cell* loca
     switch (in.op) {
       case Op::LoadNone: *sp++ = scalar_cell(Tag::None); break;
       case Op::LoadBool: *sp++ = bool_cell(in.arg != 0); break;
-      case Op::LoadInt: sp->tag = Tag::Int; sp->i = in.arg; ++sp; break;
-      case Op::LoadFloat: sp->tag = Tag::Float; sp->f = std::bit_cast<double>(in.arg); ++sp; break;
+      case Op::LoadInt: sp->head = head(Tag::Int); sp->i = in.arg; ++sp; break;
+      case Op::LoadFloat: sp->head = head(Tag::Float); sp->f = std::bit_cast<double>(in.arg); ++sp; break;
       case Op::LoadConst: *sp++ = cell_of(code.consts[static_cast<std::size_t>(in.arg)]); break;
       case Op::LoadVar: *sp++ = cell_of(vars[static_cast<std::size_t>(in.arg)]); break;
       case Op::LoadLocal: *sp++ = locals[in.arg]; break;
@@ -173,7 +179,7 @@ Cell execute(const Code& code, std::span<const Value> vars, Ctx& ctx, Cell* loca
   case Op::OPCODE: {                                                \
     Cell& a = sp[-2];                                               \
     const Cell& b = sp[-1];                                         \
-    if (a.tag == Tag::Int && b.tag == Tag::Int) [[likely]] {        \
+    if (tag(a) == Tag::Int && tag(b) == Tag::Int) [[likely]] {      \
       INT_EXPR;                                                     \
     } else {                                                        \
       a = slow_binary(ctx, BinOp::BINOP, a, b);                     \
@@ -193,7 +199,7 @@ Cell execute(const Code& code, std::span<const Value> vars, Ctx& ctx, Cell* loca
         --sp;
         break;
       case Op::Neg:
-        if (sp[-1].tag == Tag::Int && sp[-1].i != INT64_MIN)
+        if (tag(sp[-1]) == Tag::Int && sp[-1].i != INT64_MIN)
           sp[-1].i = -sp[-1].i;
         else
           sp[-1] = slow_unary(ctx, UnOp::Neg, sp[-1]);
@@ -274,28 +280,28 @@ Cell execute(const Code& code, std::span<const Value> vars, Ctx& ctx, Cell* loca
       case Op::ListNew: *sp++ = ctx.new_builder(); break;
       case Op::IterStart: {
         Cell& c = sp[-1];
-        if (c.tag != Tag::Ref) {
+        if (tag(c) != Tag::Ref) {
           Value t;
           raise(std::string("'") + type_name(view(c, t)) + "' object is not iterable");
         }
-        c.tag = Tag::Iter;
-        c.pos = 0;
+        c.head = head(Tag::Iter);
         break;
       }
       case Op::ForIter: {
         Cell& it = sp[-1];
         const Value& seq = *it.ref;
-        if (it.pos >= length(seq)) {
+        std::uint32_t pos = iter_pos(it);
+        if (pos >= length(seq)) {
           --sp;
           pc = static_cast<std::size_t>(in.arg);
           continue;
         }
         ctx.budget.charge(1);
         if (seq.type() == Type::Str)
-          locals[in.local] = ctx.own(Value::string(std::string(1, seq.as_str()[it.pos])));
+          locals[in.local] = ctx.own(Value::string(std::string(1, seq.as_str()[pos])));
         else
-          locals[in.local] = cell_of(seq.items()[it.pos]);
-        ++it.pos;
+          locals[in.local] = cell_of(seq.items()[pos]);
+        it.head = head(Tag::Iter) | (static_cast<std::uint64_t>(pos + 1) << 32);
         break;
       }
       case Op::ListAppend: {
