@@ -1,0 +1,137 @@
+#include "cli/cli.h"
+
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "common/error.h"
+
+namespace tune::cli {
+
+namespace {
+
+struct Command {
+  const char* name;
+  int (*run)(const Args&);
+  const char* summary;
+};
+
+const Command kCommands[] = {
+    {"run", cmd_run, "tune a kernel over problem sizes (the default command)"},
+    {"space", cmd_space, "construct a search space and print its parameters and counts"},
+    {"best", cmd_best, "best configuration per device and problem size"},
+    {"header", cmd_header, "generate a C++ header that selects the tuned configuration per size"},
+    {"report", cmd_report, "write an HTML report of a kernel's results against the ceilings"},
+    {"import", cmd_import, "import Kernel Tuner cache files and T4 results"},
+    {"export", cmd_export, "export results as a Kernel Tuner cache, T4 results or CSV"},
+    {"db", cmd_db, "show the database schema and contents summary"},
+};
+
+void usage() {
+  std::printf(
+      "tune: autotune CUDA kernels over problem sizes (search spaces in Kernel Tuner's T1 format)\n\n"
+      "usage: tune [COMMAND] [OPTIONS]        tune COMMAND --help for a command's options\n\n"
+      "commands:\n");
+  for (const auto& c : kCommands) std::printf("  %-8s %s\n", c.name, c.summary);
+  std::printf(
+      "\nglobal options:\n"
+      "  --log-level LEVEL   trace, debug, info (default), warn, error, off\n"
+      "  --help              this text\n\n"
+      "examples:\n"
+      "  tune --space spaces/transpose.json --sizes 128:4096\n"
+      "  tune best --kernel transpose\n"
+      "  tune header --kernel transpose\n");
+}
+
+// Removes --log-level from args and configures spdlog (stderr, so stdout stays machine-readable).
+void setup_logging(Args& args) {
+  std::string level = "info";
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    std::string a = args[i];
+    if (a == "--log-level" && i + 1 < args.size()) {
+      level = args[i + 1];
+      args.erase(args.begin() + i, args.begin() + i + 2);
+      break;
+    }
+    if (a.rfind("--log-level=", 0) == 0) {
+      level = a.substr(12);
+      args.erase(args.begin() + i);
+      break;
+    }
+  }
+  auto lvl = spdlog::level::from_str(level);
+  if (lvl == spdlog::level::off && level != "off")
+    throw InputError("bad --log-level '" + level + "': expected trace, debug, info, warn, error or off");
+  auto logger = spdlog::stderr_color_mt("tune");
+  logger->set_pattern("[%H:%M:%S.%e] %^%l%$ %v");
+  logger->set_level(lvl);
+  spdlog::set_default_logger(logger);
+}
+
+}  // namespace
+
+bool parse(const std::string& command, const std::string& usage_line, const Args& args,
+           const po::options_description& options, po::variables_map& vm,
+           const po::positional_options_description* positional) {
+  po::options_description all(options);
+  all.add_options()("help,h", "show this help");
+  try {
+    po::command_line_parser parser(args);
+    parser.options(all);
+    if (positional) parser.positional(*positional);
+    po::store(parser.run(), vm);
+    if (vm.count("help")) {
+      std::cout << "usage: " << usage_line << "\n\n" << all << "\n";
+      return false;
+    }
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw InputError("tune " + command + ": " + e.what() + " (see tune " + command + " --help)");
+  }
+  return true;
+}
+
+void add_db_option(po::options_description& options) {
+  options.add_options()("db", po::value<std::string>()->default_value("results/tuning.db"),
+                        "SQLite database of results");
+}
+
+std::string db_path(const po::variables_map& vm) { return vm["db"].as<std::string>(); }
+
+int main(int argc, char** argv) {
+  Args args(argv + 1, argv + argc);
+  try {
+    setup_logging(args);
+    if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+      usage();
+      return args.empty() ? 2 : 0;
+    }
+    if (args[0] == "--version") {
+      std::printf("tune 0.1.0\n");
+      return 0;
+    }
+    const Command* cmd = &kCommands[0];  // options first: `tune --space ...` is `tune run ...`
+    if (args[0].rfind("-", 0) != 0) {
+      cmd = nullptr;
+      for (const auto& c : kCommands)
+        if (args[0] == c.name) cmd = &c;
+      if (!cmd) throw InputError("unknown command '" + args[0] + "' (see tune --help)");
+      args.erase(args.begin());
+    }
+    return cmd->run(args);
+  } catch (const UnavailableError& e) {
+    std::fprintf(stderr, "tune: %s\n", e.what());
+    return 3;
+  } catch (const InputError& e) {
+    std::fprintf(stderr, "tune: error: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "tune: internal error: %s\n", e.what());
+    return 1;
+  }
+}
+
+}  // namespace tune::cli

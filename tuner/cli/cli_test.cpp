@@ -1,0 +1,217 @@
+// The `tune` binary end to end: every bad input gives one clear line, a non-zero exit, and leaves
+// the database unchanged.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "common/hash.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kExternal = fs::path(TUNE_SOURCE_DIR) / ".." / "shared" / "external";
+
+struct Result {
+  int code = -1;
+  std::string out, err;
+};
+
+Result run_tune(const std::string& args) {
+  static int n = 0;
+  fs::path err = fs::temp_directory_path() / ("tune_cli_err_" + std::to_string(::getpid()) + "_" + std::to_string(n++));
+  std::string cmd = std::string(TUNE_BINARY) + " " + args + " 2>" + err.string();
+  Result r;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  char buf[4096];
+  while (p && std::fgets(buf, sizeof buf, p)) r.out += buf;
+  int status = p ? ::pclose(p) : -1;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream e(err);
+  std::stringstream ss;
+  ss << e.rdbuf();
+  r.err = ss.str();
+  fs::remove(err);
+  return r;
+}
+
+struct TempDir {
+  fs::path dir;
+  TempDir() {
+    dir = fs::temp_directory_path() / ("tune_cli_" + std::to_string(::getpid()) + "_" +
+                                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+  ~TempDir() { fs::remove_all(dir); }
+  fs::path write(const std::string& name, const std::string& text) const {
+    std::ofstream(dir / name, std::ios::binary) << text;
+    return dir / name;
+  }
+};
+
+std::string file_hash(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return tune::content_hash(ss.str());
+}
+
+int lines(const std::string& s) {
+  int n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+const char* kKernel = "extern \"C\" __global__ void k(float* a) { a[threadIdx.x] = 1.0f; }\n";
+
+std::string spec(const std::string& params, const std::string& conds = "[]") {
+  return R"({"ConfigurationSpace": {"TuningParameters": )" + params + R"(, "Conditions": )" + conds +
+         R"(}, "KernelSpecification": {"Language": "CUDA", "KernelName": "k", "KernelFile": "k.cu",
+         "GlobalSize": {"X": "1"}, "LocalSize": {"X": "block_size_x"}, "ProblemSize": [1024],
+         "Arguments": [{"Name": "a", "Type": "float", "MemoryType": "Vector", "Size": "ProblemSize[0]", "Output": 1}]}})";
+}
+const std::string kParams = R"([{"Name": "block_size_x", "Type": "int", "Values": "[32, 64]"}])";
+
+// Runs `tune run` against a copy of a database and checks the failure contract.
+void expect_clean_failure(const TempDir& t, const std::string& args, const std::string& needle) {
+  fs::path db = t.dir / "results.db";
+  bool had_db = fs::exists(db);
+  std::string before = had_db ? file_hash(db) : "";
+  Result r = run_tune(args + " --db " + db.string());
+  EXPECT_NE(r.code, 0) << args;
+  EXPECT_NE(r.code, 1) << "an internal error instead of a clear one: " << r.err;
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find(needle), std::string::npos) << "expected '" << needle << "' in: " << r.err;
+  if (had_db) EXPECT_EQ(file_hash(db), before) << "the database changed";
+  else EXPECT_FALSE(fs::exists(db)) << "a database was created";
+}
+
+}  // namespace
+
+TEST(Cli, HelpForEveryCommand) {
+  Result top = run_tune("--help");
+  EXPECT_EQ(top.code, 0);
+  EXPECT_NE(top.out.find("tune --space spaces/transpose.json --sizes 128:4096"), std::string::npos);
+  for (const char* cmd : {"run", "space", "best", "header", "db"}) {
+    Result r = run_tune(std::string(cmd) + " --help");
+    EXPECT_EQ(r.code, 0) << cmd;
+    EXPECT_NE(r.out.find(std::string("usage: tune ")), std::string::npos) << cmd;
+  }
+}
+
+TEST(Cli, SpaceJsonCountsMatchPython) {
+  Result r = run_tune("space --space " + (kExternal / "bat/GEMM-CAFF.json").string() + " --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"cartesian\":20736"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"valid\":10312"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"seconds\":"), std::string::npos) << r.out;
+  Result text = run_tune("space --space " + (kExternal / "benchmark_hub/dedispersion_milo.json").string());
+  ASSERT_EQ(text.code, 0);
+  EXPECT_NE(text.out.find("cartesian 22272, valid 11130"), std::string::npos) << text.out;
+}
+
+TEST(CliBadInput, MalformedJson) {
+  TempDir t;
+  t.write("k.cu", kKernel);
+  auto s = t.write("s.json", "{\"ConfigurationSpace\": [");
+  expect_clean_failure(t, "--space " + s.string() + " --sizes 1024", "malformed JSON");
+}
+
+TEST(CliBadInput, MissingRequiredKey) {
+  TempDir t;
+  t.write("k.cu", kKernel);
+  auto s = t.write("s.json", R"({"ConfigurationSpace": {"TuningParameters": [{"Name": "a", "Type": "int", "Values": "[1]"}]}})");
+  expect_clean_failure(t, "--space " + s.string() + " --sizes 1024", "missing required key \"KernelSpecification\"");
+}
+
+TEST(CliBadInput, UnknownParameterInACondition) {
+  TempDir t;
+  t.write("k.cu", kKernel);
+  auto s = t.write("s.json", spec(kParams, R"([{"Expression": "block_size_x * tile_x <= 1024", "Parameters": ["block_size_x"]}])"));
+  expect_clean_failure(t, "--space " + s.string() + " --sizes 1024", "unknown name 'tile_x'");
+}
+
+TEST(CliBadInput, EmptySpace) {
+  TempDir t;
+  t.write("k.cu", kKernel);
+  auto s = t.write("s.json", spec(kParams, R"([{"Expression": "block_size_x > 1024", "Parameters": ["block_size_x"]}])"));
+  expect_clean_failure(t, "--space " + s.string() + " --sizes 1024", "the space is empty");
+  Result r = run_tune("space --space " + s.string());
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+}
+
+TEST(CliBadInput, BadSizes) {
+  TempDir t;
+  t.write("k.cu", kKernel);
+  auto s = t.write("s.json", spec(kParams));
+  for (const char* sizes : {"4096:128", "abc", "12x", "0"})
+    expect_clean_failure(t, "--space " + s.string() + " --sizes " + sizes, "bad --sizes");
+}
+
+TEST(CliBadInput, MissingKernelFile) {
+  TempDir t;
+  auto s = t.write("s.json", spec(kParams));
+  expect_clean_failure(t, "--space " + s.string() + " --sizes 1024", "KernelFile: kernel file");
+}
+
+TEST(CliBadInput, UnwritableDatabase) {
+  TempDir t;
+  t.write("k.cu", kKernel);
+  auto s = t.write("s.json", spec(kParams));
+  t.write("plainfile", "not a directory");
+  Result r = run_tune("--space " + s.string() + " --sizes 1024 --db " + (t.dir / "plainfile" / "x.db").string());
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("cannot create the database"), std::string::npos) << r.err;
+}
+
+TEST(CliBadInput, CorruptDatabase) {
+  TempDir t;
+  t.write("k.cu", kKernel);
+  auto s = t.write("s.json", spec(kParams));
+  std::string junk(8192, '\0');
+  for (std::size_t i = 0; i < junk.size(); ++i) junk[i] = static_cast<char>((i * 7919) % 251);
+  t.write("results.db", junk);
+  expect_clean_failure(t, "--space " + s.string() + " --sizes 1024", "results.db");
+  Result b = run_tune("best --kernel k --db " + (t.dir / "results.db").string());
+  EXPECT_EQ(b.code, 2);
+  EXPECT_EQ(lines(b.err), 1) << b.err;
+}
+
+TEST(CliBadInput, NewerSchemaDatabase) {
+  TempDir t;
+  t.write("k.cu", kKernel);
+  auto s = t.write("s.json", spec(kParams));
+  fs::path db = t.dir / "results.db";
+  ASSERT_EQ(std::system(("sqlite3 " + db.string() + " 'PRAGMA user_version=99; CREATE TABLE x(a);' 2>/dev/null || "
+                         "python3 -c \"import sqlite3; c=sqlite3.connect('" + db.string() +
+                         "'); c.execute('create table x(a)'); c.execute('pragma user_version=99'); c.commit()\"").c_str()),
+            0);
+  expect_clean_failure(t, "--space " + s.string() + " --sizes 1024", "schema version 99");
+}
+
+TEST(CliBadInput, UnknownCommandAndOption) {
+  Result r = run_tune("frobnicate");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("unknown command 'frobnicate'"), std::string::npos);
+  Result o = run_tune("space --spaec x.json");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_EQ(lines(o.err), 1) << o.err;
+}
+
+TEST(Cli, NoGpuIsOneClearMessage) {
+  TempDir t;
+  t.write("k.cu", kKernel);
+  auto s = t.write("s.json", spec(kParams));
+  Result r = run_tune("--space " + s.string() + " --sizes 1024 --db " + (t.dir / "r.db").string());
+  if (r.code == 0) GTEST_SKIP() << "a GPU is present: this test is for machines without one";
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_NE(r.err.find("no CUDA GPU available"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(t.dir / "r.db"));
+}

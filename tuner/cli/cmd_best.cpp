@@ -1,0 +1,62 @@
+// tune best: the best stored configuration per device and problem size.
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "query/query.h"
+
+namespace tune::cli {
+
+int cmd_best(const Args& args) {
+  po::options_description opts("tune best options");
+  opts.add_options()("kernel", po::value<std::string>(), "kernel name (optional if the database holds one)")(
+      "device", po::value<std::string>(), "device name (default: every device)")(
+      "size", po::value<std::string>(), "problem size, e.g. 4096 or 4096x2048 (default: every measured size)")(
+      "json", po::bool_switch(), "print a JSON array");
+  add_db_option(opts);
+  po::variables_map vm;
+  if (!parse("best", "tune best [--kernel K] [--device D] [--size N] [--json] [--db FILE]", args, opts, vm)) return 0;
+
+  auto db = store::Store::open(db_path(vm), store::Store::Mode::read_only);
+  query::BestQuery q;
+  if (vm.count("kernel")) q.kernel = vm["kernel"].as<std::string>();
+  if (vm.count("device")) q.device = vm["device"].as<std::string>();
+  if (vm.count("size")) q.size = vm["size"].as<std::string>();
+  auto rows = query::best(db, q);
+
+  if (vm["json"].as<bool>()) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (const auto& b : rows) {
+      nlohmann::ordered_json j;
+      j["kernel"] = b.kernel;
+      j["device"] = b.device;
+      j["size"] = b.size;
+      j["measured_size"] = b.measured_size;
+      j["nearest"] = b.nearest;
+      j["params"] = nlohmann::ordered_json::parse(b.params);
+      j["median_ms"] = b.median_ms;
+      j["gbps"] = b.gbps ? nlohmann::ordered_json(*b.gbps) : nlohmann::ordered_json();
+      j["gflops"] = b.gflops ? nlohmann::ordered_json(*b.gflops) : nlohmann::ordered_json();
+      j["candidates"] = b.candidates;
+      out.push_back(j);
+    }
+    std::cout << out.dump() << "\n";
+    return 0;
+  }
+  if (rows.empty()) {
+    std::printf("no verified results\n");
+    return 0;
+  }
+  std::printf("%-28s %-14s %10s %10s  %s\n", "device", "size", "median ms", "GB/s", "best configuration");
+  for (const auto& b : rows) {
+    std::string size = b.nearest ? b.size + " (nearest measured: " + b.measured_size + ")" : b.size;
+    std::string gbps = b.gbps ? std::to_string(static_cast<long long>(*b.gbps + 0.5)) : "-";
+    std::printf("%-28s %-14s %10.4f %10s  %s\n", b.device.c_str(), size.c_str(), b.median_ms, gbps.c_str(),
+                b.params.c_str());
+  }
+  return 0;
+}
+
+}  // namespace tune::cli

@@ -1,0 +1,56 @@
+// tune [run]: tune a kernel over problem sizes on the GPU.
+#include <spdlog/spdlog.h>
+
+#include "cli/commands.h"
+#include "common/error.h"
+#include "tuning/tuner.h"
+
+namespace tune::cli {
+
+int cmd_run(const Args& args) {
+  po::options_description opts("tune run options");
+  opts.add_options()("space", po::value<std::string>()->required(), "T1 search-space file")(
+      "sizes", po::value<std::string>()->required(), "problem sizes: A:B[:STEP], N,M,..., MxN")(
+      "strategy", po::value<std::string>()->default_value("brute_force"), "search strategy")(
+      "max-fevals", po::value<std::int64_t>(), "at most this many configurations per size")(
+      "time-limit", po::value<double>(), "stop after this many seconds")(
+      "seed", po::value<std::uint64_t>()->default_value(1), "random seed (strategies and input data)")(
+      "device", po::value<int>()->default_value(0), "CUDA device ordinal")(
+      "repetitions", po::value<int>()->default_value(20), "timed launches per measurement")(
+      "warmup", po::value<int>()->default_value(3), "untimed launches before timing")(
+      "flush-l2", po::bool_switch(), "flush the L2 cache between timed launches")(
+      "json", po::bool_switch(), "print the end-of-run table as JSON");
+  add_db_option(opts);
+  po::variables_map vm;
+  if (!parse("run",
+             "tune [run] --space FILE --sizes SPEC [--strategy NAME] [--max-fevals N] [--time-limit SEC] "
+             "[--seed N] [--db FILE]",
+             args, opts, vm))
+    return 0;
+
+  tuning::Options o;
+  o.space = vm["space"].as<std::string>();
+  o.sizes_text = vm["sizes"].as<std::string>();
+  o.sizes = sizes::parse(o.sizes_text);
+  o.db = db_path(vm);
+  o.strategy = vm["strategy"].as<std::string>();
+  if (vm.count("max-fevals")) {
+    o.max_fevals = vm["max-fevals"].as<std::int64_t>();
+    if (*o.max_fevals <= 0) throw InputError("bad --max-fevals " + std::to_string(*o.max_fevals) + ": must be positive");
+  }
+  if (vm.count("time-limit")) {
+    o.time_limit_s = vm["time-limit"].as<double>();
+    if (!(*o.time_limit_s > 0)) throw InputError("bad --time-limit: must be a positive number of seconds");
+  }
+  o.seed = vm["seed"].as<std::uint64_t>();
+  o.device = vm["device"].as<int>();
+  o.repetitions = vm["repetitions"].as<int>();
+  o.warmup = vm["warmup"].as<int>();
+  if (o.repetitions < 1 || o.warmup < 0) throw InputError("bad --repetitions/--warmup: need repetitions >= 1, warmup >= 0");
+  o.flush_l2 = vm["flush-l2"].as<bool>();
+  o.json = vm["json"].as<bool>();
+  for (const auto& a : args) o.command_line += (o.command_line.empty() ? "tune " : " ") + a;
+  return tuning::tune(o);
+}
+
+}  // namespace tune::cli

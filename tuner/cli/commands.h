@@ -1,0 +1,31 @@
+// The commands of `tune`, one function each, and the option parsing they share.
+#pragma once
+#include <boost/program_options.hpp>
+#include <string>
+#include <vector>
+
+namespace tune::cli {
+
+namespace po = boost::program_options;
+using Args = std::vector<std::string>;
+
+// Parses `args` for `command`; prints usage and returns false when --help was given.
+// Throws InputError for unknown options, missing required ones and bad values.
+bool parse(const std::string& command, const std::string& usage, const Args& args,
+           const po::options_description& options, po::variables_map& vm,
+           const po::positional_options_description* positional = nullptr);
+
+// Options every query command shares.
+void add_db_option(po::options_description& options);
+std::string db_path(const po::variables_map& vm);  // --db, or results/tuning.db
+
+int cmd_run(const Args& args);
+int cmd_space(const Args& args);
+int cmd_best(const Args& args);
+int cmd_header(const Args& args);
+int cmd_report(const Args& args);
+int cmd_import(const Args& args);
+int cmd_export(const Args& args);
+int cmd_db(const Args& args);
+
+}  // namespace tune::cli

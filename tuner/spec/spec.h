@@ -1,0 +1,95 @@
+// A search-space specification in Kernel Tuner's T1 JSON format, tolerant of what real files do
+// (Budget as object or array, FormatVersion as string, Kernel Tuner's extra keys). Every
+// expression is compiled once here; errors name the file, the JSON location and the cause.
+#pragma once
+#include <array>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "expr/expr.h"
+
+namespace tune::spec {
+
+struct Parameter {
+  std::string name;
+  std::string type;                  // T1 "Type": int, uint, float, bool, string
+  std::vector<expr::Value> values;   // evaluated "Values", in file order
+  std::optional<expr::Value> default_value;
+  std::string values_source;         // the "Values" text as written
+};
+
+struct Condition {
+  std::string json_path;  // e.g. "ConfigurationSpace.Conditions[2].Expression"
+  expr::Program program;  // names = the parameters, in declaration order
+  std::vector<std::size_t> params;  // parameters the expression reads (program.used())
+};
+
+// An expression over the parameters and ProblemSize (LocalSize, GlobalSize, GridDiv, Size, ...).
+// Slots: parameters in declaration order, then "ProblemSize".
+struct Expression {
+  std::string json_path;
+  expr::Program program;
+};
+
+struct Argument {
+  std::string name;
+  std::string type;         // T1 "Type": float, int32, double, ...
+  std::string memory_type;  // Vector or Scalar (Local/Symbol kept as written)
+  std::string access_type;  // ReadOnly, WriteOnly, ReadWrite ("" if absent)
+  std::string fill_type;    // Constant, Random, ... ("" if absent)
+  std::optional<Expression> size;        // element count (vectors)
+  std::optional<Expression> fill_value;  // a number, or an expression in our files
+  bool output = false;      // "Output": 1, or AccessType WriteOnly/ReadWrite
+  std::string mem_type;     // Kernel Tuner's "MemType" (e.g. Constant), kept as written
+};
+
+struct Kernel {
+  std::string language;     // CUDA, OpenCL, ...
+  std::string name;         // KernelName
+  std::string file;         // KernelFile as written
+  std::filesystem::path file_path;  // resolved against the spec's folder
+  std::vector<std::string> compiler_options;
+  std::string global_size_type;  // "CUDA" (grid in blocks) or "OpenCL" (grid in threads)
+  std::array<std::optional<Expression>, 3> local_size;
+  std::array<std::optional<Expression>, 3> global_size;
+  std::array<std::vector<Expression>, 3> grid_div;  // GridDivX/Y/Z (Kernel Tuner)
+  expr::Value problem_size;  // as in the file: int, list, or None
+  long long shared_memory = 0;
+  std::vector<Argument> arguments;
+};
+
+struct Spec {
+  std::filesystem::path path;
+  std::string content_hash;  // of the file's bytes
+  std::string benchmark_name;
+  std::vector<Parameter> parameters;
+  std::vector<Condition> conditions;
+  Kernel kernel;
+  nlohmann::json budget = nlohmann::json::array();  // normalised to the schema's array form
+  std::string objective = "time";  // General.Objective (Kernel Tuner)
+  bool minimize = true;            // General.Minimize
+  nlohmann::json tune;  // our extensions: the top-level "Tune" object (see spaces/README.md)
+  nlohmann::json raw;   // the whole document
+
+  // Slot names for Expression programs: parameters, then "ProblemSize".
+  std::vector<std::string> expression_names() const;
+  std::size_t param_index(const std::string& name) const;  // throws InputError if unknown
+};
+
+// Reads and validates a T1 file. Throws tune::InputError (missing file, malformed JSON, a missing
+// required key, a bad value) or expr::Error (bad expression), each naming the file and location.
+Spec load(const std::filesystem::path& path);
+Spec parse(const std::string& text, const std::filesystem::path& path);
+
+// The hash of a space's identity (parameter names and value lists, conditions), used to key stored
+// configurations: equal for two files that define the same space.
+std::string space_hash(const Spec& spec);
+
+// A parameter value as JSON (int, float, bool or string).
+nlohmann::json to_json(const expr::Value& v);
+
+}  // namespace tune::spec

@@ -1,0 +1,129 @@
+#include "spec/spec.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+namespace fs = std::filesystem;
+using tune::spec::load;
+using tune::spec::parse;
+
+namespace {
+const fs::path kExternal = fs::path(TUNE_SOURCE_DIR) / ".." / "shared" / "external";
+
+std::string error_of(const std::string& text) {
+  try {
+    parse(text, "bad.json");
+  } catch (const tune::InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// A minimal valid T1 document with the given ConfigurationSpace and KernelSpecification extras.
+std::string doc(const std::string& params, const std::string& conds = "[]", const std::string& extra = "") {
+  return R"({"ConfigurationSpace": {"TuningParameters": )" + params + R"(, "Conditions": )" + conds +
+         R"(}, "KernelSpecification": {"Language": "CUDA", "KernelName": "k", "KernelFile": "k.cu",
+         "GlobalSize": {"X": "1024"}, "LocalSize": {"X": "block_size_x"})" + extra + "}}";
+}
+}  // namespace
+
+TEST(Spec, LoadsEveryExternalT1File) {
+  for (const char* f : {"bat/GEMM-CAFF.json", "bat/convolution-CAFF.json", "bat/pnpoly-CAFF.json",
+                        "benchmark_hub/convolution_milo.json", "benchmark_hub/dedispersion_milo.json",
+                        "kernel_tuner/test/test_T1_input.json", "kernel_tuner/test/test_cache_file_T1_input.json"}) {
+    SCOPED_TRACE(f);
+    auto s = load(kExternal / f);
+    EXPECT_FALSE(s.parameters.empty());
+    EXPECT_FALSE(s.kernel.name.empty());
+    EXPECT_EQ(s.content_hash.size(), 32u);
+  }
+}
+
+TEST(Spec, ToleratesRealFileQuirks) {
+  auto gemm = load(kExternal / "bat/GEMM-CAFF.json");  // Budget as an object
+  ASSERT_TRUE(gemm.budget.is_array());
+  ASSERT_EQ(gemm.budget.size(), 1u);
+  EXPECT_EQ(gemm.budget[0]["BudgetValue"], 200);
+  EXPECT_EQ(gemm.objective, "GFLOPs");
+  EXPECT_FALSE(gemm.minimize);
+  auto pnpoly = load(kExternal / "bat/pnpoly-CAFF.json");  // FormatVersion as a string
+  EXPECT_EQ(pnpoly.parameters[1].values.size(), 11u);      // [1] + [2*i for i in range(1,11)]
+  EXPECT_EQ(pnpoly.kernel.global_size_type, "OpenCL");
+  auto conv = load(kExternal / "kernel_tuner/test/test_T1_input.json");
+  EXPECT_EQ(conv.parameters[0].values.size(), 16u);  // range(3,35,2)
+  EXPECT_EQ(conv.parameters[3].values.back().as_int(), 32);  // 2**5
+  EXPECT_EQ(conv.kernel.grid_div[0].size(), 2u);
+  EXPECT_EQ(conv.kernel.problem_size.items().size(), 2u);
+  ASSERT_EQ(conv.kernel.arguments.size(), 3u);
+  EXPECT_TRUE(conv.kernel.arguments[0].output);
+  EXPECT_EQ(conv.kernel.arguments[2].mem_type, "Constant");
+  // GridDivY names block_size_y, which vector_add does not have: ignored, as Kernel Tuner does.
+  auto vadd = load(kExternal / "kernel_tuner/test/test_cache_file_T1_input.json");
+  EXPECT_TRUE(vadd.kernel.grid_div[1].empty());
+}
+
+TEST(Spec, ArgumentSizeExpressionsSeeProblemSizeAndValueLists) {
+  auto s = load(kExternal / "kernel_tuner/test/test_T1_input.json");
+  std::vector<tune::expr::Value> vars(s.parameters.size() + 1);
+  for (std::size_t p = 0; p < s.parameters.size(); ++p) vars[p] = tune::expr::Value::list(s.parameters[p].values);
+  vars.back() = s.kernel.problem_size;
+  EXPECT_EQ(s.kernel.arguments[1].size->program.eval(vars).as_int(), (4096 + 33 - 1) * (4096 + 33 - 1));
+  EXPECT_EQ(s.kernel.arguments[2].size->program.eval(vars).as_int(), 33 * 33);
+}
+
+TEST(Spec, SpaceHashIgnoresFormattingButNotValues) {
+  auto a = parse(doc(R"([{"Name": "block_size_x", "Type": "int", "Values": "[32, 64]"}])"), "a.json");
+  auto b = parse(doc(R"([{"Name":"block_size_x","Type":"int","Values":"[32,64]"}])"), "b.json");
+  auto c = parse(doc(R"([{"Name": "block_size_x", "Type": "int", "Values": "[32, 128]"}])"), "c.json");
+  EXPECT_EQ(tune::spec::space_hash(a), tune::spec::space_hash(b));
+  EXPECT_NE(tune::spec::space_hash(a), tune::spec::space_hash(c));
+}
+
+TEST(SpecErrors, MissingFile) {
+  try {
+    load("/nonexistent/space.json");
+    FAIL();
+  } catch (const tune::InputError& e) {
+    EXPECT_STREQ(e.what(), "/nonexistent/space.json: no such file");
+  }
+}
+
+TEST(SpecErrors, MalformedJson) {
+  EXPECT_NE(error_of("{\"ConfigurationSpace\": ").find("bad.json: JSON: malformed JSON"), std::string::npos);
+}
+
+TEST(SpecErrors, MissingRequiredKeys) {
+  EXPECT_EQ(error_of(R"({"KernelSpecification": {}})"),
+            "bad.json: top level: missing required key \"ConfigurationSpace\"");
+  EXPECT_EQ(error_of(doc(R"([{"Name": "block_size_x", "Type": "int"}])")),
+            "bad.json: ConfigurationSpace.TuningParameters[0]: missing required key \"Values\"");
+  std::string no_kernel = R"({"ConfigurationSpace": {"TuningParameters": [{"Name": "a", "Type": "int", "Values": "[1]"}]},
+      "KernelSpecification": {"Language": "CUDA", "KernelFile": "k.cu", "GlobalSize": {"X": "1"}, "LocalSize": {"X": "1"}}})";
+  EXPECT_EQ(error_of(no_kernel), "bad.json: KernelSpecification: missing required key \"KernelName\"");
+}
+
+TEST(SpecErrors, UnknownParameterInACondition) {
+  std::string params = R"([{"Name": "block_size_x", "Type": "int", "Values": "[32, 64]"}])";
+  std::string listed = error_of(doc(params, R"([{"Expression": "block_size_x > 1", "Parameters": ["block_size_x", "tile"]}])"));
+  EXPECT_EQ(listed, "bad.json: ConfigurationSpace.Conditions[0].Parameters[1]: unknown parameter 'tile'");
+  try {
+    parse(doc(params, R"([{"Expression": "block_size_x > tile", "Parameters": ["block_size_x"]}])"), "bad.json");
+    FAIL();
+  } catch (const tune::expr::Error& e) {
+    std::string what = e.what();
+    EXPECT_NE(what.find("bad.json: ConfigurationSpace.Conditions[0].Expression"), std::string::npos) << what;
+    EXPECT_NE(what.find("tile"), std::string::npos) << what;
+    EXPECT_EQ(e.column(), 16u) << what;
+  }
+}
+
+TEST(SpecErrors, BadValues) {
+  EXPECT_EQ(error_of(doc(R"([{"Name": "a", "Type": "int", "Values": "[]"}])")),
+            "bad.json: ConfigurationSpace.TuningParameters[0].Values: parameter 'a' has no values (the space would be empty)");
+  EXPECT_EQ(error_of(doc(R"([{"Name": "a", "Type": "int", "Values": "5"}])")),
+            "bad.json: ConfigurationSpace.TuningParameters[0].Values: parameter 'a': \"5\" evaluates to 5, not a list");
+  EXPECT_EQ(error_of(doc(R"([{"Name": "a", "Type": "int", "Values": "[1]"}, {"Name": "a", "Type": "int", "Values": "[2]"}])")),
+            "bad.json: ConfigurationSpace.TuningParameters[1].Name: duplicate parameter 'a'");
+  EXPECT_THROW(parse(doc(R"([{"Name": "a", "Type": "int", "Values": "[1, 2"}])"), "bad.json"), tune::expr::Error);
+}

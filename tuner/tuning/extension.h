@@ -1,0 +1,41 @@
+// Our extensions of the T1 format, all under one top-level key "Tune" (spaces/README.md):
+//   "bytes":  expression, bytes read + written by one launch (gives GB/s)
+//   "flops":  expression, floating-point operations of one launch (gives GFLOP/s)
+//   "ceilings": list of "d2d_copy" (copy of bytes/2, the roofline), "cublas_sgeam" (transpose of
+//               ProblemSize[1] x ProblemSize[0]), "cublas_sgemm" (ProblemSize as M, N, K)
+//   "reference": {"KernelName": ..., "LocalSize": {X,Y,Z}, "GlobalSize": {X,Y,Z} (grid in blocks)}:
+//               an independent kernel in the same KernelFile, compiled with every parameter at its
+//               "Default", run on the same inputs; every configuration's outputs must match it
+//   "tolerance": {"relative": r, "absolute": a} for that comparison (default exact)
+// Expressions see the parameters (configuration values) and ProblemSize.
+#pragma once
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "spec/spec.h"
+
+namespace tune::tuning {
+
+struct Reference {
+  std::string kernel_name;
+  std::array<std::optional<spec::Expression>, 3> block, grid;
+};
+
+struct Extension {
+  std::optional<spec::Expression> bytes, flops;
+  std::vector<std::string> ceilings;
+  std::optional<Reference> reference;
+  double relative_tolerance = 0, absolute_tolerance = 0;
+};
+
+// Throws InputError (naming the spec and "Tune.<key>") on anything malformed.
+Extension parse_extension(const spec::Spec& spec);
+
+// The defines every configuration gets: each parameter as -D name=value (strings unquoted, bools 0/1).
+std::vector<std::pair<std::string, std::string>> defines(const spec::Spec& spec, std::span<const expr::Value> values);
+// The parameters' Default values (first value when a parameter has none), for the reference.
+std::vector<expr::Value> default_values(const spec::Spec& spec);
+
+}  // namespace tune::tuning

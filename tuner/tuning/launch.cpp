@@ -1,0 +1,123 @@
+#include "tuning/launch.h"
+
+#include <limits>
+
+namespace tune::tuning {
+
+namespace {
+
+std::string describe(const spec::Spec& spec, std::span<const expr::Value> bound) {
+  std::string s;
+  for (std::size_t p = 0; p < spec.parameters.size() && p < bound.size(); ++p)
+    s += (s.empty() ? "" : ", ") + spec.parameters[p].name + "=" + bound[p].repr();
+  return s;
+}
+
+std::int64_t positive_int(const spec::Spec& spec, const spec::Expression& e, std::span<const expr::Value> bound) {
+  expr::Value v = e.program.eval(bound);
+  std::int64_t n = 0;
+  if (v.is_integral()) n = v.as_int();
+  else if (v.type() == expr::Type::Float && v.as_float() == static_cast<double>(static_cast<std::int64_t>(v.as_float())))
+    n = static_cast<std::int64_t>(v.as_float());
+  else
+    throw InputError(spec.path.string() + ": " + e.json_path + ": `" + e.program.source() + "` gives " + v.repr() +
+                     ", not a whole number (with " + describe(spec, bound) + ")");
+  if (n <= 0)
+    throw InputError(spec.path.string() + ": " + e.json_path + ": `" + e.program.source() + "` gives " +
+                     std::to_string(n) + ", not a positive size (with " + describe(spec, bound) + ")");
+  return n;
+}
+
+std::uint32_t dim(std::int64_t v, const spec::Spec& spec, const char* what) {
+  if (v > std::numeric_limits<std::uint32_t>::max())
+    throw InputError(spec.path.string() + ": " + what + " of " + std::to_string(v) + " is too large");
+  return static_cast<std::uint32_t>(v);
+}
+
+}  // namespace
+
+int problem_rank(const spec::Spec& spec) {
+  const auto& ps = spec.kernel.problem_size;
+  if (ps.is_sequence()) return static_cast<int>(std::min<std::size_t>(3, std::max<std::size_t>(1, ps.items().size())));
+  return 1;
+}
+
+expr::Value problem_size_value(const spec::Spec& spec, const sizes::Size& size) {
+  const int rank = problem_rank(spec);
+  if (!spec.kernel.problem_size.is_sequence() && size.rank == 1) return expr::Value::integer(size.dims[0]);
+  auto dims = size.as_rank(rank);
+  std::vector<expr::Value> items;
+  for (int d = 0; d < std::max(rank, size.rank); ++d) items.push_back(expr::Value::integer(dims[d]));
+  return expr::Value::list(std::move(items));
+}
+
+std::vector<expr::Value> bind_config(const spec::Spec& spec, std::span<const expr::Value> config,
+                                     const sizes::Size& size) {
+  std::vector<expr::Value> bound(config.begin(), config.end());
+  bound.resize(spec.parameters.size());
+  bound.push_back(problem_size_value(spec, size));
+  return bound;
+}
+
+Geometry geometry(const spec::Spec& spec, std::span<const expr::Value> bound) {
+  const auto& k = spec.kernel;
+  Geometry g;
+  static const char* kBlock[3] = {"block_size_x", "block_size_y", "block_size_z"};
+  for (int d = 0; d < 3; ++d)
+    if (k.local_size[d]) g.block[d] = dim(positive_int(spec, *k.local_size[d], bound), spec, "block size");
+
+  bool kt_grid = false;
+  for (int d = 0; d < 3; ++d) kt_grid = kt_grid || !k.grid_div[d].empty();
+  const expr::Value& ps = bound.back();
+  if (kt_grid) {  // Kernel Tuner: grid = ceil(problem / prod(grid_div))
+    for (int d = 0; d < 3; ++d) {
+      std::int64_t extent = 1;
+      if (ps.is_sequence()) extent = d < static_cast<int>(ps.items().size()) ? ps.items()[d].as_int() : 1;
+      else if (d == 0) extent = ps.as_int();
+      std::int64_t div = 1;
+      if (k.grid_div[d].empty()) {
+        for (std::size_t p = 0; p < spec.parameters.size(); ++p)
+          if (spec.parameters[p].name == kBlock[d]) div = bound[p].as_int();
+      }
+      for (const auto& e : k.grid_div[d]) div *= positive_int(spec, e, bound);
+      g.grid[d] = dim((extent + div - 1) / div, spec, "grid size");
+    }
+    return g;
+  }
+  for (int d = 0; d < 3; ++d) {
+    if (!k.global_size[d]) continue;
+    std::int64_t v = positive_int(spec, *k.global_size[d], bound);
+    if (k.global_size_type == "OpenCL") v = (v + g.block[d] - 1) / g.block[d];
+    g.grid[d] = dim(v, spec, "grid size");
+  }
+  return g;
+}
+
+std::vector<ArgumentPlan> arguments(const spec::Spec& spec, const sizes::Size& size) {
+  std::vector<expr::Value> lists;
+  for (const auto& p : spec.parameters) lists.push_back(expr::Value::list(p.values));
+  lists.push_back(problem_size_value(spec, size));
+  std::vector<ArgumentPlan> out;
+  for (const auto& a : spec.kernel.arguments) {
+    ArgumentPlan plan;
+    plan.name = a.name;
+    plan.type = a.type;
+    plan.scalar = a.memory_type == "Scalar";
+    plan.fill_type = a.fill_type;
+    plan.output = a.output || a.access_type == "WriteOnly" || a.access_type == "ReadWrite";
+    if (a.fill_value) plan.fill_value = a.fill_value->program.eval(lists);
+    if (!plan.scalar) plan.count = static_cast<std::uint64_t>(positive_int(spec, *a.size, lists));
+    out.push_back(std::move(plan));
+  }
+  return out;
+}
+
+double evaluate_number(const spec::Spec& spec, const spec::Expression& e, std::span<const expr::Value> bound) {
+  expr::Value v = e.program.eval(bound);
+  if (!v.is_number())
+    throw InputError(spec.path.string() + ": " + e.json_path + ": `" + e.program.source() + "` gives " + v.repr() +
+                     ", not a number");
+  return v.as_float();
+}
+
+}  // namespace tune::tuning

@@ -1,0 +1,82 @@
+#include "tuning/launch.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+namespace fs = std::filesystem;
+using namespace tune;
+
+namespace {
+const fs::path kExternal = fs::path(TUNE_SOURCE_DIR) / ".." / "shared" / "external";
+
+std::vector<expr::Value> config(const spec::Spec& s, std::initializer_list<std::pair<const char*, std::int64_t>> set) {
+  std::vector<expr::Value> v;
+  for (const auto& p : s.parameters) v.push_back(p.values.front());
+  for (auto [name, value] : set) v[s.param_index(name)] = expr::Value::integer(value);
+  return v;
+}
+}  // namespace
+
+TEST(Launch, KernelTunerGridDivAtTheSweptSize) {
+  auto s = spec::load(kExternal / "kernel_tuner/test/test_T1_input.json");
+  auto c = config(s, {{"block_size_x", 32}, {"block_size_y", 4}, {"tile_size_x", 2}, {"tile_size_y", 3}});
+  auto g = tuning::geometry(s, tuning::bind_config(s, c, sizes::parse_one("4096")));
+  EXPECT_EQ(g.block, (std::array<std::uint32_t, 3>{32, 4, 1}));
+  EXPECT_EQ(g.grid, (std::array<std::uint32_t, 3>{64, 342, 1}));  // 4096/64, ceil(4096/12)
+  auto r = tuning::geometry(s, tuning::bind_config(s, c, sizes::parse_one("1000x500")));
+  EXPECT_EQ(r.grid, (std::array<std::uint32_t, 3>{16, 42, 1}));  // ceil(1000/64), ceil(500/12)
+}
+
+TEST(Launch, OneDimensionalProblemSizeAndUnknownGridDiv) {
+  auto s = spec::load(kExternal / "kernel_tuner/test/test_cache_file_T1_input.json");
+  auto c = config(s, {{"block_size_x", 256}});
+  auto g = tuning::geometry(s, tuning::bind_config(s, c, sizes::parse_one("1000000")));
+  EXPECT_EQ(g.grid[0], 3907u);  // ceil(1e6 / 256)
+  EXPECT_EQ(g.grid[1], 1u);
+  EXPECT_EQ(g.block[0], 256u);
+}
+
+TEST(Launch, GlobalSizeWithoutGridDiv) {
+  auto s = spec::load(kExternal / "bat/GEMM-CAFF.json");  // GlobalSize "4096 // MWG", CUDA grid
+  auto c = config(s, {{"MWG", 64}, {"NWG", 32}, {"MDIMC", 16}, {"NDIMC", 8}});
+  auto g = tuning::geometry(s, tuning::bind_config(s, c, sizes::parse_one("4096")));
+  EXPECT_EQ(g.grid, (std::array<std::uint32_t, 3>{64, 128, 1}));
+  EXPECT_EQ(g.block, (std::array<std::uint32_t, 3>{16, 8, 1}));
+  // pnpoly has GridDivX, so Kernel Tuner's rule wins over its OpenCL GlobalSize
+  auto p = spec::load(kExternal / "bat/pnpoly-CAFF.json");
+  auto pc = config(p, {{"block_size_x", 256}, {"tile_size", 4}});
+  auto pg = tuning::geometry(p, tuning::bind_config(p, pc, sizes::parse_one("20000000")));
+  EXPECT_EQ(pg.grid[0], 19532u);  // ceil(20000000 / 1024)
+}
+
+TEST(Launch, ArgumentsSeeTheSizeAndParameterValueLists) {
+  auto s = spec::load(kExternal / "benchmark_hub/convolution_milo.json");
+  auto args = tuning::arguments(s, sizes::parse_one("2048x1024"));
+  ASSERT_EQ(args.size(), 3u);
+  EXPECT_EQ(args[0].count, 2048u * 1024u);  // ProblemSize[0]*ProblemSize[1]
+  EXPECT_TRUE(args[0].output);
+  EXPECT_EQ(args[1].count, (2048u + 14) * (1024u + 14));  // + max(filter_width)-1
+  EXPECT_EQ(args[2].count, 225u);
+  EXPECT_EQ(args[1].fill_type, "Random");
+  auto v = spec::load(kExternal / "kernel_tuner/test/test_cache_file_T1_input.json");
+  auto vargs = tuning::arguments(v, sizes::parse_one("100"));
+  ASSERT_EQ(vargs.size(), 4u);
+  EXPECT_TRUE(vargs[3].scalar);
+  EXPECT_EQ(vargs[3].fill_value.as_int(), 10000000);
+}
+
+TEST(Launch, NonPositiveSizeNamesTheExpression) {
+  auto s = spec::load(kExternal / "bat/GEMM-CAFF.json");
+  auto c = config(s, {});
+  auto bound = tuning::bind_config(s, c, sizes::parse_one("4096"));
+  bound[s.param_index("MDIMC")] = expr::Value::integer(0);
+  try {
+    tuning::geometry(s, bound);
+    FAIL();
+  } catch (const InputError& e) {
+    std::string w = e.what();
+    EXPECT_NE(w.find("KernelSpecification.LocalSize.X"), std::string::npos) << w;
+    EXPECT_NE(w.find("MDIMC=0"), std::string::npos) << w;
+  }
+}

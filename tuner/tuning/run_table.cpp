@@ -1,0 +1,89 @@
+#include "tuning/run_table.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <iostream>
+
+#include "query/query.h"
+
+namespace tune::tuning {
+
+std::vector<TableRow> run_table(store::Store& db, const std::string& kernel, const std::string& device,
+                                const std::vector<std::string>& sizes) {
+  std::vector<TableRow> rows;
+  for (const auto& size : sizes) {
+    TableRow r;
+    r.size = size;
+    auto best = query::best(db, {kernel, device, size});
+    if (!best.empty() && !best[0].nearest) {
+      r.best = best[0].params;
+      r.median_ms = best[0].median_ms;
+      r.gbps = best[0].gbps;
+      r.gflops = best[0].gflops;
+    }
+    std::map<std::string, store::Ceiling> latest;
+    for (const auto& c : db.ceilings(device, size))
+      if (!latest.count(c.name) || c.run_id > latest[c.name].run_id) latest[c.name] = c;
+    if (r.gbps && latest.count("d2d_copy") && latest["d2d_copy"].gbps) r.copy_fraction = *r.gbps / *latest["d2d_copy"].gbps;
+    for (const char* lib : {"cublas_sgeam", "cublas_sgemm"})
+      if (latest.count(lib) && r.median_ms > 0) {
+        r.library = lib;
+        r.library_ratio = latest[lib].median_ms / r.median_ms;
+      }
+    for (const auto& f : db.flags(kernel, device))
+      if (f.size == size) r.flags += (r.flags.empty() ? "" : "; ") + std::string(store::to_string(f.kind));
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+void print_run_table(store::Store& db, const std::string& kernel, const std::string& device,
+                     const std::vector<std::string>& sizes, const std::vector<SizeFlag>& flags,
+                     const RunTotals& t, bool json) {
+  auto rows = run_table(db, kernel, device, sizes);
+  if (json) {
+    nlohmann::ordered_json out;
+    out["kernel"] = kernel;
+    out["device"] = device;
+    out["compiled"] = t.compiled;
+    out["from_cache"] = t.cached;
+    out["measured"] = t.measured;
+    out["failed"] = t.failed;
+    out["compile_cpu_seconds"] = t.compile_s;
+    out["measure_seconds"] = t.measure_s;
+    out["wall_seconds"] = t.wall_s;
+    auto& arr = out["sizes"] = nlohmann::ordered_json::array();
+    for (const auto& r : rows) {
+      nlohmann::ordered_json j;
+      j["size"] = r.size;
+      j["best"] = r.best.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json::parse(r.best);
+      j["median_ms"] = r.median_ms;
+      j["gbps"] = r.gbps ? nlohmann::ordered_json(*r.gbps) : nlohmann::ordered_json();
+      j["copy_fraction"] = r.copy_fraction ? nlohmann::ordered_json(*r.copy_fraction) : nlohmann::ordered_json();
+      j["library"] = r.library;
+      j["library_ratio"] = r.library_ratio ? nlohmann::ordered_json(*r.library_ratio) : nlohmann::ordered_json();
+      j["flags"] = r.flags;
+      arr.push_back(j);
+    }
+    std::cout << out.dump() << "\n";
+    return;
+  }
+  std::printf("\n%s on %s\n", kernel.c_str(), device.c_str());
+  std::printf("%-12s %10s %9s %7s %9s  %-12s %s\n", "size", "median ms", "GB/s", "of copy", "vs lib", "flags", "best configuration");
+  for (const auto& r : rows) {
+    char gb[32] = "-", cf[32] = "-", lr[32] = "-";
+    if (r.gbps) std::snprintf(gb, sizeof gb, "%.0f", *r.gbps);
+    else if (r.gflops) std::snprintf(gb, sizeof gb, "%.0f GF", *r.gflops);
+    if (r.copy_fraction) std::snprintf(cf, sizeof cf, "%.3f", *r.copy_fraction);
+    if (r.library_ratio) std::snprintf(lr, sizeof lr, "%.3fx", *r.library_ratio);
+    std::printf("%-12s %10.4f %9s %7s %9s  %-12s %s\n", r.size.c_str(), r.median_ms, gb, cf, lr, r.flags.c_str(),
+                r.best.c_str());
+  }
+  for (const auto& f : flags) std::printf("flag %s %s: %s\n", f.size.c_str(), f.kind.c_str(), f.text.c_str());
+  std::printf("%zu measured, %zu failed; %zu compiled (%.1f s of compile time on %u threads), %zu from the binary cache; "
+              "measurement %.1f s; wall %.1f s\n",
+              t.measured, t.failed, t.compiled, t.compile_s, t.workers, t.cached, t.measure_s, t.wall_s);
+}
+
+}  // namespace tune::tuning

@@ -1,0 +1,36 @@
+// The end-of-run table: for each size of the sweep, the best configuration, its time and
+// throughput, its fraction of the copy ceiling and its ratio to the library, and the flags.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "store/store.h"
+#include "tuning/analysis.h"
+
+namespace tune::tuning {
+
+struct RunTotals {
+  std::size_t compiled = 0, cached = 0, measured = 0, failed = 0;
+  unsigned workers = 0;
+  double compile_s = 0, measure_s = 0, wall_s = 0;
+};
+
+struct TableRow {
+  std::string size, best;
+  double median_ms = 0;
+  std::optional<double> gbps, gflops;
+  std::optional<double> copy_fraction;  // gbps / d2d copy GB/s at this size
+  std::optional<double> library_ratio;  // library time / our time (>= 1: we are faster)
+  std::string library;                  // "cublas_sgeam", "cublas_sgemm"
+  std::string flags;
+};
+
+// Rows from the stored results (so a resumed run shows its whole sweep); latest ceilings per size.
+std::vector<TableRow> run_table(store::Store& db, const std::string& kernel, const std::string& device,
+                                const std::vector<std::string>& sizes);
+
+void print_run_table(store::Store& db, const std::string& kernel, const std::string& device,
+                     const std::vector<std::string>& sizes, const std::vector<SizeFlag>& flags,
+                     const RunTotals& totals, bool json);
+
+}  // namespace tune::tuning

@@ -1,0 +1,65 @@
+#include "tuning/tuner.h"
+
+#include <spdlog/spdlog.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "common/error.h"
+#include "run/device.h"
+#include "space/space.h"
+#include "spec/spec.h"
+#include "store/store.h"
+#include "tuning/engine.h"
+
+namespace tune::tuning {
+
+namespace fs = std::filesystem;
+
+namespace {
+const char* const kStrategies[] = {"brute_force"};
+
+// A run must be able to store what it measures: check before any GPU time is spent, and without
+// writing anything (an existing database is opened read-only: corrupt? newer schema?).
+void check_database_writable(const std::string& db) {
+  std::error_code ec;
+  fs::path path(db);
+  if (fs::exists(path, ec)) {
+    store::Store::open(db, store::Store::Mode::read_only);
+    if (::access(db.c_str(), W_OK) != 0) throw InputError(db + ": the database is not writable");
+    return;
+  }
+  fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  while (!dir.empty() && !fs::exists(dir, ec)) dir = dir.has_parent_path() && dir.parent_path() != dir ? dir.parent_path() : fs::path();
+  if (dir.empty()) dir = ".";
+  if (!fs::is_directory(dir, ec)) throw InputError(db + ": cannot create the database: " + dir.string() + " is not a directory");
+  if (::access(dir.c_str(), W_OK) != 0) throw InputError(db + ": cannot create the database: " + dir.string() + " is not writable");
+}
+}
+
+void validate(const Options& opts) {
+  auto spec = spec::load(opts.space);
+  if (spec.kernel.language != "CUDA")
+    throw InputError(opts.space + ": KernelSpecification.Language: tune runs CUDA kernels, not " + spec.kernel.language);
+  std::error_code ec;
+  if (!fs::is_regular_file(spec.kernel.file_path, ec))
+    throw InputError(opts.space + ": KernelSpecification.KernelFile: kernel file " + spec.kernel.file_path.string() +
+                     " not found");
+  auto space = space::Space::build(spec);
+  if (opts.sizes.empty()) throw InputError("no problem sizes given (--sizes)");
+  bool known = false;
+  for (const char* s : kStrategies) known = known || opts.strategy == s;
+  if (!known) throw InputError("unknown --strategy '" + opts.strategy + "' (available: brute_force)");
+  check_database_writable(opts.db);
+  spdlog::info("{}: {} valid configurations of {} ({} parameters), {} sizes", opts.space, space.size(),
+               space.cartesian(), space.num_params(), opts.sizes.size());
+}
+
+int tune(const Options& opts) {
+  validate(opts);
+  if (!run::gpu_available()) throw UnavailableError(run::gpu_unavailable_reason());
+  return run_engine(opts);
+}
+
+}  // namespace tune::tuning

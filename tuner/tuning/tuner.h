@@ -1,0 +1,39 @@
+// The tuning run: spec -> space -> (search) -> compile -> run -> store, across problem sizes.
+// Each configuration is compiled once (NVRTC, all CPU cores, overlapping GPU measurement) and
+// then measured at every size; every measurement is verified, stored as it completes, and a
+// re-run of the same command skips what is stored.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sizes/sizes.h"
+
+namespace tune::tuning {
+
+struct Options {
+  std::string space;  // T1 file
+  std::vector<sizes::Size> sizes;
+  std::string sizes_text;
+  std::string db = "results/tuning.db";
+  std::string strategy = "brute_force";
+  std::optional<std::int64_t> max_fevals;
+  std::optional<double> time_limit_s;
+  std::uint64_t seed = 1;
+  int device = 0;
+  bool flush_l2 = false;
+  int warmup = 3;
+  int repetitions = 20;
+  bool json = false;
+  std::string command_line;
+};
+
+// Validates everything that needs no GPU (spec, kernel file, space, sizes, database) and throws
+// InputError on the first problem, before anything is written.
+void validate(const Options& opts);
+
+// Runs the sweep; returns the process exit code. Throws UnavailableError without a GPU.
+int tune(const Options& opts);
+
+}  // namespace tune::tuning
