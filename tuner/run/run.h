@@ -13,6 +13,7 @@
 //   timing.h    measure(), TimingOptions, Summary
 //   ceilings.h  d2d_copy, cublas_sgeam_transpose, cublas_sgemm
 //   verify.h    compare(), count_unwritten()
+//   isolate.h   DeviceLostError, supervise(): a fresh worker process when recover() cannot work
 //
 // Stream: everything runs on the legacy default stream, in order.
 //
@@ -30,7 +31,10 @@
 //
 // Faults: a LaunchStatus (or Timing::status, or CudaError) with sticky() means the CUDA context is
 // lost. Record the configuration as a runtime error, call Session::recover(), and go on: the
-// session resets the device and re-creates every ArgSet and LoadedKernel in place.
+// session resets the device and re-creates every ArgSet and LoadedKernel in place. Where the
+// driver refuses the device to the faulted process (driver 580 on the GPU machines does: after a
+// fault, cudaErrorDevicesUnavailable for good), recover() throws DeviceLostError; the worker then
+// exits with kDeviceLostExitCode and supervise() starts a fresh worker that resumes the run.
 #pragma once
 
 #include "run/args.h"
@@ -39,6 +43,7 @@
 #include "run/cuda.h"
 #include "run/device.h"
 #include "run/dtype.h"
+#include "run/isolate.h"
 #include "run/kernel.h"
 #include "run/session.h"
 #include "run/timing.h"

@@ -4,6 +4,7 @@
 
 #include "run/ceilings.h"
 #include "run/cuda.h"
+#include "run/isolate.h"
 
 namespace tune::run {
 
@@ -24,22 +25,31 @@ void Session::remove(Recoverable* resource) noexcept {
 
 void Session::recover() {
   const int ordinal = device_.ordinal;
+  const std::string lost = "device " + std::to_string(ordinal) + " cannot be used again by this process after a fault (";
+  const std::string restart = "): the driver requires a new process; record the configuration and exit with "
+                              "kDeviceLostExitCode so supervise() resumes the run (run/isolate.h)";
+  const cudaError_t reset = reset_current_device();
   // Session-owned handles are dropped after the reset: their destructors then see the old epoch
   // and make no CUDA calls into the dead context.
-  const cudaError_t reset = reset_current_device();
   l2_flush_ = DeviceBuffer();
   blas_.reset();
-  if (reset != cudaSuccess)
-    throw CudaError(reset, "cudaDeviceReset while recovering device " + std::to_string(ordinal) +
-                               ": " + describe(reset), true);
-  device_ = open_device(ordinal);
-  {
+  if (reset != cudaSuccess) throw DeviceLostError(reset, lost + "cudaDeviceReset: " + describe(reset) + restart, true);
+  try {
+    device_ = open_device(ordinal);
     DeviceBuffer probe(4096);
     probe.memset(0x5A);
     const std::vector<std::byte> back = probe.download();
     if (std::any_of(back.begin(), back.end(), [](std::byte b) { return b != std::byte{0x5A}; }))
-      throw CudaError(cudaErrorUnknown, "device " + std::to_string(ordinal) +
-                                            " did not work after cudaDeviceReset: restart the process", true);
+      throw CudaError(cudaErrorUnknown, "a test memset read back wrong", true);
+  } catch (const CudaError& e) {
+    // Measured with driver 580: cudaErrorDevicesUnavailable from here on, whatever we do.
+    std::string cause = e.what();
+    const std::string suffix = "; the CUDA context is lost until Session::recover()";
+    if (cause.size() > suffix.size() && cause.compare(cause.size() - suffix.size(), suffix.size(), suffix) == 0)
+      cause.resize(cause.size() - suffix.size());
+    throw DeviceLostError(e.code(), lost + cause + restart, true);
+  } catch (const Error& e) {  // open_device: UnavailableError, InputError
+    throw DeviceLostError(cudaErrorUnknown, lost + e.what() + restart, true);
   }
   // Registration order is creation order: an ArgSet restores before a kernel created later.
   const std::vector<Recoverable*> resources = resources_;

@@ -2,6 +2,11 @@
 // that a configuration which faults the context (illegal address, misaligned address, launch
 // timeout) costs one recover() instead of the run.
 //
+// In-process recovery needs a driver that lets the process create a new context after a fault;
+// where it does not (driver 580, see isolate.h), recover() throws DeviceLostError and the run
+// continues in a new worker process instead. Both paths end with the faulty configuration
+// recorded and the run going on.
+//
 // Ownership: GPU resources (ArgSet, LoadedKernel) are created by the caller against a Session and
 // register themselves with it for their lifetime. recover() resets the device (cudaDeviceReset),
 // re-opens it and asks every registered resource to re-create its device state in place: ArgSets
@@ -58,10 +63,11 @@ class Session {
   const DeviceInfo& device() const { return device_; }
 
   // After a LaunchStatus with sticky() (or a CudaError with sticky()): cudaDeviceReset, re-open
-  // the device, re-create every registered resource, then check with a small allocation, memset
-  // and synchronisation that the device works again. Throws CudaError when it does not (the CUDA
-  // documentation only promises recovery by restarting the process; the driver allows a reset in
-  // practice, and this check makes a failure loud instead of silent).
+  // the device and check it with an allocation, memset and read-back, then re-create every
+  // registered resource. Throws DeviceLostError (isolate.h) when the driver will not give the
+  // device back to this process — which is what driver 580 does on the H100/H200 machines: the
+  // CUDA documentation only promises recovery by restarting the process. Then record the
+  // faulty configuration and let supervise() continue the run in a fresh worker process.
   void recover();
   // How many times recover() ran.
   std::size_t recoveries() const { return recoveries_; }

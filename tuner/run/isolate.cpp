@@ -1,0 +1,66 @@
+#include "run/isolate.h"
+
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <string_view>
+
+#include "common/error.h"
+
+extern char** environ;
+
+namespace tune::run {
+
+int worker_generation() {
+  const char* value = std::getenv(kWorkerEnv);
+  if (value == nullptr || *value == '\0') return -1;
+  char* end = nullptr;
+  const long g = std::strtol(value, &end, 10);
+  return (*end == '\0' && g >= 0 && g < 1000000) ? static_cast<int>(g) : -1;
+}
+
+namespace {
+
+// Runs one worker to completion; returns its exit status (128 + signal when killed).
+int run_worker(const std::vector<std::string>& argv, int generation) {
+  std::vector<std::string> env;
+  const std::string prefix = std::string(kWorkerEnv) + "=";
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e)
+    if (std::string_view(*e).substr(0, prefix.size()) != prefix) env.emplace_back(*e);
+  env.push_back(prefix + std::to_string(generation));
+  std::vector<char*> args, envp;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  for (std::string& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, argv[0].c_str(), nullptr, nullptr, args.data(), envp.data());
+  if (rc != 0)
+    throw Error("cannot start worker process '" + argv[0] + "': " + std::strerror(rc));
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) throw Error(std::string("waiting for worker process: ") + std::strerror(errno));
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return 1;
+}
+
+}  // namespace
+
+Supervised supervise(const std::vector<std::string>& argv, int max_workers) {
+  if (argv.empty() || argv[0].empty()) throw Error("supervise: no program to run");
+  if (max_workers < 1) throw Error("supervise: max_workers must be at least 1");
+  Supervised result;
+  do {
+    result.exit_code = run_worker(argv, result.workers);
+    ++result.workers;
+  } while (result.exit_code == kDeviceLostExitCode && result.workers < max_workers);
+  return result;
+}
+
+}  // namespace tune::run
