@@ -10,32 +10,33 @@ std::string Dim3::str() const {
   return s;
 }
 
-Library::Library(std::span<const char> image, const std::string& what) : epoch_(context_epoch()) {
+Library::Library(std::span<const char> image, const std::string& what) {
   check(cudaLibraryLoadData(&library_, image.data(), nullptr, nullptr, 0, nullptr, nullptr, 0),
         "cudaLibraryLoadData of " + what);
 }
 
 Library::~Library() { release(); }
 
-Library::Library(Library&& other) noexcept
-    : library_(std::exchange(other.library_, nullptr)), epoch_(other.epoch_) {}
+Library::Library(Library&& other) noexcept : library_(std::exchange(other.library_, nullptr)) {}
 
 Library& Library::operator=(Library&& other) noexcept {
   if (this != &other) {
     release();
     library_ = std::exchange(other.library_, nullptr);
-    epoch_ = other.epoch_;
   }
   return *this;
 }
 
 void Library::release() noexcept {
-  if (library_ != nullptr && epoch_ == context_epoch()) (void)cudaLibraryUnload(library_);
+  if (library_ != nullptr) {
+    (void)cudaLibraryUnload(library_);
+    (void)cudaGetLastError();
+  }
   library_ = nullptr;
 }
 
-LoadedKernel::LoadedKernel(Session& session, std::vector<char> image, std::string name)
-    : Recoverable(session), image_(std::move(image)), name_(std::move(name)) {
+LoadedKernel::LoadedKernel(Session& session, std::span<const char> image, std::string name)
+    : Recoverable(session), image_(image.begin(), image.end()), name_(std::move(name)) {
   if (image_.empty()) throw Error("kernel '" + name_ + "': the compiled image is empty");
   load();
 }

@@ -32,7 +32,8 @@ struct KernelAttributes {
   std::vector<std::size_t> param_sizes;  // bytes of each parameter (cudaFuncGetParamInfo)
 };
 
-// RAII cudaLibrary_t (cudaLibraryUnload; a library of a reset context is left alone).
+// RAII cudaLibrary_t. Libraries are context-independent, so cudaLibraryUnload runs even after a
+// device reset (otherwise an eagerly loaded library would be loaded into every new context).
 class Library {
  public:
   Library() = default;
@@ -48,14 +49,14 @@ class Library {
  private:
   void release() noexcept;
   cudaLibrary_t library_ = nullptr;
-  std::uint64_t epoch_ = 0;
 };
 
 class LoadedKernel : public Recoverable {
  public:
   // Loads the cubin (or PTX / fatbin) image and gets the kernel `name` (its extern "C" or mangled
   // name). Throws CudaError when the image cannot be loaded or has no such kernel.
-  LoadedKernel(Session& session, std::vector<char> image, std::string name);
+  // The image is copied and kept for reloading after recover().
+  LoadedKernel(Session& session, std::span<const char> image, std::string name);
   ~LoadedKernel() override = default;
 
   const std::string& name() const { return name_; }
