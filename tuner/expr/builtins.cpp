@@ -267,7 +267,7 @@ Value call(Budget& budget, Builtin b, std::span<const Value> args) {
       std::vector<Value> items;
       if (!args.empty()) {
         auto src = elements(budget, args[0], storage);
-        budget.charge(src.size());
+        charge_deep(budget, args[0]);
         items.assign(src.begin(), src.end());
       }
       return b == Builtin::List ? Value::list(std::move(items)) : Value::tuple(std::move(items));
@@ -285,7 +285,10 @@ Value call(Budget& budget, Builtin b, std::span<const Value> args) {
     case Builtin::Int: return args.empty() ? Value::integer(0) : to_int(args[0]);
     case Builtin::Float: return args.empty() ? Value::real(0.0) : to_float(args[0]);
     case Builtin::Round: return do_round(args);
-    case Builtin::Str: return Value::string(args.empty() ? std::string() : args[0].str());
+    case Builtin::Str:
+      if (args.empty()) return Value::string({});
+      charge_deep(budget, args[0]);  // the repr is about as long
+      return Value::string(args[0].str());
     case Builtin::Bool: return Value::boolean(!args.empty() && args[0].truthy());
     case Builtin::Sum: {
       Value total = args.size() == 2 ? args[1] : Value::integer(0);
@@ -299,7 +302,7 @@ Value call(Budget& budget, Builtin b, std::span<const Value> args) {
     case Builtin::Sorted: {
       auto src = elements(budget, args[0], storage);
       std::vector<Value> items(src.begin(), src.end()), tmp(src.size());
-      budget.charge(src.size());
+      charge_deep(budget, args[0]);
       merge_sort(budget, items, tmp, 0, items.size());
       return Value::list(std::move(items));
     }

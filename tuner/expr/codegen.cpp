@@ -9,6 +9,11 @@ namespace tune::expr::detail {
 
 namespace {
 
+// Work one folding attempt may spend. Folding pays off for conditions, which are evaluated millions
+// of times and whose constants are small; a subtree that needs more is left to run time. The cap
+// also bounds compile time when attempts fail and are retried on the children.
+constexpr std::uint64_t kFoldBudget = std::uint64_t{1} << 14;
+
 class Emitter {
  public:
   Emitter(const Ast& ast, bool fold) : ast_(ast), fold_(fold) { code_.num_locals = ast.num_locals; }
@@ -50,7 +55,7 @@ class Emitter {
     if (!fold_ || !n.constant || n.kind == Kind::Const) return false;
     try {
       Code sub = generate(ast_, false, id);
-      constant(run(sub, {}, Location{}, {}), n.col);
+      constant(run(sub, {}, Location{}, {}, kFoldBudget), n.col);
       return true;
     } catch (const Error&) {
       return false;  // the error, if reached, is raised at run time with its location

@@ -84,6 +84,8 @@ TEST(Errors, SyntaxErrors) {
            {"07", "leading zeros in decimal integer literals are not permitted", 1},
            {"1__0", "invalid decimal literal", 1},
            {"0b102", "invalid binary literal", 1},
+           {"1 + 99999999999999999999", "integer overflow", 5},  // found by the fuzzer
+           {"r'\\\xe9'", "non-ASCII characters in strings are not supported", 4},  // ditto
            {"'\\xe9'", "non-ASCII characters in strings are not supported", 2},
            {"not", "unexpected end of expression", 4},
        })

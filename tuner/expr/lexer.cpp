@@ -98,7 +98,17 @@ class Lexer {
   }
 
   void number(Token& t) {
+    try {
+      number_at(t);
+    } catch (const Error& e) {
+      if (e.column() != 0) throw;
+      fail(at_start_, e.cause());  // "integer overflow" from parse_int
+    }
+  }
+
+  void number_at(Token& t) {
     std::size_t start = at_;
+    at_start_ = start;
     auto rest = [&](auto pred) {
       while (at_ < src_.size() && (pred(src_[at_]) || src_[at_] == '_')) ++at_;
     };
@@ -178,6 +188,7 @@ class Lexer {
       }
       if (at_ + 1 >= src_.size()) fail(start, "unterminated string literal");
       char e = src_[at_ + 1];
+      if (static_cast<unsigned char>(e) >= 0x80) fail(at_ + 1, "non-ASCII characters in strings are not supported");
       if (raw) {
         out += c;
         out += e;
@@ -221,7 +232,6 @@ class Lexer {
             if (v >= 0x80) fail(esc, "non-ASCII characters in strings are not supported");
             out += static_cast<char>(v);
           } else {
-            if (static_cast<unsigned char>(e) >= 0x80) fail(at_ - 1, "non-ASCII characters in strings are not supported");
             out += '\\';  // Python keeps unknown escapes as they are
             out += e;
           }
@@ -257,6 +267,7 @@ class Lexer {
   std::string_view src_;
   const Location& where_;
   std::size_t at_ = 0;
+  std::size_t at_start_ = 0;  // where the number being read starts
 };
 
 }  // namespace

@@ -31,6 +31,7 @@ double int_truediv(std::int64_t a, std::int64_t b) {
   if (a >= -exact && a <= exact && b >= -exact && b <= exact)
     return static_cast<double>(a) / static_cast<double>(b);
   bool negative = (a < 0) != (b < 0);
+  if (a == 0) return b < 0 ? -0.0 : 0.0;
   unsigned __int128 ua = a < 0 ? -static_cast<unsigned __int128>(a) : a;
   unsigned __int128 ub = b < 0 ? -static_cast<unsigned __int128>(b) : b;
   auto bits = [](unsigned __int128 v) { return 64 - __builtin_clzll(static_cast<std::uint64_t>(v)); };
@@ -173,7 +174,8 @@ Value concat(Budget& budget, const Value& a, const Value& b) {
   const auto& x = a.items();
   const auto& y = b.items();
   check_length(x.size() + y.size());
-  budget.charge(x.size() + y.size());
+  charge_deep(budget, a);
+  charge_deep(budget, b);
   std::vector<Value> out;
   out.reserve(x.size() + y.size());
   out.insert(out.end(), x.begin(), x.end());
@@ -187,6 +189,8 @@ Value repeat(Budget& budget, const Value& seq, std::int64_t times) {
   if (count > kMaxLength) check_length(count);
   check_length(count * n);
   budget.charge(count * n);
+  if (seq.is_sequence())
+    for (std::uint64_t k = 0; k < count; ++k) charge_deep(budget, seq);
   if (seq.type() == Type::Str) {
     std::string out;
     out.reserve(count * n);
@@ -214,6 +218,28 @@ std::int64_t clamp_index(const Value& v, std::int64_t none_value) {
 }  // namespace
 
 void Budget::exhausted() { raise("expression too expensive to evaluate"); }
+
+void charge_deep(Budget& budget, const Value& v) {
+  budget.charge(1);
+  if (v.type() == Type::Str) {
+    budget.charge(v.as_str().size() / 16);
+  } else if (v.is_sequence()) {
+    for (const Value& e : v.items()) charge_deep(budget, e);
+  }
+}
+
+bool equal(Budget& budget, const Value& a, const Value& b) {
+  budget.charge(1);
+  if (a.type() == Type::Str && b.type() == Type::Str) budget.charge(a.as_str().size() / 64);
+  if (a.type() != b.type() || !a.is_sequence()) return a == b;
+  const auto& x = a.items();
+  const auto& y = b.items();
+  if (&x == &y) return true;
+  if (x.size() != y.size()) return false;
+  for (std::size_t k = 0; k < x.size(); ++k)
+    if (!equal(budget, x[k], y[k])) return false;
+  return true;
+}
 std::uint64_t default_budget() { return g_default_budget; }
 void set_default_budget(std::uint64_t units) { g_default_budget = units; }
 
@@ -340,11 +366,7 @@ bool ordered(Budget& budget, CmpOp op, const Value& a, const Value& b) {
     const auto& x = a.items();
     const auto& y = b.items();
     std::size_t k = 0;
-    while (k < x.size() && k < y.size()) {
-      budget.charge(1);
-      if (!(x[k] == y[k])) break;
-      ++k;
-    }
+    while (k < x.size() && k < y.size() && equal(budget, x[k], y[k])) ++k;
     if (k < x.size() && k < y.size()) return ordered(budget, op, x[k], y[k]);
     std::size_t n = x.size(), m = y.size();
     switch (op) {
@@ -362,15 +384,14 @@ bool contains(Budget& budget, const Value& container, const Value& item) {
   if (container.type() == Type::Str) {
     if (item.type() != Type::Str)
       raise(std::string("'in <string>' requires string as left operand, not ") + type_name(item));
-    budget.charge(1 + container.as_str().size() / 16);
+    // std::string::find is quadratic in the worst case.
+    budget.charge(1 + (container.as_str().size() + 1) * (item.as_str().size() + 1) / 32);
     return container.as_str().find(item.as_str()) != std::string::npos;
   }
   if (!container.is_sequence())
     raise(std::string("argument of type '") + type_name(container) + "' is not iterable");
-  for (const Value& v : container.items()) {
-    budget.charge(1);
-    if (v == item) return true;
-  }
+  for (const Value& v : container.items())
+    if (equal(budget, v, item)) return true;
   return false;
 }
 
@@ -382,8 +403,7 @@ bool compare(Budget& budget, CmpOp op, const Value& a, const Value& b) {
   switch (op) {
     case CmpOp::Eq:
     case CmpOp::Ne: {
-      if (a.is_sequence() && b.is_sequence()) budget.charge(1 + std::min(a.items().size(), b.items().size()));
-      bool eq = a == b;
+      bool eq = equal(budget, a, b);
       return op == CmpOp::Eq ? eq : !eq;
     }
     case CmpOp::In: return contains(budget, b, a);
@@ -454,7 +474,10 @@ Value slice(Budget& budget, const Value& seq, const Value& lo, const Value& hi, 
   }
   std::vector<Value> out;
   out.reserve(static_cast<std::size_t>(count));
-  for (std::int64_t k = 0; k < count; ++k) out.push_back(seq.items()[static_cast<std::size_t>(start + k * step)]);
+  for (std::int64_t k = 0; k < count; ++k) {
+    out.push_back(seq.items()[static_cast<std::size_t>(start + k * step)]);
+    charge_deep(budget, out.back());
+  }
   return seq.type() == Type::List ? Value::list(std::move(out)) : Value::tuple(std::move(out));
 }
 

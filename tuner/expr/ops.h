@@ -33,6 +33,13 @@ struct Budget {
 std::uint64_t default_budget();
 void set_default_budget(std::uint64_t units);
 
+// Every value an evaluation builds is charged with its deep size (elements of nested sequences
+// counted each time they occur, strings by length), so that sharing such as `[[x] * 99] * 99`
+// cannot build something whose repr or comparison costs far more than was charged.
+void charge_deep(Budget& budget, const Value& v);
+// Python == that charges one unit per element it visits.
+bool equal(Budget& budget, const Value& a, const Value& b);
+
 // Integer arithmetic with Python's semantics on int64; overflow raises "integer overflow".
 std::int64_t int_floordiv(std::int64_t a, std::int64_t b);
 std::int64_t int_mod(std::int64_t a, std::int64_t b);

@@ -88,7 +88,7 @@ Value value_of(const Cell& c) {
 // Everything one run owns. Constructing it allocates nothing; the arena grows only when a run
 // makes a string or a sequence.
 struct Ctx {
-  Budget budget{default_budget()};
+  Budget budget;
   std::optional<std::deque<Value>> values;
   std::optional<std::deque<std::vector<Value>>> builders;
 
@@ -252,11 +252,13 @@ Cell execute(const Code& code, std::span<const Value> vars, Ctx& ctx, Cell* loca
       case Op::BuildList:
       case Op::BuildTuple: {
         auto n = static_cast<std::size_t>(in.arg);
-        ctx.budget.charge(n);
         std::vector<Value> items;
         items.reserve(n);
         sp -= n;
-        for (std::size_t k = 0; k < n; ++k) items.push_back(value_of(sp[k]));
+        for (std::size_t k = 0; k < n; ++k) {
+          items.push_back(value_of(sp[k]));
+          charge_deep(ctx.budget, items.back());
+        }
         *sp++ = ctx.own(in.op == Op::BuildList ? Value::list(std::move(items)) : Value::tuple(std::move(items)));
         break;
       }
@@ -305,8 +307,9 @@ Cell execute(const Code& code, std::span<const Value> vars, Ctx& ctx, Cell* loca
         break;
       }
       case Op::ListAppend: {
-        ctx.budget.charge(1);
-        stack[in.arg].builder->push_back(value_of(*--sp));
+        std::vector<Value>& list = *stack[in.arg].builder;
+        list.push_back(value_of(*--sp));
+        charge_deep(ctx.budget, list.back());
         break;
       }
       case Op::ListFinish: sp[-1] = ctx.own(Value::list(std::move(*sp[-1].builder))); break;
@@ -318,7 +321,7 @@ Cell execute(const Code& code, std::span<const Value> vars, Ctx& ctx, Cell* loca
 
 template <typename Finish>
 auto run_code(const Code& code, std::span<const Value> vars, const Location& where, std::string_view source,
-              Finish finish) {
+              std::uint64_t budget, Finish finish) {
   constexpr std::size_t kInlineCells = 64;
   Cell inline_cells[kInlineCells];
   std::vector<Cell> heap_cells;
@@ -331,7 +334,7 @@ auto run_code(const Code& code, std::span<const Value> vars, const Location& whe
   if (vars.size() < code.min_vars)
     throw tune::Error("expression `" + std::string(source) + "` reads variable " + std::to_string(code.min_vars - 1) +
                       " but only " + std::to_string(vars.size()) + " were given");
-  Ctx ctx;
+  Ctx ctx{Budget{budget ? budget : default_budget()}, {}, {}};
   std::size_t pc = 0;
   try {
     return finish(execute(code, vars, ctx, cells, cells + code.num_locals, pc));
@@ -343,12 +346,13 @@ auto run_code(const Code& code, std::span<const Value> vars, const Location& whe
 
 }  // namespace
 
-Value run(const Code& code, std::span<const Value> vars, const Location& where, std::string_view source) {
-  return run_code(code, vars, where, source, [](const Cell& c) { return value_of(c); });
+Value run(const Code& code, std::span<const Value> vars, const Location& where, std::string_view source,
+          std::uint64_t budget) {
+  return run_code(code, vars, where, source, budget, [](const Cell& c) { return value_of(c); });
 }
 
 bool run_test(const Code& code, std::span<const Value> vars, const Location& where, std::string_view source) {
-  return run_code(code, vars, where, source, [](const Cell& c) { return truthy(c); });
+  return run_code(code, vars, where, source, 0, [](const Cell& c) { return truthy(c); });
 }
 
 }  // namespace tune::expr::detail

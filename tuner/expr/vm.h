@@ -53,9 +53,11 @@ struct Code {
 // subtrees are evaluated now and emitted as constants when they evaluate without error.
 Code generate(const Ast& ast, bool fold, std::uint32_t node = kNoNode);
 
-// Runs code against `vars` (at least code.min_vars of them). Runtime errors are thrown as
-// expr::Error naming `where`, `source` and the column of the failing instruction.
-Value run(const Code& code, std::span<const Value> vars, const Location& where, std::string_view source);
+// Runs code against `vars` (at least code.min_vars of them) with `budget` work units (0: the
+// default). Runtime errors are thrown as expr::Error naming `where`, `source` and the column of
+// the failing instruction.
+Value run(const Code& code, std::span<const Value> vars, const Location& where, std::string_view source,
+          std::uint64_t budget = 0);
 bool run_test(const Code& code, std::span<const Value> vars, const Location& where, std::string_view source);
 
 }  // namespace tune::expr::detail
