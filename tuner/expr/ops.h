@@ -53,6 +53,11 @@ bool less(Budget& budget, const Value& a, const Value& b);
 // Exact comparison of an int with a float: -1, 0, 1, or 2 when f is NaN.
 int compare_int_float(std::int64_t i, double f);
 
+// Sequence + and * (str, list, tuple), and `item in container`.
+Value concat(Budget& budget, const Value& a, const Value& b);
+Value repeat(Budget& budget, const Value& seq, std::int64_t times);
+bool contains(Budget& budget, const Value& container, const Value& item);
+
 // Sequence access. For a list or tuple, the element is returned by reference into `seq`;
 // for a string, a new one-character string is built in `tmp`.
 std::size_t normalize_index(const Value& seq, const Value& index);
