@@ -12,8 +12,14 @@
 //                 copies the b-th run of TX * TY floats (the grid of `copy` covers them all)
 //                 with `vector`-wide accesses whose alignment never depends on cols; the copy
 //                 ceiling
-//   offset_access a[i + access_offset] += 1 for i < n        (the seeds' offset kernel)
-//   stride_access a[i * access_stride] += 1 for i < n        (the seeds' stride kernel)
+//   offset_access a[j] += 1 with j = i + access_offset, wrapped into [0, n)  (the seeds' offset)
+//   stride_access a[j] += 1 where the threads of a warp touch elements access_stride apart
+//                 (the seeds' stride kernel)
+//   copy_reference, increment_reference   independent references for verification
+// The seeds' offset and stride kernels touched n elements of an array of n + offset or
+// n * stride; here every thread still makes the seeds' access, but the mapping from threads to
+// elements is a bijection on [0, n), so each configuration computes a[i] + 1 for all i and
+// one reference verifies them all.
 //
 // Parameters: block_size_x, block_size_y (thread-block dims), tile_size_y (rows or runs per
 // thread), vector (1, 2, 4 floats per access), streaming (evict-first cache hints), access_offset,
@@ -125,6 +131,11 @@ extern "C" __global__ void __launch_bounds__(CP_BOUNDS)
 
 extern "C" __global__ void __launch_bounds__(CP_BOUNDS)
     copy_shared(float* __restrict__ out, const float* __restrict__ in, int rows, int cols) {
+#if CP_TY * CP_TX * 4 > 48 * 1024
+  // Parameters meant for another kernel of this file would give this one a tile over the
+  // 48 KiB of static shared memory and fail the whole compile; its own space excludes them.
+  __trap();
+#else
   __shared__ cp::VecT tile[CP_TY][block_size_x];
   const int r0 = blockIdx.y * CP_TY + threadIdx.y;
   const int c = blockIdx.x * CP_TX + threadIdx.x * vector;
@@ -137,6 +148,7 @@ extern "C" __global__ void __launch_bounds__(CP_BOUNDS)
   for (int j = 0; j < tile_size_y; ++j)
     cp::store_chunk(out, tile[threadIdx.y + j * block_size_y][threadIdx.x], r0 + j * block_size_y,
                     c, rows, cols);
+#endif
 }
 
 extern "C" __global__ void __launch_bounds__(CP_BOUNDS)
@@ -177,13 +189,34 @@ extern "C" __global__ void __launch_bounds__(CP_BOUNDS)
 
 extern "C" __global__ void __launch_bounds__(block_size_x) offset_access(float* a, int n) {
   const int i = blockIdx.x * block_size_x + threadIdx.x;
-  if (i < n) a[i + access_offset] = a[i + access_offset] + 1.0f;
+  if (i >= n) return;
+  // A warp's accesses start access_offset elements past its aligned segment.
+  int j = i + access_offset;
+  if (j >= n) j %= n;
+  a[j] = a[j] + 1.0f;
 }
 
 extern "C" __global__ void __launch_bounds__(block_size_x) stride_access(float* a, int n) {
   const int i = blockIdx.x * block_size_x + threadIdx.x;
-  if (i < n) {
-    const size_t k = static_cast<size_t>(i) * access_stride;
-    a[k] = a[k] + 1.0f;
-  }
+  if (i >= n) return;
+  // Thread i of m * access_stride touches element (i % m) * access_stride + i / m, where
+  // m = n / access_stride: consecutive threads are access_stride elements apart, as in the seed,
+  // and the elements a warp skips are touched m threads later; the tail past m * access_stride
+  // maps to itself.
+  const unsigned m = static_cast<unsigned>(n) / access_stride;
+  const unsigned u = static_cast<unsigned>(i);
+  const unsigned j = u < m * access_stride ? (u % m) * access_stride + u / m : u;
+  a[j] = a[j] + 1.0f;
+}
+
+// References for verification: one element per thread, no tuning parameter involved.
+extern "C" __global__ void copy_reference(float* out, const float* in, int rows, int cols) {
+  const size_t n = static_cast<size_t>(rows) * cols;
+  const size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[i];
+}
+
+extern "C" __global__ void increment_reference(float* a, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) a[i] = a[i] + 1.0f;
 }

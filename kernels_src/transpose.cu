@@ -19,6 +19,9 @@
 //                               blocks in registers (vector = 1 is the seeds' naive transpose)
 //   padding       0, 1, ...     floats added to each shared tile row against bank conflicts
 //   diagonal      0, 1          diagonal block mapping against partition camping
+//   group         1, 2, ...     block swizzle: blocks run through groups of `group` tile rows
+//                               column by column, so concurrent blocks read and write compact
+//                               areas of both matrices (1: row by row; not with diagonal)
 //   tiles         1, 2, ...     tiles per block along y; the next tile's loads are issued before
 //                               the current tile is written out (register double buffering)
 //   streaming     0, 1          evict-first cache hints (ld.global.cs / st.global.cs)
@@ -46,6 +49,9 @@
 #ifndef diagonal
 #define diagonal 0
 #endif
+#ifndef group
+#define group 1
+#endif
 #ifndef tiles
 #define tiles 1
 #endif
@@ -61,7 +67,8 @@ static_assert(vector == 1 || vector == 2 || vector == 4, "vector must be 1, 2 or
 static_assert(TP_TY % vector == 0, "block_size_y * tile_size_y must be a multiple of vector");
 static_assert(use_shared || tile_size_y % vector == 0,
               "without shared memory tile_size_y must be a multiple of vector");
-static_assert(tiles >= 1 && padding >= 0, "tiles >= 1 and padding >= 0");
+static_assert(tiles >= 1 && padding >= 0 && group >= 1, "tiles, group >= 1 and padding >= 0");
+static_assert(!(diagonal && group > 1), "diagonal mapping and group swizzle exclude each other");
 
 namespace tp {
 
@@ -166,6 +173,15 @@ extern "C" __global__ void __launch_bounds__(TP_NT)
   const int bid = blockIdx.x + gridDim.x * blockIdx.y;
   const int by = bid % gridDim.y;
   const int bx = (bid / gridDim.y + by) % gridDim.x;
+#elif group > 1
+  // Groups of `group` tile rows; inside a group, consecutive blocks go down a tile column.
+  const int bid = blockIdx.x + gridDim.x * blockIdx.y;
+  const int per_group = group * gridDim.x;
+  const int first = bid / per_group * group;
+  const int height = min(group, static_cast<int>(gridDim.y) - first);
+  const int local = bid % per_group;
+  const int by = first + local % height;
+  const int bx = local / height;
 #else
   const int bx = blockIdx.x;
   const int by = blockIdx.y;
@@ -229,4 +245,12 @@ extern "C" __global__ void __launch_bounds__(TP_NT)
     }
   }
 #endif
+}
+
+// The reference for verification: the plain definition, one element per thread (any block
+// shape, grid covering cols x rows), independent of every tuning parameter.
+extern "C" __global__ void transpose_reference(float* out, const float* in, int rows, int cols) {
+  const int c = blockIdx.x * blockDim.x + threadIdx.x;
+  const int r = blockIdx.y * blockDim.y + threadIdx.y;
+  if (r < rows && c < cols) out[static_cast<size_t>(c) * rows + r] = in[static_cast<size_t>(r) * cols + c];
 }
