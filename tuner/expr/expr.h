@@ -81,7 +81,9 @@ class Error : public tune::InputError {
 };
 
 // A compiled expression. Names resolve at compile time to slots (their index in `names`);
-// builtins (range list len min max abs int float round, True False None) need no slot.
+// builtins (range list len min max abs int float round, also str bool sum tuple sorted any all
+// pow divmod; True False None) need no slot. A name in `names` shadows a builtin of that name.
+// eval() and test() keep no state: one Program may be evaluated from several threads at once.
 class Program {
  public:
   Program();
