@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "expr/expr.h"
@@ -217,6 +218,27 @@ TEST(ProgramApi, DefaultCopyAndMove) {
   copy = Program::compile("n > 1", names, kWhere);
   EXPECT_TRUE(copy.test(vars));
   EXPECT_EQ(copy.used(), (std::vector<std::size_t>{0}));
+}
+
+TEST(ProgramApi, OneProgramEvaluatesFromSeveralThreads) {
+  std::vector<std::string> names{"n", "tag"};
+  Program p = Program::compile("[tag + str(i * n) for i in range(50) if i % 7] + [n % 32 != 0]", names, kWhere);
+  auto expected = [&](int n) {
+    std::vector<Value> vars{Value::integer(n), Value::string("t")};
+    return p.eval(vars).repr();
+  };
+  std::vector<std::string> want;
+  for (int n = 0; n < 64; ++n) want.push_back(expected(n));
+  std::vector<int> mismatches(4, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int round = 0; round < 50; ++round)
+        for (int n = 0; n < 64; ++n) mismatches[t] += expected(n) != want[n];
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (int m : mismatches) EXPECT_EQ(m, 0);
 }
 
 TEST(ProgramApi, TestAgreesWithTruthiness) {
