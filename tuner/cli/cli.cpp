@@ -101,7 +101,14 @@ void add_db_option(po::options_description& options) {
 
 std::string db_path(const po::variables_map& vm) { return vm["db"].as<std::string>(); }
 
+namespace {
+Args g_process_args;
+}
+
+const Args& process_args() { return g_process_args; }
+
 int main(int argc, char** argv) {
+  g_process_args.assign(argv, argv + argc);
   Args args(argv + 1, argv + argc);
   try {
     setup_logging(args);

@@ -49,6 +49,7 @@ int cmd_run(const Args& args) {
   if (o.repetitions < 1 || o.warmup < 0) throw InputError("bad --repetitions/--warmup: need repetitions >= 1, warmup >= 0");
   o.flush_l2 = vm["flush-l2"].as<bool>();
   o.json = vm["json"].as<bool>();
+  o.argv = process_args();
   for (const auto& a : args) o.command_line += (o.command_line.empty() ? "tune " : " ") + a;
   return tuning::tune(o);
 }

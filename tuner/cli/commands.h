@@ -19,6 +19,9 @@ bool parse(const std::string& command, const std::string& usage, const Args& arg
 void add_db_option(po::options_description& options);
 std::string db_path(const po::variables_map& vm);  // --db, or results/tuning.db
 
+// The process's own arguments (argv[0] first), for commands that re-run themselves.
+const Args& process_args();
+
 int cmd_run(const Args& args);
 int cmd_space(const Args& args);
 int cmd_best(const Args& args);

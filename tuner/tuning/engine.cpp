@@ -21,7 +21,9 @@
 #include "run/verify.h"
 #include "space/space.h"
 #include "store/store.h"
+#include "run/isolate.h"
 #include "tuning/analysis.h"
+#include "tuning/device_check.h"
 #include "tuning/extension.h"
 #include "tuning/launch.h"
 #include "tuning/run_table.h"
@@ -213,6 +215,9 @@ int run_engine(const Options& o) {
     spdlog::warn("{}: no Tune.reference: results are timed but not verified", o.space);
   }
 
+  DeviceCheck check(session);
+  bool modifies_inputs = false;
+  for (const auto& a : spec.kernel.arguments) modifies_inputs = modifies_inputs || a.access_type == "ReadWrite";
   run::TimingOptions topts;
   topts.warmup = o.warmup;
   topts.repetitions = o.repetitions;
@@ -236,9 +241,9 @@ int run_engine(const Options& o) {
     const double bytes = ext.bytes ? evaluate_number(spec, *ext.bytes, bound_default) : 0;
     const double flops = ext.flops ? evaluate_number(spec, *ext.flops, bound_default) : 0;
 
-    // Reference outputs for this size.
-    std::vector<std::vector<std::byte>> expected;
-    if (reference) {
+    // Reference outputs for this size, kept on the device (again after a recovery).
+    auto prepare_reference = [&] {
+      if (!reference) return;
       run::Dim3 grid, block;
       unsigned* gd[3] = {&grid.x, &grid.y, &grid.z};
       unsigned* bd[3] = {&block.x, &block.y, &block.z};
@@ -246,16 +251,22 @@ int run_engine(const Options& o) {
         if (ext.reference->grid[d]) *gd[d] = static_cast<unsigned>(evaluate_number(spec, *ext.reference->grid[d], bound_default));
         if (ext.reference->block[d]) *bd[d] = static_cast<unsigned>(evaluate_number(spec, *ext.reference->block[d], bound_default));
       }
+      args.refill();
       args.poison_outputs();
       auto st = reference->launch(grid, block, 0, args);
       if (!st.ok()) throw Error("the reference kernel failed at size " + size_text[s] + ": " + st.message);
-      for (std::size_t a : outputs) {
-        expected.push_back(args.buffer(a).download());
-        auto unwritten = run::count_unwritten(args.dtype(a), expected.back());
-        if (unwritten) throw Error("the reference kernel left " + std::to_string(unwritten) + " elements of '" +
-                                   args.spec(a).name + "' unwritten at size " + size_text[s]);
-      }
-    }
+      for (std::size_t a : outputs)
+        if (auto unwritten = run::count_unwritten(args.dtype(a), args.buffer(a)))
+          throw Error("the reference kernel left " + std::to_string(unwritten) + " elements of '" + args.spec(a).name +
+                      "' unwritten at size " + size_text[s]);
+      check.keep_reference(args, outputs);
+    };
+    prepare_reference();
+    auto recover = [&] {  // after a sticky fault, once the failure is stored
+      check.forget();
+      session.recover();  // throws DeviceLostError where the driver wants a fresh process
+      prepare_reference();
+    };
 
     // Ceilings at this size, same timing policy.
     for (const auto& name : ext.ceilings) {
@@ -265,7 +276,7 @@ int run_engine(const Options& o) {
       else c = run::cublas_sgemm(session, size.dims[0], size.dims[1], size.dims[2], topts);
       if (!c.ok()) {
         spdlog::warn("ceiling {} at {}: {}", name, size_text[s], c.timing.ok() ? c.check : c.timing.status.message);
-        if (c.timing.status.sticky()) session.recover();
+        if (c.timing.status.sticky()) recover();
         continue;
       }
       store::Ceiling sc;
@@ -339,8 +350,9 @@ int run_engine(const Options& o) {
         m.error = why;
       } else {
         run::LoadedKernel& kern = *k.kernel;
-        // Verify first, with poisoned outputs, against the reference.
-        args.refill();
+        // Verify first, with poisoned outputs, against the reference. Inputs are re-uploaded only
+        // when the kernel may change them (ReadWrite arguments): uploads dominate otherwise.
+        if (modifies_inputs) args.refill();
         args.poison_outputs();
         auto st = kern.launch(dim3(g.grid), dim3(g.block), 0, args);
         if (!st.ok()) {
@@ -349,15 +361,13 @@ int run_engine(const Options& o) {
           if (st.sticky()) {
             k.faulted = true;
             spdlog::warn("{} at {} faulted the context: {}; recovering", params[c], size_text[s], st.message);
-            session.recover();
           }
         } else {
-          for (std::size_t i = 0; i < expected.size() && m.status == store::MeasurementStatus::ok; ++i) {
-            auto cmp = run::compare(args.dtype(outputs[i]), args.buffer(outputs[i]), expected[i],
-                                    run::Tolerance::rel(ext.relative_tolerance, ext.absolute_tolerance), args.spec(outputs[i]).name);
-            if (!cmp.ok) {
+          if (check.has_reference()) {
+            std::string diff = check.compare(args, outputs, ext.relative_tolerance, ext.absolute_tolerance);
+            if (!diff.empty()) {
               m.status = store::MeasurementStatus::verification_failed;
-              m.error = cmp.message;
+              m.error = diff;
             }
           }
           m.verification_ms = ms_since(t0);
@@ -369,7 +379,7 @@ int run_engine(const Options& o) {
           if (!timing.ok()) {
             m.status = timing.status.sticky() ? store::MeasurementStatus::runtime_error : store::MeasurementStatus::launch_failed;
             m.error = timing.status.message;
-            if (timing.status.sticky()) k.faulted = true, session.recover();
+            if (timing.status.sticky()) k.faulted = true;
           } else {
             for (double v : timing.samples_ms) m.samples_ms.push_back(static_cast<float>(v));
             double med = timing.summary.median;
@@ -380,7 +390,15 @@ int run_engine(const Options& o) {
         }
       }
       count.measure_ms += ms_since(t0);
-      db.record(m);
+      db.record(m);  // durable before anything else can go wrong
+      if (k.faulted && m.status == store::MeasurementStatus::runtime_error && !m.error.starts_with("not run")) {
+        try {
+          recover();
+        } catch (const run::DeviceLostError&) {
+          db.finish_run(run_id, store::RunStatus::interrupted);
+          throw;
+        }
+      }
       if (m.status == store::MeasurementStatus::ok) {
         ++count.measured;
         double thr = m.gbps ? *m.gbps : (m.gflops ? *m.gflops : sweep[s].elements / *m.objective);

@@ -8,6 +8,7 @@
 
 #include "common/error.h"
 #include "run/device.h"
+#include "run/isolate.h"
 #include "space/space.h"
 #include "spec/spec.h"
 #include "store/store.h"
@@ -59,7 +60,19 @@ void validate(const Options& opts) {
 int tune(const Options& opts) {
   validate(opts);
   if (!run::gpu_available()) throw UnavailableError(run::gpu_unavailable_reason());
-  return run_engine(opts);
+  // A configuration that faults the GPU context poisons this process for good (run/isolate.h):
+  // the sweep runs in a worker process, restarted to resume from the store after such a fault.
+  if (run::worker_generation() < 0 && !opts.argv.empty()) {
+    std::vector<std::string> argv = opts.argv;
+    argv[0] = "/proc/self/exe";
+    return run::supervise(argv).exit_code;
+  }
+  try {
+    return run_engine(opts);
+  } catch (const run::DeviceLostError& e) {
+    spdlog::warn("{}: continuing in a fresh process", e.what());
+    return run::kDeviceLostExitCode;
+  }
 }
 
 }  // namespace tune::tuning

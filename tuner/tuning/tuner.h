@@ -27,6 +27,9 @@ struct Options {
   int repetitions = 20;
   bool json = false;
   std::string command_line;
+  // This process's arguments (argv[0] first): a supervised worker process re-runs them when a
+  // configuration faults the GPU context (see run/isolate.h).
+  std::vector<std::string> argv;
 };
 
 // Validates everything that needs no GPU (spec, kernel file, space, sizes, database) and throws

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# GPU checks, run on the GPU machine from the repository root with a prebuilt binary:
+#   scripts/gpu_check.sh OUT_DIR [TUNE_BINARY]
+# 1. the main job end to end (first run: compiles; second identical run: compiles nothing),
+# 2. kill -9 in the middle of a sweep, then the same command resumes without repeating work,
+# 3. tune best / tune header on the database,
+# 4. every configuration of every space verified at 1000, 1023, 4097 and a rectangular size.
+set -uo pipefail
+out=${1:?output folder}
+tune=${2:-build/tune}
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+mkdir -p "$out"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv | tee "$out/gpu.txt"
+
+echo "== 1. main job: first run"
+/usr/bin/time -f "wall %e s" "$tune" --space spaces/transpose.json --sizes 128:4096 --db "$out/main.db" 2>&1 | tee "$out/main_run1.txt" | tail -45
+echo "== 1b. second identical run (resumes; nothing to compile or measure)"
+/usr/bin/time -f "wall %e s" "$tune" --space spaces/transpose.json --sizes 128:4096 --db "$out/main.db" 2>&1 | tee "$out/main_run2.txt" | tail -4
+
+echo "== 2. kill -9 mid-sweep, then resume"
+"$tune" --space spaces/transpose.json --sizes 128:4096 --db "$out/kill.db" > "$out/kill_run1.txt" 2>&1 &
+pid=$!
+sleep ${KILL_AFTER:-6}
+kill -9 $pid; wait $pid 2>/dev/null
+pkill -9 -f "kill.db" 2>/dev/null; sleep 1
+"$tune" db --db "$out/kill.db" | tee "$out/kill_db_after_kill.txt"
+"$tune" --space spaces/transpose.json --sizes 128:4096 --db "$out/kill.db" 2>&1 | tee "$out/kill_run2.txt" | grep -E "measurements to take|measured,"
+"$tune" db --db "$out/kill.db" | tee "$out/kill_db_final.txt"
+
+echo "== 3. best and header"
+"$tune" best --kernel transpose --db "$out/main.db" --size 1000 | tee "$out/best.txt"
+"$tune" best --kernel transpose --db "$out/main.db" --json > "$out/best.json"
+"$tune" header --kernel transpose --db "$out/main.db" --out "$out/transpose_tuned.h"
+
+echo "== 4. every configuration verified at odd and rectangular sizes"
+for s in spaces/*.json; do
+  "$tune" --space "$s" --sizes 1000,1023,4097,4097x1000,1000x4097 --db "$out/check.db" --repetitions 3 --warmup 1 2>&1 \
+    | tee "$out/check_$(basename "$s" .json).txt" | grep -E "measured,|error" 
+done
