@@ -43,7 +43,7 @@ void expect_cubin(const CompileResult& res, const std::string& what) {
 }
 
 struct TransposeCase {
-  int bx, by, tsy, vec, shared, pad, diag, tiles, streaming;
+  int bx, by, tsy, vec, shared, pad, diag, tiles, streaming, group = 1;
 };
 
 TEST(Compile, TransposeVariantsGiveCubinsWithTheirSharedTile) {
@@ -57,13 +57,15 @@ TEST(Compile, TransposeVariantsGiveCubinsWithTheirSharedTile) {
       {8, 16, 2, 4, 1, 1, 1, 1, 1},   // float4, 32x32 tile, streaming hints
       {32, 4, 4, 2, 1, 1, 0, 1, 0},   // float2, rectangular 64x16 tile
       {16, 8, 4, 4, 0, 0, 0, 1, 0},   // float4 register transpose, no shared memory
+      {64, 16, 4, 2, 1, 1, 0, 1, 1},  // float2, 128x64 tile, 1024 threads (best at 16384 on an H200)
+      {16, 16, 4, 4, 1, 1, 0, 1, 0, 16},  // block swizzle over groups of 16 tile rows
   };
   for (const auto& c : cases) {
     const Defines d = {{"block_size_x", std::to_string(c.bx)}, {"block_size_y", std::to_string(c.by)},
                        {"tile_size_y", std::to_string(c.tsy)}, {"vector", std::to_string(c.vec)},
                        {"use_shared", std::to_string(c.shared)}, {"padding", std::to_string(c.pad)},
                        {"diagonal", std::to_string(c.diag)}, {"tiles", std::to_string(c.tiles)},
-                       {"streaming", std::to_string(c.streaming)}};
+                       {"streaming", std::to_string(c.streaming)}, {"group", std::to_string(c.group)}};
     std::string what;
     for (const auto& [k, v] : d) what += k + "=" + v + " ";
     const CompileResult res = compile(request("kernels_src/transpose.cu", "transpose", d));
@@ -72,6 +74,27 @@ TEST(Compile, TransposeVariantsGiveCubinsWithTheirSharedTile) {
     const int tile_bytes = c.by * c.tsy * (c.bx * c.vec + c.pad) * 4;
     EXPECT_EQ(res.resources.static_shared, c.shared ? tile_bytes : 0) << what;
     EXPECT_EQ(res.resources.barriers, c.shared ? 1 : 0) << what;
+  }
+}
+
+TEST(Compile, ReferencesCompileWithTheTemplatesDefaults) {
+  // The tuner compiles a spec's reference kernel with every parameter at its Default; without any
+  // define the templates fall back to the seeds' 32x32 tile with 32x8 threads.
+  struct Case {
+    const char* file;
+    const char* kernel;
+    int shared;
+  };
+  const Case cases[] = {{"kernels_src/transpose.cu", "transpose_reference", 0},
+                        {"kernels_src/transpose.cu", "transpose", 32 * 33 * 4},
+                        {"kernels_src/copy.cu", "copy_reference", 0},
+                        {"kernels_src/copy.cu", "increment_reference", 0},
+                        {"kernels_src/copy.cu", "copy_shared", 32 * 4}};
+  for (const auto& c : cases) {
+    const CompileResult res = compile(request(c.file, c.kernel, {}));
+    expect_cubin(res, c.kernel);
+    EXPECT_EQ(res.lowered_name, c.kernel);
+    EXPECT_EQ(res.resources.static_shared, c.shared) << c.kernel;
   }
 }
 
