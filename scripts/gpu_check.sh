@@ -10,30 +10,37 @@ out=${1:?output folder}
 tune=${2:-build/tune}
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 mkdir -p "$out"
+work=$(mktemp -d)
+exec > >(tee "$out/gpu_check.log") 2>&1
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv | tee "$out/gpu.txt"
 
 echo "== 1. main job: first run"
-/usr/bin/time -f "wall %e s" "$tune" --space spaces/transpose.json --sizes 128:4096 --db "$out/main.db" 2>&1 | tee "$out/main_run1.txt" | tail -45
+/usr/bin/time -f "wall %e s" "$tune" --space spaces/transpose.json --sizes 128:4096 --db "$out/main.db" 2>&1
 echo "== 1b. second identical run (resumes; nothing to compile or measure)"
-/usr/bin/time -f "wall %e s" "$tune" --space spaces/transpose.json --sizes 128:4096 --db "$out/main.db" 2>&1 | tee "$out/main_run2.txt" | tail -4
+/usr/bin/time -f "wall %e s" "$tune" --space spaces/transpose.json --sizes 128:4096 --db "$out/main.db" 2>&1 | tail -4
 
 echo "== 2. kill -9 mid-sweep, then resume"
-"$tune" --space spaces/transpose.json --sizes 128:4096 --db "$out/kill.db" > "$out/kill_run1.txt" 2>&1 &
+"$tune" --space spaces/transpose.json --sizes 128:4096 --db "$work/kill.db" > "$work/kill_run1.txt" 2>&1 &
 pid=$!
 sleep ${KILL_AFTER:-6}
 kill -9 $pid; wait $pid 2>/dev/null
 pkill -9 -f "kill.db" 2>/dev/null; sleep 1
-"$tune" db --db "$out/kill.db" | tee "$out/kill_db_after_kill.txt"
-"$tune" --space spaces/transpose.json --sizes 128:4096 --db "$out/kill.db" 2>&1 | tee "$out/kill_run2.txt" | grep -E "measurements to take|measured,"
-"$tune" db --db "$out/kill.db" | tee "$out/kill_db_final.txt"
+tail -c 300 "$work/kill_run1.txt"; echo
+"$tune" db --db "$work/kill.db"
+"$tune" --space spaces/transpose.json --sizes 128:4096 --db "$work/kill.db" 2>&1 | grep -E "measurements to take|kernels from the binary cache|measured,"
+"$tune" db --db "$work/kill.db"
 
 echo "== 3. best and header"
-"$tune" best --kernel transpose --db "$out/main.db" --size 1000 | tee "$out/best.txt"
+"$tune" best --kernel transpose --db "$out/main.db" --size 1000
 "$tune" best --kernel transpose --db "$out/main.db" --json > "$out/best.json"
 "$tune" header --kernel transpose --db "$out/main.db" --out "$out/transpose_tuned.h"
 
 echo "== 4. every configuration verified at odd and rectangular sizes"
 for s in spaces/*.json; do
-  "$tune" --space "$s" --sizes 1000,1023,4097,4097x1000,1000x4097 --db "$out/check.db" --repetitions 3 --warmup 1 2>&1 \
-    | tee "$out/check_$(basename "$s" .json).txt" | grep -E "measured,|error" 
+  sizes=1000,1023,4097,4097x1000,1000x4097
+  python3 -c "import json,sys; sys.exit(isinstance(json.load(open('$s'))['KernelSpecification']['ProblemSize'], list))" \
+    && sizes=1000,1023,4097,16777216,16777217
+  echo "-- $s at $sizes"
+  "$tune" --space "$s" --sizes $sizes --db "$out/check.db" --repetitions 3 --warmup 1 2>&1 \
+    | grep -E "^[0-9]+x|measured,|error|flag"
 done

@@ -10,7 +10,6 @@ int pending(const char* command, const char* issue) {
 }
 }  // namespace
 
-int cmd_report(const Args&) { return pending("report", "planned with the GPU engine"); }
 int cmd_import(const Args&) { return pending("import", "planned with Kernel Tuner interoperability"); }
 int cmd_export(const Args&) { return pending("export", "planned with Kernel Tuner interoperability"); }
 

@@ -58,9 +58,13 @@ std::vector<Best> best(store::Store& db, const BestQuery& q) {
     std::vector<std::pair<std::string, std::string>> wanted;  // (asked, measured)
     if (q.size) {
       std::string canonical = store::ProblemSize::parse(*q.size).text;
-      if (canonical.find('x') == std::string::npos)  // "4096" also means 4096x4096 (x4096)
-        for (const std::string& sq : {canonical + "x" + canonical, canonical + "x" + canonical + "x" + canonical})
-          if (std::find(measured.begin(), measured.end(), sq) != measured.end()) canonical = sq;
+      // "4096" for a kernel measured at 2-D (3-D) sizes means 4096x4096 (x4096), as in --sizes
+      auto rank = std::count(measured[0].begin(), measured[0].end(), 'x');
+      if (canonical.find('x') == std::string::npos)
+        for (long d = 0, n = rank, side = store::ProblemSize::parse(*q.size).x; d < n; ++d) {
+          canonical += 'x';
+          canonical += std::to_string(side);
+        }
       bool exact = std::find(measured.begin(), measured.end(), canonical) != measured.end();
       wanted.emplace_back(canonical, exact ? canonical : nearest_size(measured, canonical));
     } else {

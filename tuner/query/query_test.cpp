@@ -70,6 +70,11 @@ TEST(Query, BestPerDeviceAndSizeAndNearest) {
   EXPECT_TRUE(near[0].nearest);
   EXPECT_EQ(near[0].size, "1500x1500");
   EXPECT_EQ(near[0].measured_size, "1024x1024");
+
+  auto square = query::best(db, {"transpose", "H100", "1000"});  // 1000 means 1000x1000 here
+  ASSERT_EQ(square.size(), 1u);
+  EXPECT_EQ(square[0].size, "1000x1000");
+  EXPECT_EQ(square[0].measured_size, "1024x1024");
 }
 
 TEST(Query, NearestSizeOnALogScale) {

@@ -26,7 +26,7 @@
 #include "tuning/device_check.h"
 #include "tuning/extension.h"
 #include "tuning/launch.h"
-#include "tuning/run_table.h"
+#include "query/table.h"
 
 namespace tune::tuning {
 
@@ -233,6 +233,9 @@ int run_engine(const Options& o) {
     const sizes::Size& size = problem[s];
     sweep[s].size = size_text[s];
     sweep[s].elements = double(size.dims[0]) * double(size.dims[1]) * double(size.dims[2]);
+    bool work = false;
+    for (std::size_t c = 0; c < n_configs && !work; ++c) work = needed[c] && !done.count({params[c], size_text[s]});
+    if (!work && (s > 0 || pending == 0)) continue;  // all stored: no reference, no ceilings
     run::ArgSet args(session, arg_specs(spec, size), o.seed);
     std::vector<std::size_t> outputs;
     for (std::size_t a = 0; a < args.size(); ++a)
@@ -444,7 +447,7 @@ int run_engine(const Options& o) {
   }
   db.finish_run(run_id, out_of_time ? store::RunStatus::interrupted : store::RunStatus::completed);
 
-  RunTotals totals;
+  query::RunTotals totals;
   totals.compiled = count.compiled;
   totals.cached = count.cached;
   totals.measured = count.measured;
@@ -453,7 +456,9 @@ int run_engine(const Options& o) {
   totals.measure_s = count.measure_ms / 1000.0;
   totals.wall_s = ms_since(t_start) / 1000.0;
   totals.workers = pool.workers();
-  print_run_table(db, kernel, dev.name, size_text, flags, totals, o.json);
+  std::vector<std::string> flag_lines;
+  for (const auto& f : flags) flag_lines.push_back(f.size + " " + f.kind + ": " + f.text);
+  query::print_run_table(db, kernel, dev.name, size_text, flag_lines, totals, o.json);
   return 0;
 }
 

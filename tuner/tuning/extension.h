@@ -7,6 +7,7 @@
 //               an independent kernel in the same KernelFile, compiled with every parameter at its
 //               "Default", run on the same inputs; every configuration's outputs must match it
 //   "tolerance": {"relative": r, "absolute": a} for that comparison (default exact)
+//   "fill_values": {"arg": expression}: a scalar argument's value per size (launch.h)
 // Expressions see the parameters (configuration values) and ProblemSize.
 #pragma once
 #include <array>

@@ -106,10 +106,10 @@ std::vector<ArgumentPlan> arguments(const spec::Spec& spec, const sizes::Size& s
     plan.fill_type = a.fill_type;
     plan.output = a.output || a.access_type == "WriteOnly" || a.access_type == "ReadWrite";
     if (a.fill_value) plan.fill_value = a.fill_value->program.eval(lists);
-    // Tune.arguments: a size-dependent value for a scalar whose T1 FillValue is a plain number
+    // Tune.fill_values: a size-dependent value for a scalar whose T1 FillValue is a plain number
     // (so that Kernel Tuner can still read the file).
-    if (auto t = spec.tune.find("arguments"); t != spec.tune.end() && t->is_object() && t->contains(a.name)) {
-      std::string where = "Tune.arguments." + a.name;
+    if (auto t = spec.tune.find("fill_values"); t != spec.tune.end() && t->is_object() && t->contains(a.name)) {
+      std::string where = "Tune.fill_values." + a.name;
       const auto& src = (*t)[a.name];
       if (!src.is_string() && !src.is_number()) throw InputError(spec.path.string() + ": " + where + ": expected an expression");
       auto prog = expr::Program::compile(src.is_string() ? src.get<std::string>() : src.dump(), spec.expression_names(),

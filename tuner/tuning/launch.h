@@ -11,7 +11,7 @@
 // - Block: LocalSize X/Y/Z evaluated with the configuration's parameter values.
 // - Arguments: Size and FillValue are evaluated with ProblemSize bound to the size and every
 //   parameter bound to the LIST of its values (as real files use it: `max(filter_width)`), so
-//   one allocation per size serves every configuration. Tune.arguments.<name> (an expression)
+//   one allocation per size serves every configuration. Tune.fill_values.<name> (an expression)
 //   overrides a scalar's FillValue, e.g. {"rows": "ProblemSize[1]"}.
 #pragma once
 #include <array>

@@ -86,9 +86,9 @@ TEST(Launch, TransposeSpaceBindsRectangularSizes) {
   auto args = tuning::arguments(s, sizes::parse_one("4097x1000"));  // cols x rows
   ASSERT_EQ(args.size(), 4u);
   EXPECT_EQ(args[0].count, 4097u * 1000u);
-  EXPECT_EQ(args[2].fill_value.as_int(), 1000);  // rows = ProblemSize[1], via Tune.arguments
+  EXPECT_EQ(args[2].fill_value.as_int(), 1000);  // rows = ProblemSize[1], via Tune.fill_values
   EXPECT_EQ(args[3].fill_value.as_int(), 4097);
-  auto c = config(s, {{"block_size_x", 32}, {"block_size_y", 8}, {"tile_size_y", 4}, {"vector", 4}, {"tiles", 2}});
+  auto c = config(s, {{"block_size_x", 32}, {"block_size_y", 8}, {"tile_size_y", 4}, {"vector", 4}});
   auto g = tuning::geometry(s, tuning::bind_config(s, c, sizes::parse_one("4097x1000")));
-  EXPECT_EQ(g.grid, (std::array<std::uint32_t, 3>{33, 16, 1}));  // ceil(4097/128), ceil(1000/64)
+  EXPECT_EQ(g.grid, (std::array<std::uint32_t, 3>{33, 32, 1}));  // ceil(4097/128), ceil(1000/32)
 }

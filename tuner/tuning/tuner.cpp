@@ -13,6 +13,7 @@
 #include "spec/spec.h"
 #include "store/store.h"
 #include "tuning/engine.h"
+#include "tuning/launch.h"
 
 namespace tune::tuning {
 
@@ -49,6 +50,10 @@ void validate(const Options& opts) {
                      " not found");
   auto space = space::Space::build(spec);
   if (opts.sizes.empty()) throw InputError("no problem sizes given (--sizes)");
+  for (const auto& size : opts.sizes)
+    if (size.rank > problem_rank(spec))
+      throw InputError("bad --sizes: " + size.label() + " has " + std::to_string(size.rank) + " dimensions, but " + opts.space +
+                       "'s ProblemSize has " + std::to_string(problem_rank(spec)));
   bool known = false;
   for (const char* s : kStrategies) known = known || opts.strategy == s;
   if (!known) throw InputError("unknown --strategy '" + opts.strategy + "' (available: brute_force)");

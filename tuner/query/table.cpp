@@ -1,4 +1,4 @@
-#include "tuning/run_table.h"
+#include "query/table.h"
 
 #include <nlohmann/json.hpp>
 
@@ -7,7 +7,7 @@
 
 #include "query/query.h"
 
-namespace tune::tuning {
+namespace tune::query {
 
 std::vector<TableRow> run_table(store::Store& db, const std::string& kernel, const std::string& device,
                                 const std::vector<std::string>& sizes) {
@@ -15,12 +15,12 @@ std::vector<TableRow> run_table(store::Store& db, const std::string& kernel, con
   for (const auto& size : sizes) {
     TableRow r;
     r.size = size;
-    auto best = query::best(db, {kernel, device, size});
-    if (!best.empty() && !best[0].nearest) {
-      r.best = best[0].params;
-      r.median_ms = best[0].median_ms;
-      r.gbps = best[0].gbps;
-      r.gflops = best[0].gflops;
+    auto top = best(db, {kernel, device, size});
+    if (!top.empty() && !top[0].nearest) {
+      r.best = top[0].params;
+      r.median_ms = top[0].median_ms;
+      r.gbps = top[0].gbps;
+      r.gflops = top[0].gflops;
     }
     std::map<std::string, store::Ceiling> latest;
     for (const auto& c : db.ceilings(device, size))
@@ -39,7 +39,7 @@ std::vector<TableRow> run_table(store::Store& db, const std::string& kernel, con
 }
 
 void print_run_table(store::Store& db, const std::string& kernel, const std::string& device,
-                     const std::vector<std::string>& sizes, const std::vector<SizeFlag>& flags,
+                     const std::vector<std::string>& sizes, const std::vector<std::string>& flag_lines,
                      const RunTotals& t, bool json) {
   auto rows = run_table(db, kernel, device, sizes);
   if (json) {
@@ -80,10 +80,10 @@ void print_run_table(store::Store& db, const std::string& kernel, const std::str
     std::printf("%-12s %10.4f %9s %7s %9s  %-12s %s\n", r.size.c_str(), r.median_ms, gb, cf, lr, r.flags.c_str(),
                 r.best.c_str());
   }
-  for (const auto& f : flags) std::printf("flag %s %s: %s\n", f.size.c_str(), f.kind.c_str(), f.text.c_str());
+  for (const auto& f : flag_lines) std::printf("flag %s\n", f.c_str());
   std::printf("%zu measured, %zu failed; %zu compiled (%.1f s of compile time on %u threads), %zu from the binary cache; "
               "measurement %.1f s; wall %.1f s\n",
               t.measured, t.failed, t.compiled, t.compile_s, t.workers, t.cached, t.measure_s, t.wall_s);
 }
 
-}  // namespace tune::tuning
+}  // namespace tune::query

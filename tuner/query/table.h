@@ -1,13 +1,12 @@
-// The end-of-run table: for each size of the sweep, the best configuration, its time and
+// The table of a sweep (end of `tune run`, `tune report`): for each size of the sweep, the best configuration, its time and
 // throughput, its fraction of the copy ceiling and its ratio to the library, and the flags.
 #pragma once
 #include <string>
 #include <vector>
 
 #include "store/store.h"
-#include "tuning/analysis.h"
 
-namespace tune::tuning {
+namespace tune::query {
 
 struct RunTotals {
   std::size_t compiled = 0, cached = 0, measured = 0, failed = 0;
@@ -29,8 +28,9 @@ struct TableRow {
 std::vector<TableRow> run_table(store::Store& db, const std::string& kernel, const std::string& device,
                                 const std::vector<std::string>& sizes);
 
+// Flags as "size kind: text" lines printed under the table.
 void print_run_table(store::Store& db, const std::string& kernel, const std::string& device,
-                     const std::vector<std::string>& sizes, const std::vector<SizeFlag>& flags,
+                     const std::vector<std::string>& sizes, const std::vector<std::string>& flag_lines,
                      const RunTotals& totals, bool json);
 
-}  // namespace tune::tuning
+}  // namespace tune::query

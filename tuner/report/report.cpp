@@ -1,0 +1,152 @@
+#include "report/report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+#include "common/error.h"
+#include "query/query.h"
+#include "query/table.h"
+
+namespace tune::report {
+
+namespace {
+
+std::string esc(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    switch (c) {
+      case '<': o += "&lt;"; break;
+      case '>': o += "&gt;"; break;
+      case '&': o += "&amp;"; break;
+      case '"': o += "&quot;"; break;
+      default: o += c;
+    }
+  }
+  return o;
+}
+
+std::string fmt(const char* f, double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, f, v);
+  return b;
+}
+
+double elements(const std::string& size) {
+  auto p = store::ProblemSize::parse(size);
+  return double(p.x) * double(p.y) * double(p.z);
+}
+
+struct Series {
+  std::string name, color;
+  std::vector<std::pair<double, double>> points;  // (x, y)
+};
+
+// A line plot: x is the square root of the element count (n for n x n), y the throughput.
+std::string plot(const std::vector<Series>& series, const std::vector<std::pair<double, std::string>>& marks,
+                 const std::string& unit) {
+  const double W = 900, H = 420, L = 70, R = 20, T = 20, B = 50;
+  double xmax = 1, ymax = 1;
+  for (const auto& s : series)
+    for (auto [x, y] : s.points) xmax = std::max(xmax, x), ymax = std::max(ymax, y);
+  ymax *= 1.08;
+  auto X = [&](double x) { return L + x / xmax * (W - L - R); };
+  auto Y = [&](double y) { return H - B - y / ymax * (H - T - B); };
+  std::ostringstream o;
+  o << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W << "\" height=\"" << H << "\" viewBox=\"0 0 " << W << " " << H
+    << "\" role=\"img\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  for (int i = 0; i <= 5; ++i) {  // grid and axes
+    double y = ymax * i / 5, x = xmax * i / 5;
+    o << "<line x1=\"" << L << "\" x2=\"" << W - R << "\" y1=\"" << Y(y) << "\" y2=\"" << Y(y) << "\" stroke=\"#ddd\"/>"
+      << "<text x=\"" << L - 6 << "\" y=\"" << Y(y) + 4 << "\" text-anchor=\"end\" font-size=\"12\">" << fmt("%.0f", y) << "</text>\n"
+      << "<text x=\"" << X(x) << "\" y=\"" << H - B + 18 << "\" text-anchor=\"middle\" font-size=\"12\">" << fmt("%.0f", x) << "</text>\n";
+  }
+  o << "<text x=\"" << (L + W - R) / 2 << "\" y=\"" << H - 8 << "\" text-anchor=\"middle\" font-size=\"13\">problem size n (sqrt of elements)</text>\n"
+    << "<text x=\"16\" y=\"" << (T + H - B) / 2 << "\" transform=\"rotate(-90 16 " << (T + H - B) / 2
+    << ")\" text-anchor=\"middle\" font-size=\"13\">" << esc(unit) << "</text>\n";
+  for (const auto& [x, label] : marks)
+    o << "<line x1=\"" << X(x) << "\" x2=\"" << X(x) << "\" y1=\"" << T << "\" y2=\"" << H - B
+      << "\" stroke=\"#d62728\" stroke-dasharray=\"3,3\" opacity=\"0.6\"><title>" << esc(label) << "</title></line>\n";
+  int k = 0;
+  for (const auto& s : series) {
+    if (s.points.empty()) continue;
+    o << "<polyline fill=\"none\" stroke=\"" << s.color << "\" stroke-width=\"2\" points=\"";
+    for (auto [x, y] : s.points) o << fmt("%.1f", X(x)) << "," << fmt("%.1f", Y(y)) << " ";
+    o << "\"/>\n";
+    for (auto [x, y] : s.points)
+      o << "<circle cx=\"" << fmt("%.1f", X(x)) << "\" cy=\"" << fmt("%.1f", Y(y)) << "\" r=\"2.5\" fill=\"" << s.color << "\"/>";
+    o << "\n<rect x=\"" << L + 15 << "\" y=\"" << T + 8 + 18 * k << "\" width=\"14\" height=\"4\" fill=\"" << s.color << "\"/>"
+      << "<text x=\"" << L + 35 << "\" y=\"" << T + 14 + 18 * k << "\" font-size=\"13\">" << esc(s.name) << "</text>\n";
+    ++k;
+  }
+  if (!marks.empty())
+    o << "<line x1=\"" << L + 15 << "\" x2=\"" << L + 29 << "\" y1=\"" << T + 10 + 18 * k << "\" y2=\"" << T + 10 + 18 * k
+      << "\" stroke=\"#d62728\" stroke-dasharray=\"3,3\"/><text x=\"" << L + 35 << "\" y=\"" << T + 14 + 18 * k
+      << "\" font-size=\"13\">flagged size</text>\n";
+  o << "</svg>\n";
+  return o.str();
+}
+
+}  // namespace
+
+std::string html(store::Store& db, const std::string& kernel_in) {
+  const std::string kernel = query::resolve_kernel(db, kernel_in.empty() ? std::nullopt : std::optional(kernel_in));
+  std::ostringstream o;
+  o << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>tune report: " << esc(kernel)
+    << "</title>\n<style>body{font-family:sans-serif;margin:24px;color:#222}table{border-collapse:collapse;font-size:13px}"
+       "td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}td.cfg{text-align:left;font-family:monospace;font-size:12px}"
+       "tr.flag{background:#fde8e8}h2{margin-top:32px}.note{color:#555;font-size:13px}</style></head><body>\n"
+    << "<h1>Kernel <code>" << esc(kernel) << "</code></h1>\n";
+  bool any = false;
+  for (const auto& device : db.devices(kernel)) {
+    auto sizes = db.sizes(kernel, device);
+    auto rows = query::run_table(db, kernel, device, sizes);
+    Series ours{"best configuration", "#1f77b4", {}}, copy{"device-to-device copy (cudaMemcpy)", "#2ca02c", {}},
+        lib{"library", "#ff7f0e", {}};
+    std::vector<std::pair<double, std::string>> marks;
+    std::string unit = "GB/s";
+    for (const auto& r : rows) {
+      if (r.best.empty()) continue;
+      any = true;
+      double x = std::sqrt(elements(r.size));
+      double v = r.gbps ? *r.gbps : (r.gflops ? *r.gflops : 0);
+      if (!r.gbps && r.gflops) unit = "GFLOP/s";
+      ours.points.emplace_back(x, v);
+      if (r.copy_fraction && r.gbps) copy.points.emplace_back(x, *r.gbps / *r.copy_fraction);
+      if (r.library_ratio) {
+        lib.name = r.library == "cublas_sgeam" ? "cuBLAS Sgeam" : "cuBLAS Sgemm (FP32)";
+        lib.points.emplace_back(x, v / *r.library_ratio);
+      }
+      if (!r.flags.empty()) marks.emplace_back(x, r.size + ": " + r.flags);
+    }
+    o << "<h2>" << esc(device) << "</h2>\n<p class=\"note\">" << sizes.size()
+      << " problem sizes. Ceilings were measured in the same runs as the kernels, with the same timing policy "
+         "(medians of event-timed launches after warm-up). Dashed red lines mark sizes where the best configuration "
+         "changes or throughput dips below both neighbouring sizes.</p>\n"
+      << plot({ours, copy, lib}, marks, unit)
+      << "<table><tr><th>size</th><th>median ms</th><th>" << unit << "</th><th>of copy</th><th>vs library</th><th>flags</th>"
+         "<th>best configuration</th></tr>\n";
+    for (const auto& r : rows) {
+      o << "<tr" << (r.flags.empty() ? "" : " class=\"flag\"") << "><td>" << esc(r.size) << "</td><td>" << fmt("%.4f", r.median_ms)
+        << "</td><td>" << (r.gbps ? fmt("%.0f", *r.gbps) : r.gflops ? fmt("%.0f", *r.gflops) : "-") << "</td><td>"
+        << (r.copy_fraction ? fmt("%.3f", *r.copy_fraction) : "-") << "</td><td>"
+        << (r.library_ratio ? fmt("%.3fx", *r.library_ratio) : "-") << "</td><td>" << esc(r.flags) << "</td><td class=\"cfg\">"
+        << esc(r.best) << "</td></tr>\n";
+    }
+    o << "</table>\n";
+    auto flags = db.flags(kernel, device);
+    if (!flags.empty()) {
+      o << "<h3>Flags</h3><ul>\n";
+      for (const auto& f : flags)
+        o << "<li><b>" << esc(f.size) << "</b> " << esc(std::string(store::to_string(f.kind))) << ": " << esc(f.text) << "</li>\n";
+      o << "</ul>\n";
+    }
+  }
+  if (!any) throw InputError("no verified results for kernel '" + kernel + "' in " + db.path());
+  o << "<p class=\"note\">Generated by <code>tune report</code> from " << esc(db.path()) << ".</p>\n</body></html>\n";
+  return o.str();
+}
+
+}  // namespace tune::report
