@@ -403,6 +403,9 @@ int run_engine(const Options& o) {
         }
       }
       if (m.status == store::MeasurementStatus::ok) {
+        spdlog::debug("{} at {}: grid ({},{},{}) block ({},{},{}): verified, median {:.4f} ms of {} launches", params[c],
+                      size_text[s], g.grid[0], g.grid[1], g.grid[2], g.block[0], g.block[1], g.block[2], *m.objective,
+                      m.samples_ms.size());
         ++count.measured;
         double thr = m.gbps ? *m.gbps : (m.gflops ? *m.gflops : sweep[s].elements / *m.objective);
         sweep[s].throughput[params[c]] = thr;
