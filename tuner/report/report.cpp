@@ -6,6 +6,8 @@
 #include <map>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "common/error.h"
 #include "query/query.h"
 #include "query/table.h"
@@ -34,6 +36,15 @@ std::string fmt(const char* f, double v) {
   return b;
 }
 
+// {"a":1,"b":2} -> "a=1 b=2" (wraps in a table cell)
+std::string compact(const std::string& params) {
+  if (params.empty()) return "-";
+  auto j = nlohmann::ordered_json::parse(params);
+  std::string out;
+  for (auto it = j.begin(); it != j.end(); ++it) out += (out.empty() ? "" : " ") + it.key() + "=" + it.value().dump();
+  return out;
+}
+
 double elements(const std::string& size) {
   auto p = store::ProblemSize::parse(size);
   return double(p.x) * double(p.y) * double(p.z);
@@ -54,6 +65,7 @@ std::string plot(const std::vector<Series>& series, const std::vector<std::pair<
   ymax *= 1.08;
   auto X = [&](double x) { return L + x / xmax * (W - L - R); };
   auto Y = [&](double y) { return H - B - y / ymax * (H - T - B); };
+  const double LX = W - R - 290, LY = H - B - 90;  // legend, lower right (curves rise to the upper left)
   std::ostringstream o;
   o << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W << "\" height=\"" << H << "\" viewBox=\"0 0 " << W << " " << H
     << "\" role=\"img\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
@@ -77,13 +89,13 @@ std::string plot(const std::vector<Series>& series, const std::vector<std::pair<
     o << "\"/>\n";
     for (auto [x, y] : s.points)
       o << "<circle cx=\"" << fmt("%.1f", X(x)) << "\" cy=\"" << fmt("%.1f", Y(y)) << "\" r=\"2.5\" fill=\"" << s.color << "\"/>";
-    o << "\n<rect x=\"" << L + 15 << "\" y=\"" << T + 8 + 18 * k << "\" width=\"14\" height=\"4\" fill=\"" << s.color << "\"/>"
-      << "<text x=\"" << L + 35 << "\" y=\"" << T + 14 + 18 * k << "\" font-size=\"13\">" << esc(s.name) << "</text>\n";
+    o << "\n<rect x=\"" << LX << "\" y=\"" << LY + 18 * k << "\" width=\"14\" height=\"4\" fill=\"" << s.color << "\"/>"
+      << "<text x=\"" << LX + 20 << "\" y=\"" << LY + 6 + 18 * k << "\" font-size=\"13\">" << esc(s.name) << "</text>\n";
     ++k;
   }
   if (!marks.empty())
-    o << "<line x1=\"" << L + 15 << "\" x2=\"" << L + 29 << "\" y1=\"" << T + 10 + 18 * k << "\" y2=\"" << T + 10 + 18 * k
-      << "\" stroke=\"#d62728\" stroke-dasharray=\"3,3\"/><text x=\"" << L + 35 << "\" y=\"" << T + 14 + 18 * k
+    o << "<line x1=\"" << LX << "\" x2=\"" << LX + 14 << "\" y1=\"" << LY + 2 + 18 * k << "\" y2=\"" << LY + 2 + 18 * k
+      << "\" stroke=\"#d62728\" stroke-dasharray=\"3,3\"/><text x=\"" << LX + 20 << "\" y=\"" << LY + 6 + 18 * k
       << "\" font-size=\"13\">flagged size</text>\n";
   o << "</svg>\n";
   return o.str();
@@ -133,7 +145,7 @@ std::string html(store::Store& db, const std::string& kernel_in) {
         << "</td><td>" << (r.gbps ? fmt("%.0f", *r.gbps) : r.gflops ? fmt("%.0f", *r.gflops) : "-") << "</td><td>"
         << (r.copy_fraction ? fmt("%.3f", *r.copy_fraction) : "-") << "</td><td>"
         << (r.library_ratio ? fmt("%.3fx", *r.library_ratio) : "-") << "</td><td>" << esc(r.flags) << "</td><td class=\"cfg\">"
-        << esc(r.best) << "</td></tr>\n";
+        << esc(compact(r.best)) << "</td></tr>\n";
     }
     o << "</table>\n";
     auto flags = db.flags(kernel, device);
