@@ -44,3 +44,9 @@ for s in spaces/*.json; do
   "$tune" --space "$s" --sizes $sizes --db "$out/check.db" --repetitions 3 --warmup 1 2>&1 \
     | grep -E "^[0-9]+x|measured,|error|flag"
 done
+
+echo "== 5. configurations that fault the GPU context are stored as runtime errors; the run goes on"
+"$tune" --space tuner/tuning/testdata/fault.json --sizes 1048576,2097152 --db "$work/fault.db" > "$work/fault.log" 2>&1
+echo "exit status $?"
+grep -vE "^\[.*info|^measuring" "$work/fault.log" | tail -14
+"$tune" db --db "$work/fault.db"
