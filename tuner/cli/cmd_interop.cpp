@@ -1,0 +1,102 @@
+// tune import / tune export: Kernel Tuner cache files and T4 results in and out of the database.
+#include <cstdio>
+#include <optional>
+
+#include "cli/commands.h"
+#include "common/error.h"
+#include "interop/interop.h"
+
+namespace tune::cli {
+
+namespace {
+
+std::optional<std::string> opt(const po::variables_map& vm, const char* name) {
+  if (!vm.count(name)) return std::nullopt;
+  return vm[name].as<std::string>();
+}
+
+std::string joined_args() {
+  std::string s;
+  for (const auto& a : process_args()) {
+    if (!s.empty()) s += ' ';
+    s += a;
+  }
+  return s;
+}
+
+}  // namespace
+
+int cmd_import(const Args& args) {
+  po::options_description opts("tune import options");
+  opts.add_options()("file", po::value<std::vector<std::string>>()->multitoken(),
+                     "Kernel Tuner cache (.json or .json.gz, closed or left open) or T4 results file")(
+      "kernel", po::value<std::string>(), "store under this kernel name (default: the file's kernel_name)")(
+      "device", po::value<std::string>(), "store under this device (default: the file's device_name, else \"unknown\")")(
+      "spec", po::value<std::string>(), "T1 spec of the same space: key configurations like `tune run` does");
+  add_db_option(opts);
+  po::positional_options_description pos;
+  pos.add("file", -1);
+  po::variables_map vm;
+  if (!parse("import", "tune import FILE... [--kernel NAME] [--device NAME] [--spec T1.json] [--db FILE]", args, opts, vm,
+             &pos)) {
+    return 0;
+  }
+  if (!vm.count("file")) throw InputError("tune import: give at least one file to import (see tune import --help)");
+  std::optional<spec::Spec> spec;
+  if (auto s = opt(vm, "spec")) spec = spec::load(*s);
+  interop::ImportOptions o;
+  o.kernel = opt(vm, "kernel");
+  o.device = opt(vm, "device");
+  o.spec = spec ? &*spec : nullptr;
+  o.command_line = joined_args();
+  auto db = store::Store::open(db_path(vm), store::Store::Mode::read_write);
+  for (const auto& file : vm["file"].as<std::vector<std::string>>()) {
+    auto r = interop::import_file(db, file, o);
+    std::string statuses;
+    for (const auto& [status, n] : r.statuses) {
+      if (!statuses.empty()) statuses += ", ";
+      statuses += std::to_string(n) + " " + std::string(store::to_string(status));
+    }
+    std::printf("%s (%s): kernel %s, device %s, size %s: %zu entries (%s): %zu added, %zu replaced, %zu unchanged%s\n",
+                file.c_str(), r.format.c_str(), r.kernel.c_str(), r.device.c_str(), r.size.c_str(), r.entries,
+                statuses.empty() ? "none" : statuses.c_str(), r.added, r.replaced, r.unchanged,
+                r.run_id ? (", run " + std::to_string(*r.run_id)).c_str() : ", nothing new");
+    if (r.repaired) {
+      std::printf("  note: %s was left open by an interrupted run; read up to its last complete entry\n", file.c_str());
+    }
+    if (r.device_defaulted) {
+      std::printf("  note: %s names no device; stored under device \"unknown\" (give --device NAME to name it)\n",
+                  file.c_str());
+    }
+  }
+  return 0;
+}
+
+int cmd_export(const Args& args) {
+  po::options_description opts("tune export options");
+  opts.add_options()("format", po::value<std::string>()->required(), "kt-cache, t4 or csv")(
+      "kernel", po::value<std::string>(), "kernel name (optional if the database holds one)")(
+      "device", po::value<std::string>(), "device name (kt-cache and t4 hold one device)")(
+      "size", po::value<std::string>(), "problem size, e.g. 4096x4096 (kt-cache and t4 hold one size)")(
+      "out", po::value<std::string>()->required(), "file to write");
+  add_db_option(opts);
+  po::variables_map vm;
+  if (!parse("export", "tune export --format kt-cache|t4|csv [--kernel K] [--device D] [--size N] --out FILE [--db FILE]",
+             args, opts, vm)) {
+    return 0;
+  }
+  interop::ExportOptions o;
+  o.format = interop::parse_export_format(vm["format"].as<std::string>());
+  o.kernel = opt(vm, "kernel");
+  o.device = opt(vm, "device");
+  if (auto size = opt(vm, "size")) o.size = store::ProblemSize::parse(*size).text;
+  auto db = store::Store::open(db_path(vm), store::Store::Mode::read_only);
+  const std::string out = vm["out"].as<std::string>();
+  auto r = interop::export_file(db, o, out);
+  std::printf("wrote %zu measurements of %s%s to %s (%s)\n", r.rows, r.kernel.c_str(),
+              r.device.empty() ? "" : (" on " + r.device + " at " + r.size).c_str(), out.c_str(),
+              vm["format"].as<std::string>().c_str());
+  return 0;
+}
+
+}  // namespace tune::cli
