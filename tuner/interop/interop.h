@@ -108,10 +108,10 @@ CacheFile read_cache(const std::filesystem::path& path);  // throws unless it is
 std::string cache_space_hash(const ojson& tune_params_keys, const ojson& tune_params);
 
 struct ImportOptions {
-  std::optional<std::string> kernel;  // overrides the file's kernel_name
-  std::optional<std::string> device;  // overrides/replaces the file's device_name
-  const spec::Spec* spec = nullptr;   // key configurations by this spec's space hash
-  std::string command_line;
+  std::optional<std::string> kernel{};  // overrides the file's kernel_name
+  std::optional<std::string> device{};  // overrides/replaces the file's device_name
+  const spec::Spec* spec = nullptr;     // key configurations by this spec's space hash
+  std::string command_line{};
 };
 
 struct ImportResult {
@@ -137,7 +137,7 @@ ExportFormat parse_export_format(const std::string& name);  // kt-cache, t4, csv
 
 struct ExportOptions {
   ExportFormat format = ExportFormat::kt_cache;
-  std::optional<std::string> kernel, device, size;
+  std::optional<std::string> kernel{}, device{}, size{};
 };
 
 struct ExportResult {

@@ -51,7 +51,7 @@ TEST_P(RoundTrip, ExportEqualsOriginalAndReimportChangesNothing) {
   ASSERT_EQ(r.added, r.entries);
 
   const std::string out = dir.file("export.json");
-  ExportResult e = export_file(db, {.format = ExportFormat::kt_cache, .kernel = r.kernel, .device = r.device, .size = {}}, out);
+  ExportResult e = export_file(db, {.format = ExportFormat::kt_cache, .kernel = r.kernel, .device = r.device}, out);
   EXPECT_EQ(e.rows, r.entries);
   const ojson exported = ojson::parse(store::testing::read_bytes(out));
 
@@ -102,7 +102,7 @@ TEST(RoundTripBytes, BenchmarkHubCachesExportByteIdentical) {
     TempDir dir;
     auto db = store::Store::open(dir.file("t.db"), store::Store::Mode::read_write);
     ImportResult r = import_file(db, file, {});
-    std::string text = export_text(db, {.format = ExportFormat::kt_cache, .kernel = r.kernel, .device = r.device, .size = {}});
+    std::string text = export_text(db, {.format = ExportFormat::kt_cache, .kernel = r.kernel, .device = r.device});
     EXPECT_TRUE(text == raw_text(file)) << rel << ": export differs from the original bytes";
   }
 }

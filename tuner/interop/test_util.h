@@ -46,16 +46,16 @@ inline std::string raw_text(const std::string& path) {
 
 inline ojson raw_json(const std::string& path) { return ojson::parse(raw_text(path)); }
 
-struct Run {
+struct Shell {
   int code = -1;
   std::string out, err;
 };
 
 // Runs a shell command, capturing stdout and stderr.
-inline Run shell(const std::string& command) {
+inline Shell shell(const std::string& command) {
   static int n = 0;
   fs::path err = fs::temp_directory_path() / ("tune_interop_err_" + std::to_string(::getpid()) + "_" + std::to_string(n++));
-  Run r;
+  Shell r;
   FILE* p = ::popen((command + " 2>" + err.string()).c_str(), "r");
   char buf[4096];
   while (p != nullptr && std::fgets(buf, sizeof buf, p) != nullptr) r.out += buf;
