@@ -49,7 +49,22 @@
 // Status: Compilation* -> compile_failed, Runtime* -> runtime_error, Invalid* -> restricted;
 // T4 invalidity compile/runtime/constraints/timeout/correctness likewise.
 // Re-importing identical data adds nothing: an entry whose stored measurement is identical is
-// skipped, and a file with nothing new creates no run.
+// skipped, and a file with nothing new creates no run. Two entries with the same parameters, a
+// parameter value outside tune_params, or a missing parameter refuse the whole file.
+//
+// ---- How an export is written ----------------------------------------------------------------
+// kt-cache: the byte layout of Kernel Tuner's writer (the benchmark_hub caches come back byte for
+// byte). Header: that of the latest import among the exported measurements (so device_name is
+// the file's own, "" for the MI250X caches, even when --device renamed the device here), else
+// one made from the data (tune_params: the values seen, sorted; objective "time"). Entries are in
+// measurement order (file order for imports). A measurement this program tuned writes time = its
+// objective (the median), times, compile/verification/benchmark/strategy_time (0 when unknown:
+// Kernel Tuner's simulation mode reads the first three), GB/s, GFLOP/s, its extra fields,
+// framework_time 0 and timestamp from measured_at; a failure writes "time": the ErrorConfig
+// name for its status, which Kernel Tuner 1.x (<= 1.3 and >= 1.4) reads back as that failure.
+// t4: metadata {"timeunit": "milliseconds", kernel_name, device_name, problem_size,
+// tune_params_keys, tune_params, objective}, results as file_utils.get_t4_results makes them
+// (a T4 import is written back exactly). csv: one row per measurement, parameters as columns.
 #pragma once
 #include <cstdint>
 #include <filesystem>
