@@ -166,7 +166,10 @@ bool same_json(const ojson& a, const ojson& b) {
 
 ojson to_kt_entry(const store::Measurement& m, const ojson& params, std::string& key) {
   ojson extra = ojson::parse(m.extra, nullptr, false);
-  if (!extra.is_object()) extra = ojson::object();
+  return to_kt_entry(m, params, extra.is_object() ? extra : ojson::object(), key);
+}
+
+ojson to_kt_entry(const store::Measurement& m, const ojson& params, const ojson& extra, std::string& key) {
   const ojson meta = extra.contains(kKtMeta) ? extra[kKtMeta] : ojson();
   key = meta.is_object() && meta.contains("key") ? meta["key"].get<std::string>() : cache_key(params);
   if (meta.is_object() && meta.contains("raw")) return meta["raw"];
@@ -285,12 +288,11 @@ Imported from_kt_entry(const std::string& key, const ojson& entry, const std::ve
       meta.erase("order");
       meta["raw"] = entry;
     }
-    ojson stored = extra;
-    stored[kKtMeta] = meta;
-    m.extra = stored.dump();
+    extra[kKtMeta] = meta;
     std::string rebuilt_key;
-    if (same_json(to_kt_entry(settled(m), out.params, rebuilt_key), entry)) break;
+    if (same_json(to_kt_entry(settled(m), out.params, extra, rebuilt_key), entry)) break;
   }
+  m.extra = extra.dump();
   return out;
 }
 

@@ -54,6 +54,8 @@ store::Measurement settled(store::Measurement m);
 
 // The entry Kernel Tuner would hold for this measurement, and its cache key.
 ojson to_kt_entry(const store::Measurement& m, const ojson& params, std::string& key);
+// The same, with m.extra already parsed (`extra` must be m.extra as JSON).
+ojson to_kt_entry(const store::Measurement& m, const ojson& params, const ojson& extra, std::string& key);
 // The T4 result for this measurement (objective names the objective of the file).
 ojson to_t4_result(const store::Measurement& m, const ojson& params, const std::string& objective);
 

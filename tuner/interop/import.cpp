@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 
 #include "common/error.h"
@@ -207,7 +208,7 @@ ImportResult write(store::Store& db, Plan& plan, const ImportOptions& opt) {
       info.notes = plan.notes.dump();
       r.run_id = db.begin_run(info);
     }
-    m.config_id = db.upsert_configuration_text(plan.kernel, plan.space_hash, params);
+    m.config_id = db.upsert_configuration(plan.kernel, plan.space_hash, item.params);
     m.run_id = *r.run_id;
     m.device = plan.device;
     m.size = plan.size;
@@ -234,10 +235,17 @@ std::string cache_space_hash(const ojson& keys, const ojson& tune_params) {
 }
 
 ImportResult import_file(store::Store& db, const std::filesystem::path& path, const ImportOptions& opt) {
+  using clock = std::chrono::steady_clock;
+  auto seconds = [](clock::time_point a, clock::time_point b) { return std::chrono::duration<double>(b - a).count(); };
+  const auto t0 = clock::now();
   auto file = read_file(path);
+  const auto t1 = clock::now();
   Plan plan = std::holds_alternative<CacheFile>(file) ? plan_cache(std::get<CacheFile>(file), opt)
                                                       : plan_t4(std::get<T4File>(file), opt);
+  const auto t2 = clock::now();
   ImportResult r = write(db, plan, opt);
+  spdlog::debug("import {}: read {:.3f} s, map {:.3f} s, store {:.3f} s", path.string(), seconds(t0, t1),
+                seconds(t1, t2), seconds(t2, clock::now()));
   r.file = path;
   r.repaired = std::holds_alternative<CacheFile>(file) && std::get<CacheFile>(file).repaired;
   return r;
