@@ -10,7 +10,9 @@ namespace tune::cli {
 int cmd_run(const Args& args) {
   po::options_description opts("tune run options");
   opts.add_options()("space", po::value<std::string>()->required(), "T1 search-space file")(
-      "sizes", po::value<std::string>()->required(), "problem sizes: A:B[:STEP], N,M,..., MxN")(
+      "sizes", po::value<std::string>(), "problem sizes: A:B[:STEP], N,M,..., MxN (required unless --replay)")(
+      "replay", po::value<std::vector<std::string>>()->multitoken(),
+      "Kernel Tuner cache(s) to replay instead of running on the GPU")(
       "strategy", po::value<std::string>()->default_value("brute_force"), "search strategy")(
       "max-fevals", po::value<std::int64_t>(), "at most this many configurations per size")(
       "time-limit", po::value<double>(), "stop after this many seconds")(
@@ -23,15 +25,20 @@ int cmd_run(const Args& args) {
   add_db_option(opts);
   po::variables_map vm;
   if (!parse("run",
-             "tune [run] --space FILE --sizes SPEC [--strategy NAME] [--max-fevals N] [--time-limit SEC] "
-             "[--seed N] [--db FILE]",
+             "tune [run] --space FILE (--sizes SPEC | --replay CACHE...) [--strategy NAME] [--max-fevals N] "
+             "[--time-limit SEC] [--seed N] [--db FILE]",
              args, opts, vm))
     return 0;
 
   tuning::Options o;
   o.space = vm["space"].as<std::string>();
-  o.sizes_text = vm["sizes"].as<std::string>();
-  o.sizes = sizes::parse(o.sizes_text);
+  if (vm.count("replay")) o.replay = vm["replay"].as<std::vector<std::string>>();
+  if (vm.count("sizes")) {
+    o.sizes_text = vm["sizes"].as<std::string>();
+    o.sizes = sizes::parse(o.sizes_text);
+  } else if (o.replay.empty()) {
+    throw InputError("tune run: the option '--sizes' is required but missing (see tune run --help)");
+  }
   o.db = db_path(vm);
   o.strategy = vm["strategy"].as<std::string>();
   if (vm.count("max-fevals")) {

@@ -12,7 +12,9 @@
 #include "space/space.h"
 #include "spec/spec.h"
 #include "store/store.h"
+#include "search/search.h"
 #include "tuning/engine.h"
+#include "tuning/replay.h"
 #include "tuning/launch.h"
 
 namespace tune::tuning {
@@ -20,7 +22,6 @@ namespace tune::tuning {
 namespace fs = std::filesystem;
 
 namespace {
-const char* const kStrategies[] = {"brute_force"};
 
 // A run must be able to store what it measures: check before any GPU time is spent, and without
 // writing anything (an existing database is opened read-only: corrupt? newer schema?).
@@ -45,18 +46,16 @@ void validate(const Options& opts) {
   if (spec.kernel.language != "CUDA")
     throw InputError(opts.space + ": KernelSpecification.Language: tune runs CUDA kernels, not " + spec.kernel.language);
   std::error_code ec;
-  if (!fs::is_regular_file(spec.kernel.file_path, ec))
+  if (opts.replay.empty() && !fs::is_regular_file(spec.kernel.file_path, ec))
     throw InputError(opts.space + ": KernelSpecification.KernelFile: kernel file " + spec.kernel.file_path.string() +
                      " not found");
   auto space = space::Space::build(spec);
-  if (opts.sizes.empty()) throw InputError("no problem sizes given (--sizes)");
+  if (opts.sizes.empty() && opts.replay.empty()) throw InputError("no problem sizes given (--sizes)");
   for (const auto& size : opts.sizes)
     if (size.rank > problem_rank(spec))
       throw InputError("bad --sizes: " + size.label() + " has " + std::to_string(size.rank) + " dimensions, but " + opts.space +
                        "'s ProblemSize has " + std::to_string(problem_rank(spec)));
-  bool known = false;
-  for (const char* s : kStrategies) known = known || opts.strategy == s;
-  if (!known) throw InputError("unknown --strategy '" + opts.strategy + "' (available: brute_force)");
+  search::check_strategy(opts.strategy);
   check_database_writable(opts.db);
   spdlog::info("{}: {} valid configurations of {} ({} parameters), {} sizes", opts.space, space.size(),
                space.cartesian(), space.num_params(), opts.sizes.size());
@@ -64,6 +63,7 @@ void validate(const Options& opts) {
 
 int tune(const Options& opts) {
   validate(opts);
+  if (!opts.replay.empty()) return run_replay(opts);
   if (!run::gpu_available()) throw UnavailableError(run::gpu_unavailable_reason());
   // A configuration that faults the GPU context poisons this process for good (run/isolate.h):
   // the sweep runs in a worker process, restarted to resume from the store after such a fault.

@@ -27,6 +27,7 @@ struct Options {
   int repetitions = 20;
   bool json = false;
   std::string command_line;
+  std::vector<std::string> replay;  // Kernel Tuner caches to replay instead of a GPU run
   // This process's arguments (argv[0] first): a supervised worker process re-runs them when a
   // configuration faults the GPU context (see run/isolate.h).
   std::vector<std::string> argv;
