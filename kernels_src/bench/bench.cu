@@ -6,10 +6,16 @@
 //
 // Build (here): nvcc -O3 -std=c++20 -arch=sm_90 -Ituner -o .gpu/bench kernels_src/bench/bench.cu
 //   tuner/compile/compile.cpp tuner/compile/resources.cpp tuner/compile/pool.cpp
-//   tuner/common/hash.cpp -lnvrtc -lcuda -lcublas
-// Run: .gpu/bench <out-dir> <repo-root> [<config-list> | --dry]  (writes results.csv, prints a summary)
-//   without a list: a broad exploration in two stages; with a list (lines "<file> <kernel>
-//   name=value ...", e.g. every configuration of spaces/*.json): exactly those.
+//   tuner/common/hash.cpp -lnvrtc -lcuda -lcublas   (experiment.sh runs it as .gpu/bench_tp; --dry
+//   runs here without libcuda.so.1 when LD_LIBRARY_PATH has a libcuda.so.1 link to the CUDA stub)
+// Run: .gpu/bench <out-dir> <repo-root> [<config-list> | --dry [<config-list>]]
+//   (writes results.csv, prints a summary) without a list: a broad exploration in two stages; with
+//   a list (lines "<file> <kernel> name=value ...", e.g. every configuration of spaces/*.json):
+//   exactly those. --dry compiles (the list, or the exploration's sets) and launches nothing.
+//   BENCH_SIZES="2048,4096,1000x4097,..." (N or RxC, rows x cols) replaces the default sizes.
+//   Bench-only parameters in a list (passed to the compiler too, where nothing reads them):
+//   persist_grid=1 launches occupancy x SMs blocks (for persist=1: one resident wave looping over
+//   all tiles) instead of the spec's grid; rep=N only tells repeated entries apart.
 #include <cublas_v2.h>
 #include <cuda.h>
 #include <cuda_runtime.h>
@@ -171,7 +177,7 @@ struct Loaded {
   CUfunction fn = nullptr;
   bool ok = false;
   std::string why;
-  int regs = 0, smem = 0;
+  int regs = 0, smem = 0, occupancy = 0;  // occupancy: resident blocks per SM
 };
 
 static double median(std::vector<float> v) {
@@ -214,8 +220,11 @@ struct Launch {
   dim3 grid, block;
 };
 
-static Launch geometry(const Config& c, Size s) {
+static int g_sms = 132;
+
+static Launch geometry(const Config& c, Size s, int occupancy = 0) {
   const int bx = c.get("block_size_x", 32), by = c.get("block_size_y", 1), V = c.get("vector", 1);
+  if (c.get("persist_grid", 0) && occupancy > 0) return {dim3(occupancy * g_sms), dim3(bx, by)};
   const int tsy = c.get("tile_size_y", 1), tiles = c.get("tiles", 1);
   if (c.one_d()) return {dim3((s.cols + bx - 1) / bx), dim3(bx)};
   const int gx = (s.cols + bx * V - 1) / (bx * V), gy = (s.rows + by * tsy * tiles - 1) / (by * tsy * tiles);
@@ -232,7 +241,7 @@ struct Row {
 static Row measure(Gpu& g, const Loaded& L, Size s) {
   Row row{L.cfg.kernel, L.cfg.str(), s.rows, s.cols, false, 0, 0};
   const size_t n = size_t(s.rows) * s.cols;
-  const Launch ln = geometry(L.cfg, s);
+  const Launch ln = geometry(L.cfg, s, L.occupancy);
   int rows = s.rows, cols = s.cols, nn = static_cast<int>(n);
   void* args2d[] = {&g.out, &g.in, &rows, &cols};
   void* args1d[] = {&g.out, &nn};
@@ -266,8 +275,30 @@ int main(int argc, char** argv) {
   const std::string tsrc = read_file(root + "/kernels_src/transpose.cu");
   const std::string csrc = read_file(root + "/kernels_src/copy.cu");
 
+  auto read_list = [](const std::string& path) {  // lines "<file> <kernel> name=value ..."
+    std::ifstream f(path);
+    if (!f) {
+      std::fprintf(stderr, "cannot read %s\n", path.c_str());
+      std::exit(1);
+    }
+    std::string line;
+    std::vector<Config> cfgs;
+    while (std::getline(f, line)) {
+      std::istringstream ss(line);
+      std::string file, kv;
+      Config c;
+      if (!(ss >> file >> c.kernel)) continue;
+      while (ss >> kv) {
+        const auto eq = kv.find('=');
+        c.p.emplace_back(kv.substr(0, eq), std::stoi(kv.substr(eq + 1)));
+      }
+      cfgs.push_back(c);
+    }
+    return cfgs;
+  };
   if (argc > 3 && std::string(argv[3]) == "--dry") {  // compile everything, no GPU needed
-    std::vector<Config> all = transpose_core();
+    std::vector<Config> all = argc > 4 ? read_list(argv[4]) : transpose_core();
+    if (argc <= 4)
     for (Config c : transpose_core()) {  // every variant knob once per core configuration
       for (auto& [k, v] : c.p) {
         if (k == "group") v = 16;
@@ -276,7 +307,8 @@ int main(int argc, char** argv) {
       }
       all.push_back(c);
     }
-    for (const Config& c : copy_configs()) all.push_back(c);
+    if (argc <= 4)
+      for (const Config& c : copy_configs()) all.push_back(c);
     tune::compile::CompilePool pool(0);
     for (size_t i = 0; i < all.size(); ++i) {
       CompileRequest r;
@@ -294,6 +326,8 @@ int main(int argc, char** argv) {
       const int threads = c.get("block_size_x", 1) * c.get("block_size_y", 1);
       const std::string why = res->ok() ? tune::compile::check_launch(res->resources, threads, 0) : "compile failed";
       if (!why.empty() && bad++ < 10) std::printf("%s %s: %s\n%s\n", c.kernel.c_str(), c.str().c_str(), why.c_str(), res->log.c_str());
+      if (res->ok() && res->resources.spill_stores > 0)
+        std::printf("spills: %s %s (%d registers)\n", c.kernel.c_str(), c.str().c_str(), res->resources.registers);
       spills += res->resources.spill_stores > 0;
       maxregs = std::max(maxregs, res->resources.registers);
     }
@@ -306,11 +340,27 @@ int main(int argc, char** argv) {
   std::printf("device: %s, %d SMs, L2 %d MB, NVRTC %s\n", prop.name, prop.multiProcessorCount,
               prop.l2CacheSize >> 20, tune::compile::nvrtc_version().c_str());
 
-  const std::vector<Size> sizes2d = {{128, 128},   {512, 512},   {1000, 1000}, {1023, 1023}, {1024, 1024},
-                                     {2048, 2048}, {4096, 4096}, {4097, 4097}, {8192, 8192}, {16384, 16384},
-                                     {1000, 4097}, {4097, 1000}};
+  g_sms = prop.multiProcessorCount;
+  std::vector<Size> sizes2d = {{128, 128},   {512, 512},   {1000, 1000}, {1023, 1023}, {1024, 1024},
+                               {2048, 2048}, {4096, 4096}, {4097, 4097}, {8192, 8192}, {16384, 16384},
+                               {1000, 4097}, {4097, 1000}};
+  if (const char* env = std::getenv("BENCH_SIZES")) {  // "N" or "RxC" (rows x cols), comma-separated
+    sizes2d.clear();
+    std::istringstream ss(env);
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+      const auto x = item.find('x');
+      const int r = std::stoi(item.substr(0, x)), c = x == std::string::npos ? r : std::stoi(item.substr(x + 1));
+      if (size_t(r) * c > size_t(16384) * 16384) {
+        std::fprintf(stderr, "size %s exceeds 16384 x 16384\n", item.c_str());
+        return 1;
+      }
+      sizes2d.push_back({r, c});
+    }
+  }
   const std::vector<Size> sizes1d = {{1, 1 << 24}, {1, 1 << 26}};
-  const size_t maxn = size_t(16384) * 16384;
+  size_t maxn = size_t(1) << 26;  // the 1-D kernels' n; the matrices' largest size otherwise
+  for (Size s : sizes2d) maxn = std::max(maxn, size_t(s.rows) * s.cols);
   Gpu g;
   CK(cudaMalloc(&g.in, maxn * 4));
   CK(cudaMalloc(&g.out, maxn * 4));
@@ -384,6 +434,7 @@ int main(int argc, char** argv) {
       if (!L.why.empty()) continue;
       CKD(cuModuleLoadData(&L.mod, res->cubin.data()));
       CKD(cuModuleGetFunction(&L.fn, L.mod, res->lowered_name.c_str()));
+      CKD(cuOccupancyMaxActiveBlocksPerMultiprocessor(&L.occupancy, L.fn, threads, 0));
       L.ok = true;
     }
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -404,27 +455,13 @@ int main(int argc, char** argv) {
   auto score = [&](const std::string& params) {  // worst ratio to cudaMemcpy, square 2048..16384
     double worst = 1e9;
     for (const Row& r : rows)
-      if (r.kernel == "transpose" && r.params == params && r.rows == r.cols && r.rows >= 2048 && r.rows % 2048 == 0)
+      if (r.kernel == "transpose" && r.params == params && r.rows == r.cols && r.rows >= 2048 && r.rows % 128 == 0)
         worst = std::min(worst, r.ok ? r.gbs / memcpy_gbs[{r.rows, r.cols}] : 0.0);
     return worst == 1e9 ? 0.0 : worst;
   };
   if (!list_file.empty()) {
-    // Every configuration of the shipped spaces: lines "<file> <kernel> name=value ...".
-    std::ifstream f(list_file);
-    std::string line;
-    std::vector<Config> cfgs;
-    while (std::getline(f, line)) {
-      std::istringstream ss(line);
-      std::string file, kv;
-      Config c;
-      ss >> file >> c.kernel;
-      while (ss >> kv) {
-        const auto eq = kv.find('=');
-        c.p.emplace_back(kv.substr(0, eq), std::stoi(kv.substr(eq + 1)));
-      }
-      cfgs.push_back(c);
-    }
-    run_batch(cfgs, core);
+    // Every configuration of a list, e.g. of the shipped spaces.
+    run_batch(read_list(list_file), core);
   } else {
     run_batch(transpose_core(), core);
     std::printf("stage 1 done after %.0f s\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count());
@@ -453,6 +490,15 @@ int main(int argc, char** argv) {
     run_batch(copy_configs(), copies);
   }
   std::printf("measured after %.0f s\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count());
+  // cudaMemcpy again: how far the ceiling drifted while the configurations ran.
+  std::printf("cudaMemcpy GB/s at the start / at the end:");
+  for (Size s : sizes2d) {
+    const size_t n = size_t(s.rows) * s.cols;
+    const double ms = time_ms(g, [&] { CK(cudaMemcpyAsync(g.out, g.in, n * 4, cudaMemcpyDeviceToDevice)); });
+    add({"cudaMemcpy_end", "", s.rows, s.cols, true, ms, 2.0 * n * 4 / (ms * 1e6)});
+    std::printf(" %dx%d %.0f/%.0f", s.rows, s.cols, memcpy_gbs[{s.rows, s.cols}], 2.0 * n * 4 / (ms * 1e6));
+  }
+  std::printf("\n");
   csv.close();
   int failures = 0;
   for (const Row& r : rows)
@@ -480,8 +526,9 @@ int main(int argc, char** argv) {
     for (const Loaded& L : *set)
       if (L.ok) ranked.push_back({score(L.cfg.str()), L.cfg});
   std::sort(ranked.begin(), ranked.end(), [](auto& a, auto& b) { return a.first > b.first; });
-  std::printf("\ntop transpose configurations by worst ratio to memcpy over 2048..16384:\n");
-  for (size_t i = 0; i < std::min<size_t>(15, ranked.size()); ++i) {
+  const size_t top = std::getenv("BENCH_TOP") ? std::stoul(std::getenv("BENCH_TOP")) : 15;
+  std::printf("\ntop transpose configurations by worst ratio to memcpy over square 2048..16384 (size:GB/s):\n");
+  for (size_t i = 0; i < std::min(top, ranked.size()); ++i) {
     std::printf("%.3f  %s |", ranked[i].first, ranked[i].second.str().c_str());
     for (const Row& r : rows)
       if (r.kernel == "transpose" && r.params == ranked[i].second.str() && r.rows == r.cols && r.rows % 1024 == 0)
