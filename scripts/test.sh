@@ -1,8 +1,25 @@
 #!/usr/bin/env bash
 # The test command of the README: installs what is missing, builds, runs every test.
 # GPU tests skip with a message when no GPU is present.
+# The Kernel Tuner interop tests (Kernel Tuner reads our T1 files and replays our exported caches)
+# run with the pinned Kernel Tuner that scripts/kernel_tuner.sh installs from PyPI. In CI (CI=true)
+# it is always installed and a failure to install it fails the run; elsewhere a TUNE_KT_PYTHON
+# already set is used, and without network those tests skip, saying so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh
+if [ "${CI:-}" = true ] || [ -z "${TUNE_KT_PYTHON:-}" ]; then
+  if kt_python=$(bash scripts/kernel_tuner.sh); then
+    export TUNE_KT_PYTHON="$kt_python"
+  elif [ "${CI:-}" = true ]; then
+    echo "test: CI runs the Kernel Tuner tests, but Kernel Tuner could not be installed (above)" >&2
+    exit 1
+  else
+    unset TUNE_KT_PYTHON
+    echo "test: Kernel Tuner could not be installed (above): its interop tests will SKIP." >&2
+    echo "test: rerun with network, or set TUNE_KT_PYTHON to a python that has kernel_tuner." >&2
+  fi
+fi
+echo "test: Kernel Tuner tests use TUNE_KT_PYTHON=${TUNE_KT_PYTHON:-(unset: skipped)}"
 cd "${BUILD_DIR:-build}"
 ctest --output-on-failure -j "$(nproc)" --timeout 600
