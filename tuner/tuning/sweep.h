@@ -1,0 +1,112 @@
+// Internal to tuning: the GPU sweep behind `tune run` as one object, so that each stage reads as
+// a method: plan (what is stored already), compile (cache, then the NVRTC pool), and per size:
+// arguments, reference, ceilings, then every configuration (verify, time, store).
+#pragma once
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/progress.h"
+#include "compile/pool.h"
+#include "run/args.h"
+#include "run/kernel.h"
+#include "run/session.h"
+#include "run/timing.h"
+#include "space/space.h"
+#include "store/store.h"
+#include "tuning/analysis.h"
+#include "tuning/device_check.h"
+#include "tuning/extension.h"
+#include "tuning/launch.h"
+#include "tuning/tuner.h"
+
+namespace tune::tuning {
+
+using Clock = std::chrono::steady_clock;
+inline double ms_since(Clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
+
+// One configuration's compiled kernel (or why it has none).
+struct Compiled {
+  std::unique_ptr<run::LoadedKernel> kernel;
+  store::MeasurementStatus status = store::MeasurementStatus::ok;
+  std::string error;
+  double compile_ms = 0;
+  compile::Resources resources;
+  bool faulted = false;  // faulted the context earlier in this process
+};
+
+struct Counters {
+  std::size_t compiled = 0, cached = 0, measured = 0, failed = 0;
+  double compile_ms = 0, measure_ms = 0;
+};
+
+// What every configuration at one size shares.
+struct SizeState {
+  std::size_t index = 0;
+  std::unique_ptr<run::ArgSet> args;
+  std::vector<std::size_t> outputs;
+  std::vector<expr::Value> bound_default;  // defaults bound to this size (bytes, flops, reference)
+  double bytes = 0, flops = 0;
+};
+
+class Sweep {
+ public:
+  // Opens the device and the database and begins the stored run. Throws UnavailableError.
+  explicit Sweep(const Options& opts);
+  int run();
+
+ private:
+  // plan and compile (engine.cpp)
+  void plan();
+  compile::CompileRequest request(std::size_t c, const std::string& kernel_name,
+                                  const std::vector<expr::Value>& values) const;
+  void start_compiles();
+  void accept(compile::CompileResult r);
+  std::optional<std::size_t> next_config(std::size_t size_index, std::size_t& cursor);
+  void finish(bool out_of_time);
+
+  // one size (sweep_size.cpp)
+  bool measure_size(std::size_t s);  // false when the time limit stopped the sweep
+  void prepare_reference(SizeState& st);
+  void recover(SizeState& st);
+  void measure_ceilings(SizeState& st);
+  store::Measurement measure_config(std::size_t c, SizeState& st, Geometry& g);
+
+  const Options& o_;
+  const Clock::time_point start_ = Clock::now();
+  spec::Spec spec_;
+  space::Space space_;
+  Extension ext_;
+  std::string source_, kernel_, space_hash_, nvrtc_;
+  run::Session session_;  // before every GPU resource: destroyed after them
+  store::Store db_;
+  std::int64_t run_id_ = 0;
+
+  std::set<store::MeasuredKey> done_;  // stored already: skipped
+  std::size_t n_configs_ = 0, todo_ = 0, progressed_ = 0;
+  std::vector<std::string> params_, size_text_, keys_;
+  std::vector<std::int64_t> config_id_;
+  std::vector<sizes::Size> problem_;
+  std::vector<bool> needed_;
+
+  std::vector<Compiled> compiled_;
+  std::unique_ptr<run::LoadedKernel> reference_;
+  std::unique_ptr<DeviceCheck> check_;
+  compile::CompilePool pool_;
+  std::size_t pending_ = 0;
+  std::vector<std::size_t> ready_;  // cached or compiled, in arrival order
+
+  run::TimingOptions timing_;
+  bool modifies_inputs_ = false;
+  std::vector<SizeResult> sweep_;
+  Counters count_;
+  std::unique_ptr<Progress> progress_;
+};
+
+}  // namespace tune::tuning

@@ -1,0 +1,224 @@
+// One size of the sweep: the arguments at that size, the reference outputs, the ceilings, then
+// every configuration verified against the reference (outputs poisoned first), timed and stored.
+#include <spdlog/spdlog.h>
+
+#include "common/error.h"
+#include "common/progress.h"
+#include "run/ceilings.h"
+#include "run/isolate.h"
+#include "run/verify.h"
+#include "tuning/sweep.h"
+
+namespace tune::tuning {
+
+namespace {
+
+std::vector<run::ArgSpec> arg_specs(const spec::Spec& spec, const sizes::Size& size) {
+  std::vector<run::ArgSpec> out;
+  for (const auto& a : arguments(spec, size)) {
+    run::ArgSpec s;
+    s.name = a.name;
+    s.dtype = a.type;
+    s.scalar = a.scalar;
+    s.count = a.scalar ? 1 : a.count;
+    s.fill = a.fill_type == "Random" ? run::FillKind::random : run::FillKind::constant;
+    s.fill_value = a.fill_value.is_number() ? a.fill_value.as_float() : (a.fill_type == "Random" ? 1.0 : 0.0);
+    s.output = a.output && !a.scalar;
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+run::Dim3 dim3(const std::array<std::uint32_t, 3>& d) { return {d[0], d[1], d[2]}; }
+
+}  // namespace
+
+// Reference outputs for this size, kept on the device (again after a recovery).
+void Sweep::prepare_reference(SizeState& st) {
+  if (!reference_) return;
+  run::Dim3 grid, block;
+  unsigned* gd[3] = {&grid.x, &grid.y, &grid.z};
+  unsigned* bd[3] = {&block.x, &block.y, &block.z};
+  for (int d = 0; d < 3; ++d) {
+    if (ext_.reference->grid[d]) *gd[d] = static_cast<unsigned>(evaluate_number(spec_, *ext_.reference->grid[d], st.bound_default));
+    if (ext_.reference->block[d]) *bd[d] = static_cast<unsigned>(evaluate_number(spec_, *ext_.reference->block[d], st.bound_default));
+  }
+  run::ArgSet& args = *st.args;
+  args.refill();
+  args.poison_outputs();
+  auto status = reference_->launch(grid, block, 0, args);
+  const std::string& size = size_text_[st.index];
+  if (!status.ok()) throw Error("the reference kernel failed at size " + size + ": " + status.message);
+  for (std::size_t a : st.outputs)
+    if (auto unwritten = run::count_unwritten(args.dtype(a), args.buffer(a)))
+      throw Error("the reference kernel left " + std::to_string(unwritten) + " elements of '" + args.spec(a).name +
+                  "' unwritten at size " + size);
+  check_->keep_reference(args, st.outputs);
+}
+
+// After a sticky fault, once the failure is stored. Throws DeviceLostError where the driver wants
+// a fresh process (run/isolate.h): the run is then marked interrupted and a new worker resumes it.
+void Sweep::recover(SizeState& st) {
+  check_->forget();
+  try {
+    session_.recover();
+  } catch (const run::DeviceLostError&) {
+    db_.finish_run(run_id_, store::RunStatus::interrupted);
+    throw;
+  }
+  prepare_reference(st);
+}
+
+// Ceilings at this size, with the kernels' timing policy.
+void Sweep::measure_ceilings(SizeState& st) {
+  const sizes::Size& size = problem_[st.index];
+  for (const auto& name : ext_.ceilings) {
+    run::Ceiling c;
+    if (name == "d2d_copy") c = run::d2d_copy(session_, static_cast<std::size_t>(st.bytes / 2), timing_);
+    else if (name == "cublas_sgeam") c = run::cublas_sgeam_transpose(session_, size.dims[1], size.dims[0], timing_);
+    else c = run::cublas_sgemm(session_, size.dims[0], size.dims[1], size.dims[2], timing_);
+    if (!c.ok()) {
+      spdlog::warn("ceiling {} at {}: {}", name, size_text_[st.index], c.timing.ok() ? c.check : c.timing.status.message);
+      if (c.timing.status.sticky()) recover(st);
+      continue;
+    }
+    store::Ceiling sc;
+    sc.run_id = run_id_;
+    sc.device = session_.device().name;
+    sc.size = size_text_[st.index];
+    sc.name = name;
+    sc.median_ms = c.median_ms;
+    if (c.unit == "GB/s") sc.gbps = c.value;
+    else sc.gflops = c.value;
+    for (double v : c.timing.samples_ms) sc.samples_ms.push_back(static_cast<float>(v));
+    db_.record_ceiling(sc);
+  }
+}
+
+// One configuration at one size: why it cannot run, or verified first, then timed.
+store::Measurement Sweep::measure_config(std::size_t c, SizeState& st, Geometry& g) {
+  Compiled& k = compiled_[c];
+  const run::DeviceInfo& dev = session_.device();
+  store::Measurement m;
+  m.config_id = config_id_[c];
+  m.run_id = run_id_;
+  m.device = dev.name;
+  m.size = store::ProblemSize::parse(size_text_[st.index]);
+  m.compile_ms = k.compile_ms;
+  const auto t0 = Clock::now();
+  try {
+    g = geometry(spec_, bind_config(spec_, space_.config_values(c), problem_[st.index]));
+  } catch (const InputError& e) {
+    k.status = store::MeasurementStatus::restricted;
+    k.error = e.what();
+  }
+  std::string why;
+  if (k.status == store::MeasurementStatus::ok && k.faulted) {
+    m.status = store::MeasurementStatus::runtime_error;
+    m.error = "not run: this configuration faulted the GPU context at an earlier size in this run";
+  } else if (k.status != store::MeasurementStatus::ok) {
+    m.status = k.status;
+    m.error = k.error;
+  } else if (g.threads_per_block() > static_cast<std::uint64_t>(dev.max_threads_per_block)) {
+    m.status = store::MeasurementStatus::restricted;
+    m.error = "block of " + std::to_string(g.threads_per_block()) + " threads exceeds the device limit of " +
+              std::to_string(dev.max_threads_per_block);
+  } else if (k.resources.parsed &&
+             !(why = compile::check_launch(k.resources, static_cast<int>(g.threads_per_block()), 0)).empty()) {
+    m.status = store::MeasurementStatus::launch_failed;
+    m.error = why;
+  }
+  if (m.status != store::MeasurementStatus::ok) return m;
+
+  run::LoadedKernel& kern = *k.kernel;
+  run::ArgSet& args = *st.args;
+  // Verify first, with poisoned outputs, against the reference. Inputs are re-uploaded only when
+  // the kernel may change them (ReadWrite arguments): uploads dominate otherwise.
+  if (modifies_inputs_) args.refill();
+  args.poison_outputs();
+  auto status = kern.launch(dim3(g.grid), dim3(g.block), 0, args);
+  if (!status.ok()) {
+    m.status = status.sticky() ? store::MeasurementStatus::runtime_error : store::MeasurementStatus::launch_failed;
+    m.error = status.message;
+    if (status.sticky()) {
+      k.faulted = true;
+      spdlog::warn("{} at {} faulted the context: {}; recovering", params_[c], size_text_[st.index], status.message);
+    }
+    return m;
+  }
+  std::string diff;
+  if (check_->has_reference()) diff = check_->compare(args, st.outputs, ext_.relative_tolerance, ext_.absolute_tolerance);
+  m.verification_ms = ms_since(t0);
+  if (!diff.empty()) {
+    m.status = store::MeasurementStatus::verification_failed;
+    m.error = diff;
+    return m;
+  }
+
+  const auto tb = Clock::now();
+  auto timing = run::measure(session_, [&] { return kern.enqueue(dim3(g.grid), dim3(g.block), 0, args); }, timing_);
+  m.benchmark_ms = ms_since(tb);
+  if (!timing.ok()) {
+    m.status = timing.status.sticky() ? store::MeasurementStatus::runtime_error : store::MeasurementStatus::launch_failed;
+    m.error = timing.status.message;
+    if (timing.status.sticky()) k.faulted = true;
+    return m;
+  }
+  for (double v : timing.samples_ms) m.samples_ms.push_back(static_cast<float>(v));
+  const double med = timing.summary.median;
+  m.objective = med;
+  if (st.bytes > 0) m.gbps = st.bytes / med / 1e6;
+  if (st.flops > 0) m.gflops = st.flops / med / 1e6;
+  return m;
+}
+
+bool Sweep::measure_size(std::size_t s) {
+  const sizes::Size& size = problem_[s];
+  sweep_[s].size = size_text_[s];
+  sweep_[s].elements = double(size.dims[0]) * double(size.dims[1]) * double(size.dims[2]);
+  bool work = false;
+  for (std::size_t c = 0; c < n_configs_ && !work; ++c) work = needed_[c] && !done_.count({params_[c], size_text_[s]});
+  if (!work && (s > 0 || pending_ == 0)) return true;  // all stored: no reference, no ceilings
+
+  SizeState st;
+  st.index = s;
+  st.args = std::make_unique<run::ArgSet>(session_, arg_specs(spec_, size), o_.seed);
+  for (std::size_t a = 0; a < st.args->size(); ++a)
+    if (st.args->spec(a).output) st.outputs.push_back(a);
+  st.bound_default = bind_config(spec_, default_values(spec_), size);
+  st.bytes = ext_.bytes ? evaluate_number(spec_, *ext_.bytes, st.bound_default) : 0;
+  st.flops = ext_.flops ? evaluate_number(spec_, *ext_.flops, st.bound_default) : 0;
+  prepare_reference(st);
+  measure_ceilings(st);
+
+  std::size_t cursor = 0;
+  while (auto next = next_config(s, cursor)) {
+    const std::size_t c = *next;
+    if (done_.count({params_[c], size_text_[s]})) continue;
+    if (o_.time_limit_s && ms_since(start_) / 1000.0 > *o_.time_limit_s) {
+      spdlog::warn("time limit of {} s reached: stopping (a re-run resumes)", *o_.time_limit_s);
+      return false;
+    }
+    Geometry g;
+    const auto t0 = Clock::now();
+    store::Measurement m = measure_config(c, st, g);
+    count_.measure_ms += ms_since(t0);
+    db_.record(m);  // durable before anything else can go wrong
+    if (compiled_[c].faulted && m.status == store::MeasurementStatus::runtime_error && !m.error.starts_with("not run"))
+      recover(st);
+    if (m.status == store::MeasurementStatus::ok) {
+      spdlog::debug("{} at {}: grid ({},{},{}) block ({},{},{}): verified, median {:.4f} ms of {} launches", params_[c],
+                    size_text_[s], g.grid[0], g.grid[1], g.grid[2], g.block[0], g.block[1], g.block[2], *m.objective,
+                    m.samples_ms.size());
+      ++count_.measured;
+      sweep_[s].throughput[params_[c]] = m.gbps ? *m.gbps : (m.gflops ? *m.gflops : sweep_[s].elements / *m.objective);
+    } else {
+      ++count_.failed;
+      spdlog::debug("{} at {}: {}: {}", params_[c], size_text_[s], store::to_string(m.status), m.error.substr(0, 200));
+    }
+    progress_->update(++progressed_, std::to_string(count_.compiled) + " compiled, " + std::to_string(count_.failed) + " failed");
+  }
+  return true;
+}
+
+}  // namespace tune::tuning
