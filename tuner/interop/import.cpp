@@ -25,7 +25,9 @@ struct Plan {
   std::vector<Imported> items;
 };
 
-store::ProblemSize size_of(const ojson& header) {
+}  // namespace
+
+store::ProblemSize problem_size_of(const ojson& header) {
   if (!header.contains("problem_size")) return store::ProblemSize::of(1);
   const ojson& ps = header["problem_size"];
   if (ps.is_number_integer() && ps.get<std::int64_t>() > 0) return store::ProblemSize::of(ps.get<std::int64_t>());
@@ -39,6 +41,8 @@ store::ProblemSize size_of(const ojson& header) {
   }
   return store::ProblemSize::of(1);  // "callable", or more than 3 dimensions: the notes keep it
 }
+
+namespace {
 
 // Python's ==: numbers and booleans by value (1 == 1.0 == True), everything else exactly.
 bool py_equal(const ojson& a, const ojson& b) {
@@ -80,7 +84,7 @@ Plan plan_cache(const CacheFile& c, const ImportOptions& opt) {
   Plan plan;
   plan.format = "kernel_tuner cache";
   resolve_names(plan, file, text_field(c.header, "kernel_name"), text_field(c.header, "device_name"), opt);
-  plan.size = size_of(c.header);
+  plan.size = problem_size_of(c.header);
   const std::vector<std::string> names = c.param_names();
   ojson tune_params = c.header.contains("tune_params") ? c.header["tune_params"] : ojson::object();
   plan.space_hash = space_hash_for(c.header["tune_params_keys"], tune_params, opt, file);
@@ -125,7 +129,7 @@ Plan plan_t4(const T4File& t, const ImportOptions& opt) {
   plan.format = "T4";
   const ojson meta = t.header.contains("metadata") && t.header["metadata"].is_object() ? t.header["metadata"] : ojson::object();
   resolve_names(plan, file, text_field(meta, "kernel_name"), text_field(meta, "device_name"), opt);
-  plan.size = size_of(meta);
+  plan.size = problem_size_of(meta);
   std::vector<std::string> names;
   ojson keys = ojson::array();
   if (!t.results.empty()) {

@@ -24,11 +24,8 @@ std::string read_file(const std::filesystem::path& p) {
   return ss.str();
 }
 
-store::RunInfo run_info(const Options& o, const spec::Spec& spec, const run::DeviceInfo& dev) {
-  store::RunInfo info;
-  info.spec_path = o.space;
-  info.spec_hash = spec.content_hash;
-  info.kernel = spec.kernel.name;
+store::RunInfo gpu_run_info(const Options& o, const spec::Spec& spec, const run::DeviceInfo& dev) {
+  store::RunInfo info = run_info(o, spec);
   info.device = dev.name;
   info.compute_capability = dev.compute_capability;
   info.driver_version = dev.driver_version;
@@ -37,12 +34,6 @@ store::RunInfo run_info(const Options& o, const spec::Spec& spec, const run::Dev
   char host[256] = {};
   ::gethostname(host, sizeof host - 1);
   info.host = host;
-  info.command_line = o.command_line;
-  info.strategy = o.strategy;
-  nlohmann::json budget = nlohmann::json::object();
-  if (o.max_fevals) budget["max_fevals"] = *o.max_fevals;
-  if (o.time_limit_s) budget["time_limit_s"] = *o.time_limit_s;
-  info.budget = budget.dump();
   return info;
 }
 
@@ -60,7 +51,7 @@ Sweep::Sweep(const Options& o)
       session_(o.device),
       db_(store::Store::open(o.db, store::Store::Mode::read_write)) {
   spdlog::info("device: {}", session_.device().summary());
-  run_id_ = db_.begin_run(run_info(o_, spec_, session_.device()));
+  run_id_ = db_.begin_run(gpu_run_info(o_, spec_, session_.device()));
   check_ = std::make_unique<DeviceCheck>(session_);
   for (const auto& a : spec_.kernel.arguments) modifies_inputs_ = modifies_inputs_ || a.access_type == "ReadWrite";
   timing_.warmup = o_.warmup;

@@ -34,20 +34,6 @@ std::string python_key(const space::Space& space, std::size_t c) {
   return key;
 }
 
-// The cache header's problem_size as a size text ("4096x4096"; "1" when absent).
-std::string cache_size(const nlohmann::ordered_json& header) {
-  auto it = header.find("problem_size");
-  if (it == header.end()) return "1";
-  if (it->is_number_integer()) return std::to_string(it->get<std::int64_t>());
-  std::string text;
-  if (it->is_array())
-    for (const auto& d : *it) {
-      if (!d.is_number_integer()) return "1";
-      text += (text.empty() ? "" : "x") + std::to_string(d.get<std::int64_t>());
-    }
-  return text.empty() ? "1" : text;
-}
-
 struct Outcome {
   std::size_t evaluations = 0;
   double simulated_ms = 0;
@@ -70,17 +56,9 @@ Outcome replay_one(store::Store& db, const Options& o, const spec::Spec& spec, c
   if (device.empty()) device = "unknown";
   const std::string shash = spec::space_hash(spec);
 
-  store::RunInfo info;
-  info.spec_path = o.space;
-  info.spec_hash = spec.content_hash;
+  store::RunInfo info = run_info(o, spec);
   info.kernel = kernel;
   info.device = device;
-  info.command_line = o.command_line;
-  info.strategy = o.strategy;
-  nlohmann::json budget = nlohmann::json::object();
-  if (o.max_fevals) budget["max_fevals"] = *o.max_fevals;
-  if (o.time_limit_s) budget["time_limit_s"] = *o.time_limit_s;
-  info.budget = budget.dump();
   info.kind = store::RunKind::replay;
   info.notes = nlohmann::json{{"replay_of", cache.path.string()}, {"seed", o.seed}}.dump();
   const std::int64_t run_id = db.begin_run(info);
@@ -109,7 +87,7 @@ Outcome replay_one(store::Store& db, const Options& o, const spec::Spec& spec, c
     m.config_id = db.upsert_configuration_text(kernel, shash, space.params_json(c));
     m.run_id = run_id;
     m.device = device;
-    m.size = store::ProblemSize::parse(cache_size(cache.header));
+    m.size = interop::problem_size_of(cache.header);
     m.replayed = true;
     m.eval_order = static_cast<std::int64_t>(out.evaluations);
     m.simulated_time_ms = out.simulated_ms;
@@ -124,7 +102,7 @@ Outcome replay_one(store::Store& db, const Options& o, const spec::Spec& spec, c
   batch.commit();
   db.finish_run(run_id, store::RunStatus::completed);
   std::printf("replayed %s (recorded on %s, kernel %s, size %s): %zu evaluations, %.1f s simulated; best %s at %.6g ms\n",
-              cache.path.c_str(), device.c_str(), kernel.c_str(), cache_size(cache.header).c_str(),
+              cache.path.c_str(), device.c_str(), kernel.c_str(), interop::problem_size_of(cache.header).text.c_str(),
               out.evaluations, out.simulated_ms / 1000.0, out.best ? space.params_json(*out.best).c_str() : "(none)",
               out.best_ms);
   return out;
@@ -142,7 +120,7 @@ int run_replay(const Options& o) {
   for (const auto& file : o.replay) {
     auto cache = interop::read_cache(file);
     if (!o.sizes.empty()) {
-      std::string size = cache_size(cache.header);
+      std::string size = interop::problem_size_of(cache.header).text;
       bool wanted = false;
       for (const auto& s : o.sizes) {
         auto dims = s.as_rank(problem_rank(spec));

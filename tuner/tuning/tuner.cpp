@@ -41,6 +41,20 @@ void check_database_writable(const std::string& db) {
 }
 }
 
+store::RunInfo run_info(const Options& o, const spec::Spec& spec) {
+  store::RunInfo info;
+  info.spec_path = o.space;
+  info.spec_hash = spec.content_hash;
+  info.kernel = spec.kernel.name;
+  info.command_line = o.command_line;
+  info.strategy = o.strategy;
+  nlohmann::json budget = nlohmann::json::object();
+  if (o.max_fevals) budget["max_fevals"] = *o.max_fevals;
+  if (o.time_limit_s) budget["time_limit_s"] = *o.time_limit_s;
+  info.budget = budget.dump();
+  return info;
+}
+
 void validate(const Options& opts) {
   auto spec = spec::load(opts.space);
   if (spec.kernel.language != "CUDA")

@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "sizes/sizes.h"
+#include "spec/spec.h"
+#include "store/store.h"
 
 namespace tune::tuning {
 
@@ -32,6 +34,9 @@ struct Options {
   // configuration faults the GPU context (see run/isolate.h).
   std::vector<std::string> argv;
 };
+
+// The run record's fields that come from the command: spec, kernel, command line, strategy, budget.
+store::RunInfo run_info(const Options& opts, const spec::Spec& spec);
 
 // Validates everything that needs no GPU (spec, kernel file, space, sizes, database) and throws
 // InputError on the first problem, before anything is written.
