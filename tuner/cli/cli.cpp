@@ -4,6 +4,8 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 
 #include "cli/commands.h"
@@ -100,6 +102,23 @@ void add_db_option(po::options_description& options) {
 }
 
 std::string db_path(const po::variables_map& vm) { return vm["db"].as<std::string>(); }
+
+void write_output(const std::string& path, const std::string& text) {
+  namespace fs = std::filesystem;
+  fs::path out(path), tmp(path + ".tmp");
+  std::error_code ec;
+  if (out.has_parent_path()) fs::create_directories(out.parent_path(), ec);
+  {
+    std::ofstream f(tmp, std::ios::binary);
+    if (!f || !(f << text) || !f.flush()) throw InputError(path + ": cannot write the file");
+  }
+  fs::rename(tmp, out, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    throw InputError(path + ": cannot write the file: " + ec.message());
+  }
+  std::printf("wrote %s (%zu bytes)\n", path.c_str(), text.size());
+}
 
 namespace {
 Args g_process_args;

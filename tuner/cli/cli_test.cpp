@@ -8,7 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "common/hash.h"
+#include "store/test_util.h"
 
 namespace fs = std::filesystem;
 
@@ -39,27 +39,15 @@ Result run_tune(const std::string& args) {
   return r;
 }
 
-struct TempDir {
-  fs::path dir;
-  TempDir() {
-    dir = fs::temp_directory_path() / ("tune_cli_" + std::to_string(::getpid()) + "_" +
-                                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  ~TempDir() { fs::remove_all(dir); }
+// A scratch directory (the store tests' one) that can also write files into itself.
+struct TempDir : tune::store::testing::TempDir {
   fs::path write(const std::string& name, const std::string& text) const {
-    std::ofstream(dir / name, std::ios::binary) << text;
-    return dir / name;
+    tune::store::testing::write_bytes(file(name), text);
+    return path() / name;
   }
 };
 
-std::string file_hash(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return tune::content_hash(ss.str());
-}
+std::string file_hash(const fs::path& p) { return tune::store::testing::file_hash(p.string()); }
 
 int lines(const std::string& s) {
   int n = 0;
@@ -79,7 +67,7 @@ const std::string kParams = R"([{"Name": "block_size_x", "Type": "int", "Values"
 
 // Runs `tune run` against a copy of a database and checks the failure contract.
 void expect_clean_failure(const TempDir& t, const std::string& args, const std::string& needle) {
-  fs::path db = t.dir / "results.db";
+  fs::path db = t.path() / "results.db";
   bool had_db = fs::exists(db);
   std::string before = had_db ? file_hash(db) : "";
   Result r = run_tune(args + " --db " + db.string());
@@ -165,7 +153,7 @@ TEST(CliBadInput, UnwritableDatabase) {
   t.write("k.cu", kKernel);
   auto s = t.write("s.json", spec(kParams));
   t.write("plainfile", "not a directory");
-  Result r = run_tune("--space " + s.string() + " --sizes 1024 --db " + (t.dir / "plainfile" / "x.db").string());
+  Result r = run_tune("--space " + s.string() + " --sizes 1024 --db " + (t.path() / "plainfile" / "x.db").string());
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(lines(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("cannot create the database"), std::string::npos) << r.err;
@@ -179,7 +167,7 @@ TEST(CliBadInput, CorruptDatabase) {
   for (std::size_t i = 0; i < junk.size(); ++i) junk[i] = static_cast<char>((i * 7919) % 251);
   t.write("results.db", junk);
   expect_clean_failure(t, "--space " + s.string() + " --sizes 1024", "results.db");
-  Result b = run_tune("best --kernel k --db " + (t.dir / "results.db").string());
+  Result b = run_tune("best --kernel k --db " + (t.path() / "results.db").string());
   EXPECT_EQ(b.code, 2);
   EXPECT_EQ(lines(b.err), 1) << b.err;
 }
@@ -188,7 +176,7 @@ TEST(CliBadInput, NewerSchemaDatabase) {
   TempDir t;
   t.write("k.cu", kKernel);
   auto s = t.write("s.json", spec(kParams));
-  fs::path db = t.dir / "results.db";
+  fs::path db = t.path() / "results.db";
   ASSERT_EQ(std::system(("sqlite3 " + db.string() + " 'PRAGMA user_version=99; CREATE TABLE x(a);' 2>/dev/null || "
                          "python3 -c \"import sqlite3; c=sqlite3.connect('" + db.string() +
                          "'); c.execute('create table x(a)'); c.execute('pragma user_version=99'); c.commit()\"").c_str()),
@@ -209,9 +197,9 @@ TEST(Cli, NoGpuIsOneClearMessage) {
   TempDir t;
   t.write("k.cu", kKernel);
   auto s = t.write("s.json", spec(kParams));
-  Result r = run_tune("--space " + s.string() + " --sizes 1024 --db " + (t.dir / "r.db").string());
+  Result r = run_tune("--space " + s.string() + " --sizes 1024 --db " + (t.path() / "r.db").string());
   if (r.code == 0) GTEST_SKIP() << "a GPU is present: this test is for machines without one";
   EXPECT_EQ(r.code, 3) << r.err;
   EXPECT_NE(r.err.find("no CUDA GPU available"), std::string::npos) << r.err;
-  EXPECT_FALSE(fs::exists(t.dir / "r.db"));
+  EXPECT_FALSE(fs::exists(t.path() / "r.db"));
 }

@@ -1,10 +1,5 @@
 // tune report: a self-contained HTML page of a kernel's results against the ceilings.
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
-
 #include "cli/commands.h"
-#include "common/error.h"
 #include "query/query.h"
 #include "report/report.h"
 
@@ -22,13 +17,7 @@ int cmd_report(const Args& args) {
   if (vm.count("kernel")) k = vm["kernel"].as<std::string>();
   std::string kernel = query::resolve_kernel(db, k);
   std::string page = report::html(db, kernel);
-  std::filesystem::path out = vm.count("out") ? std::filesystem::path(vm["out"].as<std::string>())
-                                              : std::filesystem::path("results") / (kernel + "_report.html");
-  std::error_code ec;
-  if (out.has_parent_path()) std::filesystem::create_directories(out.parent_path(), ec);
-  std::ofstream f(out, std::ios::binary);
-  if (!f || !(f << page) || !f.flush()) throw InputError(out.string() + ": cannot write the report");
-  std::printf("wrote %s (%zu bytes)\n", out.c_str(), page.size());
+  write_output(vm.count("out") ? vm["out"].as<std::string>() : "results/" + kernel + "_report.html", page);
   return 0;
 }
 

@@ -22,6 +22,10 @@ std::string db_path(const po::variables_map& vm);  // --db, or results/tuning.db
 // The process's own arguments (argv[0] first), for commands that re-run themselves.
 const Args& process_args();
 
+// Writes `text` to `path` whole or not at all (a temporary file renamed over it), creating the
+// folder; prints "wrote PATH (N bytes)". Throws InputError naming the path.
+void write_output(const std::string& path, const std::string& text);
+
 int cmd_run(const Args& args);
 int cmd_space(const Args& args);
 int cmd_best(const Args& args);

@@ -8,22 +8,12 @@
 #include <sstream>
 
 #include "query/query.h"
+#include "store/test_util.h"
 
 namespace fs = std::filesystem;
 using namespace tune;
 
 namespace {
-
-struct TempDir {
-  fs::path dir;
-  TempDir() {
-    dir = fs::temp_directory_path() / ("tune_header_" + std::to_string(::getpid()) + "_" +
-                                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  ~TempDir() { fs::remove_all(dir); }
-};
 
 std::string run(const std::string& cmd) {
   std::string out;
@@ -73,8 +63,8 @@ void fill(store::Store& db) {
 }  // namespace
 
 TEST(Header, RegenerationIsByteIdentical) {
-  TempDir t;
-  auto db = store::Store::open((t.dir / "r.db").string(), store::Store::Mode::read_write);
+  store::testing::TempDir t;
+  auto db = store::Store::open((t.path() / "r.db").string(), store::Store::Mode::read_write);
   fill(db);
   std::string a = header::generate(db, {"transpose", "results/tuning.db"});
   std::string b = header::generate(db, {"transpose", "results/tuning.db"});
@@ -84,10 +74,10 @@ TEST(Header, RegenerationIsByteIdentical) {
 }
 
 TEST(Header, CompiledSelectionsMatchTheDatabase) {
-  TempDir t;
-  auto db = store::Store::open((t.dir / "r.db").string(), store::Store::Mode::read_write);
+  store::testing::TempDir t;
+  auto db = store::Store::open((t.path() / "r.db").string(), store::Store::Mode::read_write);
   fill(db);
-  std::ofstream(t.dir / "transpose_tuned.h") << header::generate(db, {"transpose", "r.db"});
+  std::ofstream(t.path() / "transpose_tuned.h") << header::generate(db, {"transpose", "r.db"});
 
   // Sizes: every measured one, a nearest case, and the rectangular one.
   struct Q { long long x, y; };
@@ -101,8 +91,8 @@ TEST(Header, CompiledSelectionsMatchTheDatabase) {
       prog << "  { const Config& c = select(\"" << dev << "\", 9, 0, " << q.x << ", " << q.y
            << "); std::printf(\"%lld %lld %lld %lld\\n\", c.TILE_DIM, c.BLOCK_ROWS, c.diagonal, " << q.x << "LL); }\n";
   prog << "  return 0;\n}\n";
-  std::ofstream(t.dir / "main.cpp") << prog.str();
-  fs::copy_file(t.dir / "main.cpp", t.dir / "main.cu");
+  std::ofstream(t.path() / "main.cpp") << prog.str();
+  fs::copy_file(t.path() / "main.cpp", t.path() / "main.cu");
 
   std::string expected;
   for (const char* dev : {"NVIDIA H100 80GB HBM3", "NVIDIA H200"})
@@ -114,7 +104,7 @@ TEST(Header, CompiledSelectionsMatchTheDatabase) {
                   (p["diagonal"].get<bool>() ? "1" : "0") + " " + std::to_string(q.x) + "\n";
     }
 
-  std::string d = t.dir.string();
+  std::string d = t.path().string();
   std::string gxx = run("g++ -std=c++17 -Wall -Wextra -Werror -o " + d + "/sel_gxx " + d + "/main.cpp && " + d + "/sel_gxx");
   EXPECT_EQ(gxx, expected);
   std::string nvcc_bin = fs::exists("/usr/local/cuda/bin/nvcc") ? "/usr/local/cuda/bin/nvcc" : "nvcc";
@@ -123,20 +113,20 @@ TEST(Header, CompiledSelectionsMatchTheDatabase) {
 }
 
 TEST(Header, MacroBlocksFollowTheTarget) {
-  TempDir t;
-  auto db = store::Store::open((t.dir / "r.db").string(), store::Store::Mode::read_write);
+  store::testing::TempDir t;
+  auto db = store::Store::open((t.path() / "r.db").string(), store::Store::Mode::read_write);
   fill(db);
-  std::ofstream(t.dir / "transpose_tuned.h") << header::generate(db, {"transpose", "r.db"});
-  std::ofstream(t.dir / "m.cpp") << "#include <cstdio>\n#include \"transpose_tuned.h\"\n"
+  std::ofstream(t.path() / "transpose_tuned.h") << header::generate(db, {"transpose", "r.db"});
+  std::ofstream(t.path() / "m.cpp") << "#include <cstdio>\n#include \"transpose_tuned.h\"\n"
                                     "int main() { std::printf(\"%d %d\\n\", TILE_DIM, BLOCK_ROWS); }\n";
-  std::string d = t.dir.string();
+  std::string d = t.path().string();
   EXPECT_EQ(run("g++ -DTARGET_NVIDIA_H200 -o " + d + "/m " + d + "/m.cpp && " + d + "/m"), "16 4\n");
   // Without a target or the opt-in macro, no parameter macro leaks into the includer.
   EXPECT_NE(run("g++ -o " + d + "/m2 " + d + "/m.cpp").find("FAILED"), std::string::npos);
 }
 
 TEST(Header, NoResultsIsAnError) {
-  TempDir t;
-  auto db = store::Store::open((t.dir / "r.db").string(), store::Store::Mode::read_write);
+  store::testing::TempDir t;
+  auto db = store::Store::open((t.path() / "r.db").string(), store::Store::Mode::read_write);
   EXPECT_THROW(header::generate(db, {"transpose", "r.db"}), InputError);
 }

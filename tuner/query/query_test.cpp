@@ -5,22 +5,12 @@
 #include <filesystem>
 
 #include "common/error.h"
+#include "store/test_util.h"
 
 namespace fs = std::filesystem;
 using namespace tune;
 
 namespace {
-struct TempDb {
-  fs::path path;
-  TempDb() {
-    path = fs::temp_directory_path() / ("tune_query_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".db");
-    fs::remove(path);
-  }
-  ~TempDb() {
-    for (const char* ext : {"", "-wal", "-shm"}) fs::remove(path.string() + ext);
-  }
-};
 
 void add(store::Store& db, std::int64_t run, const std::string& device, const std::string& params, const std::string& size,
          std::vector<float> samples, store::MeasurementStatus status = store::MeasurementStatus::ok) {
@@ -37,8 +27,8 @@ void add(store::Store& db, std::int64_t run, const std::string& device, const st
 }  // namespace
 
 TEST(Query, BestPerDeviceAndSizeAndNearest) {
-  TempDb t;
-  auto db = store::Store::open(t.path.string(), store::Store::Mode::read_write);
+  store::testing::TempDir t;
+  auto db = store::Store::open(t.file("r.db"), store::Store::Mode::read_write);
   store::RunInfo info;
   info.kernel = "transpose";
   info.device = "H100";
@@ -86,8 +76,8 @@ TEST(Query, NearestSizeOnALogScale) {
 }
 
 TEST(Query, UnknownOrAmbiguousKernel) {
-  TempDb t;
-  auto db = store::Store::open(t.path.string(), store::Store::Mode::read_write);
+  store::testing::TempDir t;
+  auto db = store::Store::open(t.file("r.db"), store::Store::Mode::read_write);
   EXPECT_THROW(query::best(db, {}), InputError);  // empty database
   store::RunInfo info;
   auto run = db.begin_run(info);

@@ -6,18 +6,12 @@
 #include <regex>
 
 #include "common/error.h"
+#include "store/test_util.h"
 
 namespace fs = std::filesystem;
 using namespace tune;
 
 namespace {
-struct TempDb {
-  fs::path path = fs::temp_directory_path() / ("tune_report_" + std::to_string(::getpid()) + ".db");
-  TempDb() { fs::remove(path); }
-  ~TempDb() {
-    for (const char* ext : {"", "-wal", "-shm"}) fs::remove(path.string() + ext);
-  }
-};
 
 void measure(store::Store& db, std::int64_t run, const std::string& params, long n, float ms) {
   store::Measurement m;
@@ -43,8 +37,8 @@ void ceiling(store::Store& db, std::int64_t run, const char* name, long n, doubl
 }  // namespace
 
 TEST(Report, SelfContainedPageWithPlotTableAndFlags) {
-  TempDb t;
-  auto db = store::Store::open(t.path.string(), store::Store::Mode::read_write);
+  store::testing::TempDir t;
+  auto db = store::Store::open(t.file("r.db"), store::Store::Mode::read_write);
   store::RunInfo info;
   info.kernel = "transpose";
   info.device = "NVIDIA H200";
@@ -86,7 +80,7 @@ TEST(Report, SelfContainedPageWithPlotTableAndFlags) {
 }
 
 TEST(Report, UnknownKernelIsAnError) {
-  TempDb t;
-  auto db = store::Store::open(t.path.string(), store::Store::Mode::read_write);
+  store::testing::TempDir t;
+  auto db = store::Store::open(t.file("r.db"), store::Store::Mode::read_write);
   EXPECT_THROW(report::html(db, "transpose"), InputError);
 }

@@ -39,10 +39,10 @@ store::RunInfo gpu_run_info(const Options& o, const spec::Spec& spec, const run:
 
 }  // namespace
 
-Sweep::Sweep(const Options& o)
+Sweep::Sweep(const Options& o, Prepared prepared)
     : o_(o),
-      spec_(spec::load(o.space)),
-      space_(space::Space::build(spec_)),
+      spec_(std::move(prepared.spec)),
+      space_(std::move(prepared.space)),
       ext_(parse_extension(spec_)),
       source_(read_file(spec_.kernel.file_path)),
       kernel_(spec_.kernel.name),
@@ -236,6 +236,6 @@ void Sweep::finish(bool out_of_time) {
   query::print_run_table(db_, kernel_, device, size_text_, flag_lines, totals, o_.json);
 }
 
-int run_engine(const Options& opts) { return Sweep(opts).run(); }
+int run_engine(const Options& opts, Prepared prepared) { return Sweep(opts, std::move(prepared)).run(); }
 
 }  // namespace tune::tuning

@@ -4,6 +4,7 @@
 
 namespace tune::tuning {
 
-int run_engine(const Options& opts);
+// `prepared` is validate(opts): the spec and space are not loaded and built a second time.
+int run_engine(const Options& opts, Prepared prepared);
 
 }  // namespace tune::tuning

@@ -110,9 +110,11 @@ Outcome replay_one(store::Store& db, const Options& o, const spec::Spec& spec, c
 
 }  // namespace
 
-int run_replay(const Options& o) {
-  auto spec = spec::load(o.space);
-  auto space = space::Space::build(spec);
+int run_replay(const Options& o) { return run_replay(o, validate(o)); }
+
+int run_replay(const Options& o, Prepared prepared) {
+  const spec::Spec& spec = prepared.spec;
+  const space::Space& space = prepared.space;
   auto db = store::Store::open(o.db, store::Store::Mode::read_write);
   std::printf("This is a replay of recorded measurements, not a GPU run: each configuration is looked up in a\n"
               "Kernel Tuner cache, with Kernel Tuner's simulated clock (strategy %s, seed %llu).\n",

@@ -9,23 +9,13 @@
 #include "common/error.h"
 #include "interop/interop.h"
 #include "store/store.h"
+#include "store/test_util.h"
 
 namespace fs = std::filesystem;
 using namespace tune;
 
 namespace {
 const fs::path kExternal = fs::path(TUNE_SOURCE_DIR) / ".." / "shared" / "external";
-
-struct TempDir {
-  fs::path dir;
-  TempDir() {
-    dir = fs::temp_directory_path() / ("tune_replay_" + std::to_string(::getpid()) + "_" +
-                                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  ~TempDir() { fs::remove_all(dir); }
-};
 
 tuning::Options options(const fs::path& spec, const fs::path& cache, const fs::path& db) {
   tuning::Options o;
@@ -57,15 +47,15 @@ TEST(Replay, BruteForceFindsEachCachesBest) {
   for (const char* name : {"convolution_milo", "dedispersion_milo"})
     for (const char* gpu : {"A100", "A4000", "MI250X"}) {
       SCOPED_TRACE(std::string(name) + "/" + gpu);
-      TempDir t;
+      store::testing::TempDir t;
       fs::path cache = kExternal / "benchmark_hub" / name / (std::string(gpu) + ".json.gz");
-      ASSERT_EQ(tuning::run_replay(options(kExternal / "benchmark_hub" / (std::string(name) + ".json"), cache, t.dir / "r.db")), 0);
+      ASSERT_EQ(tuning::run_replay(options(kExternal / "benchmark_hub" / (std::string(name) + ".json"), cache, t.path() / "r.db")), 0);
       // the cache's best, straight from the JSON: lowest numeric "time"
       auto file = interop::read_cache(cache);
       double best = INFINITY;
       for (const auto& e : file.entries)
         if (e.value["time"].is_number()) best = std::min(best, e.value["time"].get<double>());
-      auto evals = evaluations(t.dir / "r.db");
+      auto evals = evaluations(t.path() / "r.db");
       EXPECT_EQ(evals.size(), file.entries.size());
       double found = INFINITY;
       for (const auto& [p, obj] : evals)
@@ -75,17 +65,17 @@ TEST(Replay, BruteForceFindsEachCachesBest) {
 }
 
 TEST(Replay, SameSeedSameRunAndBudgets) {
-  TempDir t;
+  store::testing::TempDir t;
   fs::path spec = kExternal / "benchmark_hub/dedispersion_milo.json";
   fs::path cache = kExternal / "benchmark_hub/dedispersion_milo/A4000.json.gz";
   auto run = [&](const std::string& db, std::uint64_t seed, std::optional<std::int64_t> fevals, std::optional<double> limit) {
-    auto o = options(spec, cache, t.dir / db);
+    auto o = options(spec, cache, t.path() / db);
     o.strategy = "random_sample";
     o.seed = seed;
     o.max_fevals = fevals;
     o.time_limit_s = limit;
     EXPECT_EQ(tuning::run_replay(o), 0);
-    return evaluations(t.dir / db);
+    return evaluations(t.path() / db);
   };
   auto a = run("a.db", 5, 100, std::nullopt), b = run("b.db", 5, 100, std::nullopt), c = run("c.db", 6, 100, std::nullopt);
   EXPECT_EQ(a.size(), 100u);
@@ -95,7 +85,7 @@ TEST(Replay, SameSeedSameRunAndBudgets) {
   auto s = run("s.db", 5, std::nullopt, 60.0);
   EXPECT_GT(s.size(), 1u);
   EXPECT_LT(s.size(), 11130u);
-  auto db = store::Store::open((t.dir / "s.db").string(), store::Store::Mode::read_only);
+  auto db = store::Store::open((t.path() / "s.db").string(), store::Store::Mode::read_only);
   store::MeasurementFilter f;
   f.kernel = db.kernels().at(0);
   f.ok_only = false;
@@ -109,15 +99,15 @@ TEST(Replay, SameSeedSameRunAndBudgets) {
 }
 
 TEST(Replay, MissingValidConfigurationIsAnError) {
-  TempDir t;
+  store::testing::TempDir t;
   // the vector_add cache without its last entry
   std::ifstream in(kExternal / "kernel_tuner/test/test_cache_file.json");
   auto doc = nlohmann::ordered_json::parse(in);
   std::string dropped = std::prev(doc["cache"].end()).key();
   doc["cache"].erase(dropped);
-  std::ofstream(t.dir / "partial.json") << doc.dump();
+  std::ofstream(t.path() / "partial.json") << doc.dump();
   try {
-    tuning::run_replay(options(kExternal / "kernel_tuner/test/test_cache_file_T1_input.json", t.dir / "partial.json", t.dir / "r.db"));
+    tuning::run_replay(options(kExternal / "kernel_tuner/test/test_cache_file_T1_input.json", t.path() / "partial.json", t.path() / "r.db"));
     FAIL() << "a missing configuration was not reported";
   } catch (const InputError& e) {
     std::string w = e.what();
@@ -127,8 +117,8 @@ TEST(Replay, MissingValidConfigurationIsAnError) {
 }
 
 TEST(Replay, CacheOfAnotherSpaceIsRefused) {
-  TempDir t;
+  store::testing::TempDir t;
   EXPECT_THROW(tuning::run_replay(options(kExternal / "benchmark_hub/convolution_milo.json",
-                                          kExternal / "benchmark_hub/dedispersion_milo/A100.json.gz", t.dir / "r.db")),
+                                          kExternal / "benchmark_hub/dedispersion_milo/A100.json.gz", t.path() / "r.db")),
                InputError);
 }

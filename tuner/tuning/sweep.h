@@ -58,7 +58,7 @@ struct SizeState {
 class Sweep {
  public:
   // Opens the device and the database and begins the stored run. Throws UnavailableError.
-  explicit Sweep(const Options& opts);
+  Sweep(const Options& opts, Prepared prepared);
   int run();
 
  private:

@@ -55,7 +55,7 @@ store::RunInfo run_info(const Options& o, const spec::Spec& spec) {
   return info;
 }
 
-void validate(const Options& opts) {
+Prepared validate(const Options& opts) {
   auto spec = spec::load(opts.space);
   if (spec.kernel.language != "CUDA")
     throw InputError(opts.space + ": KernelSpecification.Language: tune runs CUDA kernels, not " + spec.kernel.language);
@@ -73,11 +73,12 @@ void validate(const Options& opts) {
   check_database_writable(opts.db);
   spdlog::info("{}: {} valid configurations of {} ({} parameters), {} sizes", opts.space, space.size(),
                space.cartesian(), space.num_params(), opts.sizes.size());
+  return Prepared{std::move(spec), std::move(space)};
 }
 
 int tune(const Options& opts) {
-  validate(opts);
-  if (!opts.replay.empty()) return run_replay(opts);
+  Prepared prepared = validate(opts);
+  if (!opts.replay.empty()) return run_replay(opts, std::move(prepared));
   if (!run::gpu_available()) throw UnavailableError(run::gpu_unavailable_reason());
   // A configuration that faults the GPU context poisons this process for good (run/isolate.h):
   // the sweep runs in a worker process, restarted to resume from the store after such a fault.
@@ -87,7 +88,7 @@ int tune(const Options& opts) {
     return run::supervise(argv).exit_code;
   }
   try {
-    return run_engine(opts);
+    return run_engine(opts, std::move(prepared));
   } catch (const run::DeviceLostError& e) {
     spdlog::warn("{}: continuing in a fresh process", e.what());
     return run::kDeviceLostExitCode;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sizes/sizes.h"
+#include "space/space.h"
 #include "spec/spec.h"
 #include "store/store.h"
 
@@ -38,9 +39,15 @@ struct Options {
 // The run record's fields that come from the command: spec, kernel, command line, strategy, budget.
 store::RunInfo run_info(const Options& opts, const spec::Spec& spec);
 
+// The spec and its constructed space, built once by validate() for the run that follows.
+struct Prepared {
+  spec::Spec spec;
+  space::Space space;
+};
+
 // Validates everything that needs no GPU (spec, kernel file, space, sizes, database) and throws
 // InputError on the first problem, before anything is written.
-void validate(const Options& opts);
+Prepared validate(const Options& opts);
 
 // Runs the sweep; returns the process exit code. Throws UnavailableError without a GPU.
 int tune(const Options& opts);
