@@ -1,24 +1,14 @@
 #include "search/search.h"
 
+#include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <numeric>
 
 #include "common/error.h"
+#include "search/strategies.h"
 
 namespace tune::search {
-
-const std::vector<std::string>& strategy_names() {
-  static const std::vector<std::string> names{"brute_force", "random_sample"};
-  return names;
-}
-
-void check_strategy(const std::string& name) {
-  std::string known;
-  for (const auto& n : strategy_names()) {
-    if (n == name) return;
-    known += (known.empty() ? "" : ", ") + n;
-  }
-  throw InputError("unknown --strategy '" + name + "' (available: " + known + ")");
-}
 
 std::uint64_t Rng::next() {
   std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
@@ -33,6 +23,184 @@ std::uint64_t Rng::below(std::uint64_t n) {
   do x = next();
   while (x >= limit);
   return x % n;
+}
+
+double Rng::uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+
+double Rng::normal() {
+  double u1 = uniform(), u2 = uniform();
+  if (u1 < 1e-300) u1 = 1e-300;
+  return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
+}
+
+Context::Context(const space::Space& space, Evaluator& evaluator, Budget budget, std::uint64_t seed,
+                 StrategyOptions options, std::vector<std::size_t> starts)
+    : space_(space), evaluator_(evaluator), budget_(budget), rng_(seed), options_(std::move(options)),
+      starts_(std::move(starts)), results_(space.size()), unvisited_(space.size()), slot_(space.size()) {
+  std::iota(unvisited_.begin(), unvisited_.end(), std::size_t{0});
+  std::iota(slot_.begin(), slot_.end(), std::size_t{0});
+  std::erase_if(starts_, [&](std::size_t c) { return c >= space.size(); });
+}
+
+std::optional<double> Context::evaluate(std::size_t config) {
+  if (config >= results_.size()) throw Error("search: configuration index " + std::to_string(config) + " out of range");
+  if (results_[config]) {
+    // A strategy that only revisits has converged; end it rather than spin.
+    if (++idle_revisits_ > std::max<std::size_t>(100000, 20 * results_.size())) throw Stop{};
+    return *results_[config];
+  }
+  if (unvisited_.empty()) throw Stop{};
+  if (budget_.max_fevals && evaluations_ >= *budget_.max_fevals) throw Stop{};
+  if (budget_.time_limit_s && evaluator_.elapsed_s() >= *budget_.time_limit_s) throw Stop{};
+  std::optional<double> r = evaluator_.evaluate(config);
+  results_[config] = r;
+  ++evaluations_;
+  idle_revisits_ = 0;
+  // Remove from the unvisited pool (swap with the last).
+  const std::size_t at = slot_[config], last = unvisited_.back();
+  unvisited_[at] = last;
+  slot_[last] = at;
+  unvisited_.pop_back();
+  if (r && *r < best_objective_) {
+    best_objective_ = *r;
+    best_ = config;
+  }
+  return r;
+}
+
+std::size_t Context::random_config() { return static_cast<std::size_t>(rng_.below(space_.size())); }
+
+std::size_t Context::random_unvisited() {
+  if (unvisited_.empty()) throw Stop{};
+  return unvisited_[rng_.below(unvisited_.size())];
+}
+
+std::vector<std::size_t> Context::neighbours(std::size_t config, Neighbourhood kind) const {
+  const std::size_t np = space_.num_params();
+  const auto base = space_.indices(config);
+  std::vector<space::Index> idx(base.begin(), base.end());
+  std::vector<std::size_t> out;
+  if (kind == Neighbourhood::hamming) {
+    for (std::size_t p = 0; p < np; ++p) {
+      const std::size_t nv = space_.values(p).size();
+      for (std::size_t v = 0; v < nv; ++v) {
+        if (v == base[p]) continue;
+        idx[p] = static_cast<space::Index>(v);
+        if (auto c = space_.find(idx)) out.push_back(*c);
+      }
+      idx[p] = base[p];
+    }
+    return out;
+  }
+  // adjacent: every combination of -1/0/+1 steps (3^np - 1 candidates); beyond 12 parameters
+  // (531,441 candidates) only single-parameter steps are taken.
+  if (np > 12) {
+    for (std::size_t p = 0; p < np; ++p)
+      for (int d : {-1, 1}) {
+        const long v = static_cast<long>(base[p]) + d;
+        if (v < 0 || v >= static_cast<long>(space_.values(p).size())) continue;
+        idx[p] = static_cast<space::Index>(v);
+        if (auto c = space_.find(idx)) out.push_back(*c);
+        idx[p] = base[p];
+      }
+    return out;
+  }
+  std::vector<int> step(np, -1);
+  while (true) {
+    bool ok = true, zero = true;
+    for (std::size_t p = 0; p < np && ok; ++p) {
+      const long v = static_cast<long>(base[p]) + step[p];
+      ok = v >= 0 && v < static_cast<long>(space_.values(p).size());
+      zero = zero && step[p] == 0;
+      if (ok) idx[p] = static_cast<space::Index>(v);
+    }
+    if (ok && !zero)
+      if (auto c = space_.find(idx)) out.push_back(*c);
+    std::size_t p = 0;
+    while (p < np && step[p] == 1) step[p++] = -1;
+    if (p == np) break;
+    ++step[p];
+  }
+  return out;
+}
+
+namespace {
+const std::string* lookup(const StrategyOptions& o, const std::string& key) {
+  auto it = o.find(key);
+  return it == o.end() ? nullptr : &it->second;
+}
+}  // namespace
+
+double Context::option(const std::string& key, double fallback) const {
+  const std::string* s = lookup(options_, key);
+  if (!s) return fallback;
+  try {
+    std::size_t used = 0;
+    double v = std::stod(*s, &used);
+    if (used == s->size()) return v;
+  } catch (const std::exception&) {
+  }
+  throw InputError("--strategy-option " + key + "=" + *s + ": not a number");
+}
+
+long Context::option(const std::string& key, long fallback) const {
+  const std::string* s = lookup(options_, key);
+  if (!s) return fallback;
+  long v = 0;
+  auto [end, ec] = std::from_chars(s->data(), s->data() + s->size(), v);
+  if (ec != std::errc() || end != s->data() + s->size())
+    throw InputError("--strategy-option " + key + "=" + *s + ": not an integer");
+  return v;
+}
+
+std::string Context::option(const std::string& key, const std::string& fallback) const {
+  const std::string* s = lookup(options_, key);
+  return s ? *s : fallback;
+}
+
+std::vector<std::string> strategy_names() {
+  std::vector<std::string> names;
+  for (const auto& s : strategies()) names.push_back(s.name);
+  return names;
+}
+
+const Strategy& find_strategy(const std::string& name, const StrategyOptions& options) {
+  std::string known;
+  for (const auto& s : strategies()) {
+    if (s.name != name) {
+      known += (known.empty() ? "" : ", ") + s.name;
+      continue;
+    }
+    for (const auto& [key, value] : options) {
+      if (std::find(s.options.begin(), s.options.end(), key) != s.options.end()) continue;
+      std::string keys;
+      for (const auto& k : s.options) keys += (keys.empty() ? "" : ", ") + k;
+      throw InputError("--strategy-option " + key + ": strategy " + name + " has no such option (it has: " +
+                       (keys.empty() ? "none" : keys) + ")");
+    }
+    return s;
+  }
+  throw InputError("unknown --strategy '" + name + "' (available: " + known + ")");
+}
+
+StrategyOptions parse_options(const std::vector<std::string>& items) {
+  StrategyOptions out;
+  for (const auto& item : items) {
+    auto eq = item.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
+      throw InputError("--strategy-option '" + item + "': expected key=value");
+    out[item.substr(0, eq)] = item.substr(eq + 1);
+  }
+  return out;
+}
+
+std::size_t run(const std::string& name, Context& ctx) {
+  const Strategy& s = find_strategy(name);
+  try {
+    s.body(ctx);
+  } catch (const Stop&) {
+  }
+  return ctx.evaluations();
 }
 
 std::vector<std::size_t> visit_order(const std::string& strategy, std::size_t count, std::uint64_t seed) {

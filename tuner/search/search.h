@@ -1,21 +1,19 @@
-// Search strategies: the order in which a strategy visits the valid configurations of a space.
-// This build has the two that need no feedback: brute_force (declaration order) and random_sample
-// (a seeded permutation, so the same seed gives the same run).
+// Search strategies: which valid configurations of a space to evaluate, in what order, within a
+// budget. A strategy is a function of a Context: it asks the Context to evaluate configurations
+// (indices into the constructed space::Space, so only valid configurations are ever evaluated) and
+// the Context remembers every result, answers revisits for free, and ends the search (by throwing
+// Stop out of evaluate()) when the budget is spent or every configuration has been evaluated.
+// Names and option names follow Kernel Tuner's where they exist (strategies.h lists them).
 #pragma once
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "space/space.h"
+
 namespace tune::search {
-
-// Names accepted by --strategy.
-const std::vector<std::string>& strategy_names();
-
-// Throws InputError for an unknown strategy (listing the known ones).
-void check_strategy(const std::string& name);
-
-// The visiting order of `count` configurations: every index once.
-std::vector<std::size_t> visit_order(const std::string& strategy, std::size_t count, std::uint64_t seed);
 
 // A seeded 64-bit generator whose output is the same on every platform (splitmix64).
 class Rng {
@@ -23,9 +21,136 @@ class Rng {
   explicit Rng(std::uint64_t seed) : state_(seed) {}
   std::uint64_t next();
   std::uint64_t below(std::uint64_t n);  // uniform in [0, n), n > 0, without modulo bias
+  double uniform();                      // uniform in [0, 1), 53 random bits
+  double normal();                       // standard normal (Box-Muller, no cached second value)
 
  private:
   std::uint64_t state_;
 };
+
+// The cost function behind a search: a GPU run, a replayed cache, or an in-memory table.
+class Evaluator {
+ public:
+  virtual ~Evaluator() = default;
+  // The objective of a valid configuration (lower is better), or nullopt when it failed
+  // (compile error, resource limit, runtime error, verification failure). Called once per
+  // configuration by Context.
+  virtual std::optional<double> evaluate(std::size_t config) = 0;
+  // The clock the time budget counts: simulated seconds on replay, wall seconds on a GPU.
+  virtual double elapsed_s() const = 0;
+};
+
+// An Evaluator over a table of known results with a simulated clock: each first visit advances the
+// clock by the configuration's cost (Kernel Tuner's simulation mode). For replays and tests.
+class TableEvaluator : public Evaluator {
+ public:
+  TableEvaluator(std::vector<std::optional<double>> objective, std::vector<double> cost_s)
+      : objective_(std::move(objective)), cost_s_(std::move(cost_s)) {}
+  std::optional<double> evaluate(std::size_t config) override {
+    clock_s_ += cost_s_.at(config);
+    return objective_.at(config);
+  }
+  double elapsed_s() const override { return clock_s_; }
+
+ private:
+  std::vector<std::optional<double>> objective_;
+  std::vector<double> cost_s_;
+  double clock_s_ = 0;
+};
+
+struct Budget {
+  std::optional<std::size_t> max_fevals;  // evaluations of distinct configurations
+  std::optional<double> time_limit_s;     // on Evaluator::elapsed_s()
+};
+
+// --strategy-option key=value, as given.
+using StrategyOptions = std::map<std::string, std::string>;
+
+// Thrown by Context::evaluate when the search must end; run() catches it.
+struct Stop {};
+
+enum class Neighbourhood { hamming, adjacent };
+
+class Context {
+ public:
+  // `starts`: configurations to begin from (the best of neighbouring sizes), may be empty.
+  Context(const space::Space& space, Evaluator& evaluator, Budget budget, std::uint64_t seed,
+          StrategyOptions options = {}, std::vector<std::size_t> starts = {});
+
+  const space::Space& space() const { return space_; }
+  std::size_t size() const { return space_.size(); }
+  Rng& rng() { return rng_; }
+  const std::vector<std::size_t>& starts() const { return starts_; }
+
+  // The objective of `config` (nullopt = failed). The first visit goes to the Evaluator and
+  // counts as an evaluation; a revisit returns the remembered result and costs nothing. Throws
+  // Stop before a first visit when the budget is spent, after the evaluation that visits the last
+  // unvisited configuration, and when a strategy only revisits for too long.
+  std::optional<double> evaluate(std::size_t config);
+  // The objective as a number for comparisons: failures are +infinity.
+  double cost(std::size_t config) { return evaluate(config).value_or(kFailed); }
+  static constexpr double kFailed = 1e300;
+
+  bool visited(std::size_t config) const { return results_[config].has_value(); }
+  std::size_t evaluations() const { return evaluations_; }
+  std::optional<std::size_t> best() const { return best_; }  // best successful so far
+  double best_objective() const { return best_objective_; }  // kFailed when none
+
+  // A uniformly random valid configuration; one not yet visited (throws Stop when none is left).
+  std::size_t random_config();
+  std::size_t random_unvisited();
+
+  // Valid configurations that differ from `config` in exactly one parameter (hamming), or by at
+  // most one step of value index in every parameter (adjacent, excluding config itself).
+  std::vector<std::size_t> neighbours(std::size_t config, Neighbourhood kind) const;
+
+  // Strategy options with defaults; a value that does not parse throws InputError naming the key.
+  double option(const std::string& key, double fallback) const;
+  long option(const std::string& key, long fallback) const;
+  std::string option(const std::string& key, const std::string& fallback) const;
+
+ private:
+  const space::Space& space_;
+  Evaluator& evaluator_;
+  Budget budget_;
+  Rng rng_;
+  StrategyOptions options_;
+  std::vector<std::size_t> starts_;
+  std::vector<std::optional<std::optional<double>>> results_;  // per config: unvisited, or its result
+  std::vector<std::size_t> unvisited_;  // swap-remove pool for random_unvisited
+  std::vector<std::size_t> slot_;       // position of each config in unvisited_
+  std::size_t evaluations_ = 0;
+  std::size_t idle_revisits_ = 0;
+  std::optional<std::size_t> best_;
+  double best_objective_ = kFailed;
+};
+
+// A strategy: its name, the option keys it reads (Kernel Tuner's names), and its body.
+struct Strategy {
+  std::string name;
+  std::vector<std::string> options;
+  void (*body)(Context&);
+  std::string summary;
+};
+
+// Every strategy, in the order `tune --help` lists them.
+const std::vector<Strategy>& strategies();
+std::vector<std::string> strategy_names();
+
+// Throws InputError for an unknown strategy (listing the known ones) or an option key the
+// strategy does not read (listing those it does).
+const Strategy& find_strategy(const std::string& name, const StrategyOptions& options = {});
+inline void check_strategy(const std::string& name) { find_strategy(name); }
+
+// Parses "key=value" items of --strategy-option; throws InputError on a malformed item.
+StrategyOptions parse_options(const std::vector<std::string>& items);
+
+// Runs the strategy until it returns, the budget is spent, or every configuration has been
+// evaluated. Returns the number of evaluations.
+std::size_t run(const std::string& name, Context& ctx);
+
+// The visiting order of brute_force (declaration order) and random_sample (seeded permutation);
+// used where no feedback is needed (the GPU sweep's compile order).
+std::vector<std::size_t> visit_order(const std::string& strategy, std::size_t count, std::uint64_t seed);
 
 }  // namespace tune::search

@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 
 #include "common/error.h"
+#include "spec/spec.h"
 
 using namespace tune::search;
 
@@ -29,6 +31,82 @@ TEST(Search, RngIsTheSameEverywhere) {
   EXPECT_EQ(r.next(), 0x910a2dec89025cc1ULL);  // splitmix64's published first output for seed 1
   Rng s(3);
   for (int i = 0; i < 1000; ++i) EXPECT_LT(s.below(10), 10u);
+  double lo = 1, hi = 0;
+  for (int i = 0; i < 1000; ++i) {
+    double u = s.uniform();
+    lo = std::min(lo, u), hi = std::max(hi, u);
+  }
+  EXPECT_GE(lo, 0.0);
+  EXPECT_LT(hi, 1.0);
+  EXPECT_LT(lo, 0.01);
+  EXPECT_GT(hi, 0.99);
 }
 
-TEST(Search, UnknownStrategyIsAnError) { EXPECT_THROW(check_strategy("annealing"), tune::InputError); }
+TEST(Search, UnknownStrategyOrOptionIsAnError) {
+  EXPECT_THROW(check_strategy("annealing"), tune::InputError);
+  EXPECT_THROW(find_strategy("random_sample", {{"T", "1"}}), tune::InputError);
+  EXPECT_NO_THROW(find_strategy("random_sample", {{"fraction", "0.5"}}));
+  EXPECT_THROW(parse_options({"T"}), tune::InputError);
+  EXPECT_THROW(parse_options({"=1"}), tune::InputError);
+  EXPECT_EQ(parse_options({"T=0.5", "alpha=0.9"}).at("alpha"), "0.9");
+}
+
+namespace {
+// A 2-parameter space x in 0..9, y in 0..9 with x + y <= 12 (79 valid configurations).
+tune::space::Space small_space() {
+  auto spec = tune::spec::parse(R"({"General": {"BenchmarkName": "t", "FormatVersion": 1},
+    "ConfigurationSpace": {"TuningParameters": [
+      {"Name": "x", "Type": "int", "Values": "[0,1,2,3,4,5,6,7,8,9]"},
+      {"Name": "y", "Type": "int", "Values": "[0,1,2,3,4,5,6,7,8,9]"}],
+     "Conditions": [{"Expression": "x + y <= 12", "Parameters": ["x", "y"]}]},
+    "KernelSpecification": {"Language": "CUDA", "KernelName": "k", "KernelFile": "k.cu",
+      "GlobalSize": {"X": "1"}, "LocalSize": {"X": "1"}}})",
+                                      "small.json");
+  return tune::space::Space::build(spec);
+}
+}  // namespace
+
+TEST(Context, CountsFirstVisitsOnlyAndEndsWithTheBudget) {
+  auto space = small_space();
+  ASSERT_EQ(space.size(), 79u);
+  std::vector<std::optional<double>> obj(space.size());
+  for (std::size_t c = 0; c < space.size(); ++c) obj[c] = 1.0 + static_cast<double>(c % 7);
+  obj[3] = std::nullopt;
+  TableEvaluator ev(obj, std::vector<double>(space.size(), 0.5));
+  Context ctx(space, ev, Budget{10, std::nullopt}, 1);
+  EXPECT_EQ(ctx.evaluate(3), std::nullopt);
+  EXPECT_EQ(ctx.cost(3), Context::kFailed);
+  EXPECT_EQ(ctx.evaluations(), 1u);
+  EXPECT_DOUBLE_EQ(ev.elapsed_s(), 0.5);
+  EXPECT_EQ(run("random_sample", ctx), 10u);
+  EXPECT_DOUBLE_EQ(ev.elapsed_s(), 5.0);
+  ASSERT_TRUE(ctx.best());
+  EXPECT_DOUBLE_EQ(ctx.best_objective(), *obj[*ctx.best()]);
+
+  TableEvaluator ev2(obj, std::vector<double>(space.size(), 0.5));
+  Context timed(space, ev2, Budget{std::nullopt, 2.0}, 1);
+  EXPECT_EQ(run("random_sample", timed), 4u);  // 4 x 0.5 s reaches the 2 s limit
+  TableEvaluator ev3(obj, std::vector<double>(space.size(), 0.5));
+  Context all(space, ev3, Budget{}, 1);
+  EXPECT_EQ(run("brute_force", all), 79u);
+}
+
+TEST(Context, NeighboursAreValidAndDiffer) {
+  auto space = small_space();
+  TableEvaluator ev(std::vector<std::optional<double>>(space.size(), 1.0), std::vector<double>(space.size(), 0));
+  Context ctx(space, ev, Budget{}, 1);
+  const std::vector<tune::space::Index> at{8, 4};  // x=8, y=4: x+y=12
+  const std::size_t c = *space.find(at);
+  auto h = ctx.neighbours(c, Neighbourhood::hamming);
+  // x in 0..8 with y = 4 (x = 9 is invalid), y in 0..4 with x = 8: 8 + 4 others
+  EXPECT_EQ(h.size(), 12u);
+  auto a = ctx.neighbours(c, Neighbourhood::adjacent);
+  // (7..9) x (3..5) minus itself, minus the invalid (9,4), (9,5), (8,5)
+  EXPECT_EQ(a.size(), 5u);
+  for (auto n : a) {
+    auto idx = space.indices(n);
+    EXPECT_LE(std::abs(int(idx[0]) - 8), 1);
+    EXPECT_LE(std::abs(int(idx[1]) - 4), 1);
+    EXPECT_LE(int(idx[0]) + int(idx[1]), 12);
+  }
+}
