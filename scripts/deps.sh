@@ -3,7 +3,7 @@
 # The CUDA 13 toolkit (nvcc, NVRTC, cudart, cuBLAS) is expected under /usr/local/cuda.
 set -euo pipefail
 pkgs=(cmake g++ make libsqlite3-dev libspdlog-dev libfmt-dev libboost-program-options-dev
-      nlohmann-json3-dev libgtest-dev zlib1g-dev python3 python3-jsonschema python3-venv)
+      nlohmann-json3-dev libeigen3-dev libgtest-dev zlib1g-dev python3 python3-jsonschema python3-venv)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
