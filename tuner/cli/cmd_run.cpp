@@ -3,9 +3,18 @@
 
 #include "cli/commands.h"
 #include "common/error.h"
+#include "search/search.h"
 #include "tuning/tuner.h"
 
 namespace tune::cli {
+
+namespace {
+std::string strategy_help() {
+  std::string names;
+  for (const auto& s : search::strategies()) names += (names.empty() ? "" : ", ") + s.name;
+  return "search strategy: " + names;
+}
+}  // namespace
 
 int cmd_run(const Args& args) {
   po::options_description opts("tune run options");
@@ -13,7 +22,9 @@ int cmd_run(const Args& args) {
       "sizes", po::value<std::string>(), "problem sizes: A:B[:STEP], N,M,..., MxN (required unless --replay)")(
       "replay", po::value<std::vector<std::string>>()->multitoken(),
       "Kernel Tuner cache(s) to replay instead of running on the GPU")(
-      "strategy", po::value<std::string>()->default_value("brute_force"), "search strategy")(
+      "strategy", po::value<std::string>()->default_value("brute_force"), strategy_help().c_str())(
+      "strategy-option", po::value<std::vector<std::string>>()->composing(),
+      "key=value: an option of the strategy (Kernel Tuner's names), repeatable")(
       "max-fevals", po::value<std::int64_t>(), "at most this many configurations per size")(
       "time-limit", po::value<double>(), "stop after this many seconds")(
       "seed", po::value<std::uint64_t>()->default_value(1), "random seed (strategies and input data)")(
@@ -21,12 +32,15 @@ int cmd_run(const Args& args) {
       "repetitions", po::value<int>()->default_value(20), "timed launches per measurement")(
       "warmup", po::value<int>()->default_value(3), "untimed launches before timing")(
       "flush-l2", po::bool_switch(), "flush the L2 cache between timed launches")(
-      "json", po::bool_switch(), "print the end-of-run table as JSON");
+      "json", po::bool_switch(), "print the end-of-run table as JSON")(
+      "no-seed-sizes", po::bool_switch(),
+      "replay of several sizes: search each size from scratch instead of starting from the best "
+      "configurations of the nearest sizes searched before it");
   add_db_option(opts);
   po::variables_map vm;
   if (!parse("run",
-             "tune [run] --space FILE (--sizes SPEC | --replay CACHE...) [--strategy NAME] [--max-fevals N] "
-             "[--time-limit SEC] [--seed N] [--db FILE]",
+             "tune [run] --space FILE (--sizes SPEC | --replay CACHE...) [--strategy NAME] "
+             "[--strategy-option KEY=VALUE]... [--max-fevals N] [--time-limit SEC] [--seed N] [--db FILE]",
              args, opts, vm))
     return 0;
 
@@ -41,6 +55,9 @@ int cmd_run(const Args& args) {
   }
   o.db = db_path(vm);
   o.strategy = vm["strategy"].as<std::string>();
+  if (vm.count("strategy-option"))
+    o.strategy_options = search::parse_options(vm["strategy-option"].as<std::vector<std::string>>());
+  o.seed_sizes = !vm["no-seed-sizes"].as<bool>();
   if (vm.count("max-fevals")) {
     o.max_fevals = vm["max-fevals"].as<std::int64_t>();
     if (*o.max_fevals <= 0) throw InputError("bad --max-fevals " + std::to_string(*o.max_fevals) + ": must be positive");

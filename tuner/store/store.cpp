@@ -219,26 +219,35 @@ void Store::finish_run(std::int64_t run_id, RunStatus status) {
 std::int64_t Store::upsert_configuration(std::string_view kernel, std::string_view space_hash,
                                          const nlohmann::ordered_json& params) {
   require_writable("store a configuration");
-  std::string canonical = canonical_params(params);
+  return upsert_configuration_canonical(kernel, space_hash, canonical_params(params));
+}
+
+std::int64_t Store::upsert_configuration_canonical(std::string_view kernel,
+                                                   std::string_view space_hash,
+                                                   std::string_view canonical) {
+  require_writable("store a configuration");
   const std::string find =
       "SELECT id FROM configurations WHERE kernel = ? AND space_hash = ? AND params = ?";
   {
     auto s = db_.cached(find);  // the common case (already there) takes no write lock
     if (s->bind_all(kernel, space_hash, canonical).step()) return s->int64(0);
   }
-  sqlite::Transaction tx(db_);
-  db_.cached("INSERT INTO configurations (kernel, space_hash, params) VALUES (?,?,?)"
-             " ON CONFLICT DO NOTHING")
-      ->bind_all(kernel, space_hash, canonical)
-      .run();
-  std::int64_t id = 0;
   {
-    auto s = db_.cached(find);
-    s->bind_all(kernel, space_hash, canonical).step();
-    id = s->int64(0);
+    // One statement, atomic on its own inside or outside a transaction (no savepoint needed).
+    auto s = db_.cached("INSERT INTO configurations (kernel, space_hash, params) VALUES (?,?,?)"
+                        " ON CONFLICT DO NOTHING RETURNING id");
+    if (s->bind_all(kernel, space_hash, canonical).step()) {
+      std::int64_t id = s->int64(0);
+      s->step();  // to the end: the insert (and outside a transaction its commit) completes
+      return id;
+    }
   }
-  tx.commit();
-  return id;
+  auto s = db_.cached(find);  // another connection inserted it between the two statements
+  if (!s->bind_all(kernel, space_hash, canonical).step()) {
+    throw Error("database " + path() + ": configuration " + std::string(canonical) +
+                " neither found nor inserted");
+  }
+  return s->int64(0);
 }
 
 std::int64_t Store::upsert_configuration_text(std::string_view kernel,
@@ -253,23 +262,28 @@ std::int64_t Store::upsert_configuration_text(std::string_view kernel,
 
 std::int64_t Store::record(const Measurement& m) {
   require_writable("record a measurement");
-  std::string where = "measurement of configuration " + std::to_string(m.config_id) + " on " +
-                      m.device + " at size " + m.size.text;
+  auto where = [&] {
+    return "measurement of configuration " + std::to_string(m.config_id) + " on " + m.device +
+           " at size " + m.size.text;
+  };
   if (m.device.empty() || m.size.text.empty()) {
-    throw Error(where + ": device and size are required");
+    throw Error(where() + ": device and size are required");
   }
   require_json(m.extra, "extra metrics", true);
   std::optional<TimingSummary> summary = m.summary;
   if (!summary && !m.samples_ms.empty()) summary = TimingSummary::of(m.samples_ms);
   if (m.status == MeasurementStatus::ok && !summary) {
-    throw Error(where + ": status ok needs timing samples or a summary");
+    throw Error(where() + ": status ok needs timing samples or a summary");
   }
   std::optional<double> objective = m.objective;
   if (!objective && summary && m.status == MeasurementStatus::ok) objective = summary->median;
   auto opt = [&](double TimingSummary::*field) -> std::optional<double> {
     return summary ? std::optional<double>((*summary).*field) : std::nullopt;
   };
-  sqlite::Transaction tx(db_);
+  // One statement is atomic by itself: inside a Batch it needs no savepoint of its own (a
+  // failure undoes only this statement); alone it is its own immediate transaction.
+  std::optional<sqlite::Transaction> tx;
+  if (!db_.in_transaction()) tx.emplace(db_);
   auto s = db_.cached(
       "INSERT INTO measurements (config_id, run_id, device, size, size_x, size_y, size_z,"
       " status, error, samples, sample_count, median_ms, mean_ms, min_ms, max_ms, stddev_ms,"
@@ -297,7 +311,7 @@ std::int64_t Store::record(const Measurement& m) {
               m.verification_ms, m.benchmark_ms, m.extra, m.eval_order, m.simulated_time_ms,
               m.strategy_time_ms, std::int64_t{m.replayed ? 1 : 0}, or_now(m.measured_at));
   std::int64_t id = s->returning_int64();
-  tx.commit();
+  if (tx) tx->commit();
   return id;
 }
 

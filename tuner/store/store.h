@@ -179,8 +179,14 @@ class Store {
                                     const nlohmann::ordered_json& params);
   std::int64_t upsert_configuration_text(std::string_view kernel, std::string_view space_hash,
                                          std::string_view params_json);
+  // The same for params text that is canonical already (canonical_params() would return it
+  // unchanged, as Space::params_json writes it): no JSON parsing here, one statement when the
+  // configuration is new. The schema's json_valid CHECK still refuses text that is not JSON.
+  std::int64_t upsert_configuration_canonical(std::string_view kernel, std::string_view space_hash,
+                                              std::string_view canonical);
   // Stores (or replaces: one per configuration, device, size) a measurement; committed and
-  // durable against a process kill when it returns. Returns the measurement id.
+  // durable against a process kill when it returns (inside a Batch: when the batch commits; a
+  // record() that throws leaves the batch as it was). Returns the measurement id.
   std::int64_t record(const Measurement& m);
   void record_ceiling(const Ceiling& c);  // replaces the same (run, device, size, name)
   void record_flag(const Flag& f);        // replaces the same (kernel, device, size, kind, run)

@@ -1,137 +1,238 @@
-// Replay: evaluate configurations by looking them up in recorded Kernel Tuner caches instead of a
-// GPU, with Kernel Tuner's simulation semantics (kernel_tuner/runners/simulation.py): the first
-// visit of a configuration advances a simulated clock by its recorded compile + verification +
-// benchmark time; a revisit costs nothing; a configuration outside the restrictions is invalid; a
-// valid configuration missing from the cache is an error; recorded failures are failures.
+// Replay: a strategy searches recorded Kernel Tuner caches instead of a GPU, with Kernel Tuner's
+// simulation semantics (kernel_tuner/runners/simulation.py): the first visit of a configuration
+// advances a simulated clock by its recorded compile + verification + benchmark time; a revisit
+// costs nothing; a configuration outside the restrictions is never proposed (the space holds only
+// valid ones); a valid configuration missing from the cache is an error; recorded failures are
+// failures. One run (kind replay) per cache.
 #include "tuning/replay.h"
 
 #include <spdlog/spdlog.h>
 
-#include <chrono>
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
-#include <unordered_map>
+#include <functional>
+#include <tuple>
 
 #include "common/error.h"
-#include "interop/entry.h"
 #include "interop/interop.h"
+#include "interop/recorded.h"
 #include "search/search.h"
 #include "space/space.h"
-#include "store/store.h"
 #include "tuning/launch.h"
+#include "tuning/replay_internal.h"
 
 namespace tune::tuning {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using detail::Clock;
 
-std::string python_key(const space::Space& space, std::size_t c) {
-  std::string key;
-  for (std::size_t p = 0; p < space.num_params(); ++p) {
-    if (p) key += ',';
-    key += space.value(c, p).str();
-  }
-  return key;
-}
-
-struct Outcome {
-  std::size_t evaluations = 0;
-  double simulated_ms = 0;
-  std::optional<std::size_t> best;
-  double best_ms = 0;
+// One cache to replay, read and placed.
+struct Job {
+  interop::CacheFile cache;
+  std::string kernel, device;
+  store::ProblemSize size;
+  std::size_t group = 0;  // (kernel, device) in order of first appearance
 };
 
-Outcome replay_one(store::Store& db, const Options& o, const spec::Spec& spec, const space::Space& space,
-                   const interop::CacheFile& cache) {
-  auto check = interop::check_against_spec(cache, spec, space);
-  if (!check.parameters_match())
-    throw InputError(cache.path.string() + " does not belong to " + o.space + ": " + check.report());
-  if (!check.keys_equal()) spdlog::warn("{}: {}", cache.path.string(), check.report());
+double log_volume(const store::ProblemSize& s) {
+  return std::log(static_cast<double>(s.x)) + std::log(static_cast<double>(s.y)) + std::log(static_cast<double>(s.z));
+}
 
-  std::unordered_map<std::string, const interop::CacheEntry*> by_key;
-  for (const auto& e : cache.entries) by_key.emplace(e.key, &e);
-  const auto names = cache.param_names();
-  const std::string kernel = cache.header.value("kernel_name", spec.kernel.name);
-  std::string device = cache.header.value("device_name", "");
-  if (device.empty()) device = "unknown";
-  const std::string shash = spec::space_hash(spec);
+bool wanted(const Options& o, const spec::Spec& spec, const std::string& size) {
+  if (o.sizes.empty()) return true;
+  for (const auto& s : o.sizes) {
+    sizes::Size full{s.as_rank(problem_rank(spec)), std::max(problem_rank(spec), s.rank)};
+    if (full.label() == size || s.label() == size) return true;
+  }
+  return false;
+}
+
+// The caches to replay, grouped by (kernel, device) and each group ordered by problem size.
+std::vector<Job> plan(const Options& o, const spec::Spec& spec) {
+  std::vector<Job> jobs;
+  std::vector<std::pair<std::string, std::string>> groups;
+  for (const auto& file : o.replay) {
+    Job j{interop::read_cache(file), "", "", {}, 0};
+    j.size = interop::problem_size_of(j.cache.header);
+    if (!wanted(o, spec, j.size.text)) continue;
+    j.kernel = j.cache.header.value("kernel_name", spec.kernel.name);
+    j.device = j.cache.header.value("device_name", "");
+    if (j.device.empty()) j.device = "unknown";
+    auto g = std::find(groups.begin(), groups.end(), std::pair{j.kernel, j.device});
+    j.group = static_cast<std::size_t>(g - groups.begin());
+    if (g == groups.end()) groups.emplace_back(j.kernel, j.device);
+    jobs.push_back(std::move(j));
+  }
+  std::stable_sort(jobs.begin(), jobs.end(), [](const Job& a, const Job& b) {
+    if (a.group != b.group) return a.group < b.group;
+    const double va = log_volume(a.size), vb = log_volume(b.size);
+    if (va != vb) return va < vb;
+    return std::tie(a.size.x, a.size.y, a.size.z) < std::tie(b.size.x, b.size.y, b.size.z);
+  });
+  return jobs;
+}
+
+// The configurations a size's search starts from: the best found at the nearest searched sizes
+// of the same kernel and device.
+void choose_starts(const Job& job, const std::vector<Job>& jobs, const std::vector<SizeReplay>& done, SizeReplay& out) {
+  std::vector<std::size_t> candidates;
+  for (std::size_t i = 0; i < done.size(); ++i)
+    if (jobs[i].group == job.group && done[i].best) candidates.push_back(i);
+  const double v = log_volume(job.size);
+  std::stable_sort(candidates.begin(), candidates.end(), [&](std::size_t a, std::size_t b) {
+    return std::fabs(log_volume(jobs[a].size) - v) < std::fabs(log_volume(jobs[b].size) - v);
+  });
+  if (candidates.size() > kReplayNeighbourSizes) candidates.resize(kReplayNeighbourSizes);
+  for (std::size_t i : candidates) {
+    const SizeReplay& n = done[i];
+    std::vector<std::size_t> ranked;
+    for (std::size_t k = 0; k < n.evaluated.size(); ++k)
+      if (n.objectives[k]) ranked.push_back(k);
+    std::stable_sort(ranked.begin(), ranked.end(), [&](std::size_t a, std::size_t b) { return *n.objectives[a] < *n.objectives[b]; });
+    std::size_t taken = 0;
+    for (std::size_t k : ranked) {
+      if (taken == kReplayStartsPerSize) break;
+      const std::size_t c = n.evaluated[k];
+      if (std::find(out.starts.begin(), out.starts.end(), c) == out.starts.end()) out.starts.push_back(c);
+      ++taken;
+    }
+    out.seeded_from.push_back(n.size.text);
+  }
+}
+
+SizeReplay replay_one(const Options& o, const spec::Spec& spec, const space::Space& space, const std::string& shash,
+                      detail::ReplayWriter& writer, const Job& job, SizeReplay out) {
+  const auto& cache = job.cache;
+  const interop::Recorded recorded = interop::recorded_results(cache, space);
+  // Keys that do not match the space one for one: say why (and refuse other parameter values).
+  if (recorded.missing > 0 || cache.entries.size() != space.size() - recorded.missing) {
+    auto check = interop::check_against_spec(cache, spec, space);
+    if (!check.parameters_match())
+      throw InputError(cache.path.string() + " does not belong to " + o.space + ": " + check.report());
+    if (!check.keys_equal()) spdlog::warn("{}: {}", cache.path.string(), check.report());
+  }
+  out.cache = cache.path.string();
+  out.kernel = job.kernel;
+  out.device = job.device;
+  out.size = job.size;
+  out.true_best = recorded.best;
+  if (recorded.best) out.true_best_objective = *recorded.objective[*recorded.best];
 
   store::RunInfo info = run_info(o, spec);
-  info.kernel = kernel;
-  info.device = device;
+  info.kernel = job.kernel;
+  info.device = job.device;
   info.kind = store::RunKind::replay;
-  info.notes = nlohmann::json{{"replay_of", cache.path.string()}, {"seed", o.seed}}.dump();
-  const std::int64_t run_id = db.begin_run(info);
+  nlohmann::json notes{{"replay_of", out.cache}, {"seed", o.seed}};
+  if (!out.starts.empty()) notes["seeded_from"] = out.seeded_from;
+  info.notes = notes.dump();
+  writer.commit();
+  out.run_id = writer.db().begin_run(info);
 
-  Outcome out;
-  const auto order = search::visit_order(o.strategy, space.size(), o.seed);
-  std::vector<bool> visited(space.size(), false);
-  auto batch = db.batch();  // the replay's measurements land together
-  for (std::size_t step = 0; step < order.size(); ++step) {
-    auto t0 = Clock::now();
-    const std::size_t c = order[step];
-    if (o.max_fevals && out.evaluations >= static_cast<std::size_t>(*o.max_fevals)) break;
-    if (o.time_limit_s && out.simulated_ms >= *o.time_limit_s * 1000.0) break;
-    if (visited[c]) continue;  // a revisit costs nothing and is no evaluation
-    visited[c] = true;
-    const std::string key = python_key(space, c);
-    auto it = by_key.find(key);
-    if (it == by_key.end())
-      throw InputError(cache.path.string() + ": the valid configuration " + space.params_json(c) + " (key \"" + key +
-                       "\") is missing from the cache");
-    auto imported = interop::detail::from_kt_entry(key, it->second->value, names);
-    store::Measurement& m = imported.m;
-    const double cost = m.compile_ms.value_or(0) + m.verification_ms.value_or(0) + m.benchmark_ms.value_or(0);
-    out.simulated_ms += cost;
-    ++out.evaluations;
-    m.config_id = db.upsert_configuration_text(kernel, shash, space.params_json(c));
-    m.run_id = run_id;
-    m.device = device;
-    m.size = interop::problem_size_of(cache.header);
-    m.replayed = true;
-    m.eval_order = static_cast<std::int64_t>(out.evaluations);
-    m.simulated_time_ms = out.simulated_ms;
-    m.strategy_time_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-    m.measured_at.clear();
-    db.record(m);
-    if (m.status == store::MeasurementStatus::ok && m.objective && (!out.best || *m.objective < out.best_ms)) {
-      out.best = c;
-      out.best_ms = *m.objective;
+  detail::ReplayEvaluator evaluator(writer, space, cache, recorded,
+                                    detail::ReplayTarget{job.kernel, shash, job.device, job.size, out.run_id});
+  search::Budget budget;
+  if (o.max_fevals) budget.max_fevals = static_cast<std::size_t>(*o.max_fevals);
+  budget.time_limit_s = o.time_limit_s;
+  search::Context ctx(space, evaluator, budget, o.seed, o.strategy_options, out.starts);
+  const auto t0 = Clock::now();
+  try {
+    evaluator.start();
+    bool stopped = false;
+    // The starts first, whatever the strategy (one that begins from ctx.starts() itself finds
+    // them evaluated: a revisit is free).
+    try {
+      for (std::size_t c : ctx.starts()) ctx.evaluate(c);
+    } catch (const search::Stop&) {
+      stopped = true;
     }
+    if (!stopped) search::run(o.strategy, ctx);
+    writer.commit();
+  } catch (...) {
+    writer.rollback();  // the evaluations since the last commit go; the run says it failed
+    writer.db().finish_run(out.run_id, store::RunStatus::failed);
+    throw;
   }
-  batch.commit();
-  db.finish_run(run_id, store::RunStatus::completed);
-  std::printf("replayed %s (recorded on %s, kernel %s, size %s): %zu evaluations, %.1f s simulated; best %s at %.6g ms\n",
-              cache.path.c_str(), device.c_str(), kernel.c_str(), interop::problem_size_of(cache.header).text.c_str(),
-              out.evaluations, out.simulated_ms / 1000.0, out.best ? space.params_json(*out.best).c_str() : "(none)",
-              out.best_ms);
+  out.search_s = std::chrono::duration<double>(Clock::now() - t0).count();
+  out.strategy_s = evaluator.strategy_s();
+  writer.db().finish_run(out.run_id, store::RunStatus::completed);
+  out.evaluated = evaluator.evaluated();
+  out.objectives = evaluator.objectives();
+  out.simulated_ms = evaluator.simulated_ms();
+  out.best = ctx.best();
+  if (out.best) out.best_objective = ctx.best_objective();
   return out;
 }
 
 }  // namespace
 
+std::optional<std::size_t> SizeReplay::evaluations_to(double tolerance) const {
+  if (!true_best) return std::nullopt;
+  for (std::size_t k = 0; k < evaluated.size(); ++k)
+    if (objectives[k] && *objectives[k] <= true_best_objective * (1.0 + tolerance)) return k + 1;
+  return std::nullopt;
+}
+
+std::vector<SizeReplay> replay(const Options& o, const Prepared& prepared,
+                               const std::function<void(const SizeReplay&)>& on_size) {
+  const spec::Spec& spec = prepared.spec;
+  const space::Space& space = prepared.space;
+  const std::string shash = spec::space_hash(spec);
+  auto db = store::Store::open(o.db, store::Store::Mode::read_write);
+  const std::vector<Job> jobs = plan(o, spec);
+  detail::ReplayWriter writer(db);
+  std::vector<SizeReplay> done;
+  for (const Job& job : jobs) {
+    SizeReplay out;
+    if (o.seed_sizes) choose_starts(job, jobs, done, out);
+    done.push_back(replay_one(o, spec, space, shash, writer, job, std::move(out)));
+    if (on_size) on_size(done.back());
+  }
+  return done;
+}
+
 int run_replay(const Options& o) { return run_replay(o, validate(o)); }
 
 int run_replay(const Options& o, Prepared prepared) {
-  const spec::Spec& spec = prepared.spec;
   const space::Space& space = prepared.space;
-  auto db = store::Store::open(o.db, store::Store::Mode::read_write);
-  std::printf("This is a replay of recorded measurements, not a GPU run: each configuration is looked up in a\n"
-              "Kernel Tuner cache, with Kernel Tuner's simulated clock (strategy %s, seed %llu).\n",
-              o.strategy.c_str(), static_cast<unsigned long long>(o.seed));
-  for (const auto& file : o.replay) {
-    auto cache = interop::read_cache(file);
-    if (!o.sizes.empty()) {
-      std::string size = interop::problem_size_of(cache.header).text;
-      bool wanted = false;
-      for (const auto& s : o.sizes) {
-        auto dims = s.as_rank(problem_rank(spec));
-        sizes::Size full{dims, std::max(problem_rank(spec), s.rank)};
-        wanted = wanted || full.label() == size || s.label() == size;
-      }
-      if (!wanted) continue;
+  std::string options;
+  for (const auto& [k, v] : o.strategy_options) options += " " + k + "=" + v;
+  if (!o.json)
+    std::printf("This is a replay of recorded measurements, not a GPU run: each configuration is looked up in a\n"
+                "Kernel Tuner cache, with Kernel Tuner's simulated clock (strategy %s%s, seed %llu%s).\n",
+                o.strategy.c_str(), options.c_str(), static_cast<unsigned long long>(o.seed),
+                o.seed_sizes ? "; each size starts from the best of the nearest sizes searched before it" : "");
+  auto print = [&](const SizeReplay& r) {
+    if (o.json) return;
+    std::string seeded;
+    for (const auto& s : r.seeded_from) seeded += (seeded.empty() ? "" : ", ") + s;
+    std::printf("replayed %s (recorded on %s, kernel %s, size %s): %zu evaluations, %.1f s simulated; best %s at %.6g ms",
+                r.cache.c_str(), r.device.c_str(), r.kernel.c_str(), r.size.text.c_str(), r.evaluated.size(),
+                r.simulated_ms / 1000.0, r.best ? space.params_json(*r.best).c_str() : "(none)", r.best_objective);
+    if (r.best && r.true_best) std::printf(" (%.3fx the cache's best)", r.best_objective / r.true_best_objective);
+    if (!r.starts.empty()) std::printf("; started from %zu configurations of %s", r.starts.size(), seeded.c_str());
+    std::printf("\n");
+    std::fflush(stdout);
+  };
+  const auto all = replay(o, prepared, print);
+  if (o.json) {
+    nlohmann::json doc{{"strategy", o.strategy}, {"strategy_options", o.strategy_options}, {"seed", o.seed},
+                       {"seed_sizes", o.seed_sizes}, {"sizes", nlohmann::json::array()}};
+    for (const auto& r : all) {
+      auto to = r.evaluations_to(0.02);
+      doc["sizes"].push_back(nlohmann::json{
+          {"cache", r.cache}, {"kernel", r.kernel}, {"device", r.device}, {"size", r.size.text}, {"run_id", r.run_id},
+          {"evaluations", r.evaluated.size()}, {"simulated_s", r.simulated_ms / 1000.0},
+          {"best", r.best ? nlohmann::json::parse(space.params_json(*r.best)) : nlohmann::json()},
+          {"best_objective", r.best ? nlohmann::json(r.best_objective) : nlohmann::json()},
+          {"true_best_objective", r.true_best ? nlohmann::json(r.true_best_objective) : nlohmann::json()},
+          {"starts", r.starts.size()}, {"seeded_from", r.seeded_from},
+          {"first_evaluated", r.evaluated.empty() ? nlohmann::json() : nlohmann::json(r.evaluated.front())},
+          {"evaluations_to_2pct", to ? nlohmann::json(*to) : nlohmann::json()},
+          {"search_s", r.search_s}, {"strategy_s", r.strategy_s}});
     }
-    replay_one(db, o, spec, space, cache);
+    std::printf("%s\n", doc.dump().c_str());
   }
   return 0;
 }

@@ -1,11 +1,60 @@
-// `tune --space SPEC --replay CACHE...`: the sweep without a GPU, from recorded measurements.
+// `tune --space SPEC --replay CACHE... --strategy S`: the search without a GPU, on recorded
+// measurements. Any strategy of search::strategies() runs against an Evaluator that looks each
+// configuration up in a Kernel Tuner cache (interop::recorded_results), with Kernel Tuner's
+// simulated clock; every evaluation is stored like a real one, marked as replayed.
+//
+// Across sizes: the caches are grouped by (kernel, device) and each group is searched in order
+// of problem size (volume). Unless Options::seed_sizes is off, a size's search starts
+// (search::Context's starts, evaluated first) from the best configurations that the searches of
+// the nearest sizes already searched found.
 #pragma once
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "store/store.h"
 #include "tuning/tuner.h"
 
 namespace tune::tuning {
 
-// Replays every cache (those whose problem size is among --sizes, when given), storing each
-// evaluation like a real one, marked as replayed, with its order and the simulated time.
+// Starts of a size's search: the best `kReplayStartsPerSize` configurations found at each of the
+// `kReplayNeighbourSizes` nearest sizes (by |log volume|) already searched, nearest first.
+inline constexpr std::size_t kReplayNeighbourSizes = 2;
+inline constexpr std::size_t kReplayStartsPerSize = 2;
+
+// One problem size's search on a recorded cache.
+struct SizeReplay {
+  std::string cache;  // the replayed file
+  std::string kernel, device;
+  store::ProblemSize size;
+  std::int64_t run_id = 0;
+  std::vector<std::size_t> starts;                // the Context's starts (neighbours' best)
+  std::vector<std::string> seeded_from;           // the sizes they came from
+  std::vector<std::size_t> evaluated;             // configurations, in evaluation order
+  std::vector<std::optional<double>> objectives;  // their objectives (nullopt: failed)
+  double simulated_ms = 0;                        // Kernel Tuner's simulated clock at the end
+  std::optional<std::size_t> best;                // the best configuration found
+  double best_objective = 0;
+  std::optional<std::size_t> true_best;  // the cache's best over the whole space
+  double true_best_objective = 0;
+  double search_s = 0;    // wall time of the search: strategy + replay + storing + final commit
+  double strategy_s = 0;  // of which the strategy's own time (between evaluations)
+
+  // Evaluations until the best found was within `tolerance` (0.02: 2%) of the true best.
+  std::optional<std::size_t> evaluations_to(double tolerance) const;
+};
+
+// Replays every cache (those whose problem size is among --sizes, when given) and returns one
+// SizeReplay per cache, in the order searched. Throws InputError when a cache belongs to another
+// space or a valid configuration the strategy visits is missing from its cache (the replay
+// stops; what was committed stays, that size's run is marked failed).
+// `on_size` is called after each size.
+std::vector<SizeReplay> replay(const Options& opts, const Prepared& prepared,
+                               const std::function<void(const SizeReplay&)>& on_size = {});
+
+// The above, printing one line per size (or, with --json, one JSON document). Returns 0.
 int run_replay(const Options& opts, Prepared prepared);
 // validate(opts), then the above.
 int run_replay(const Options& opts);

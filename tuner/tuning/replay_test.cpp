@@ -2,12 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
 #include "interop/interop.h"
+#include "search/search.h"
 #include "store/store.h"
 #include "store/test_util.h"
 
@@ -16,86 +18,165 @@ using namespace tune;
 
 namespace {
 const fs::path kExternal = fs::path(TUNE_SOURCE_DIR) / ".." / "shared" / "external";
+const fs::path kHub = kExternal / "benchmark_hub";
+const fs::path kTranspose = fs::path(TUNE_SOURCE_DIR) / "results" / "recorded" / "transpose";
+const fs::path kTransposeSpec = fs::path(TUNE_SOURCE_DIR) / "spaces" / "transpose.json";
 
-tuning::Options options(const fs::path& spec, const fs::path& cache, const fs::path& db) {
+tuning::Options options(const fs::path& spec, std::vector<fs::path> caches, const fs::path& db) {
   tuning::Options o;
   o.space = spec.string();
-  o.replay = {cache.string()};
+  for (const auto& c : caches) o.replay.push_back(c.string());
   o.db = db.string();
   return o;
 }
 
-// Replayed evaluations of the database's only run, in evaluation order: (params, objective).
-std::vector<std::pair<std::string, double>> evaluations(const fs::path& db) {
+// The stored evaluations of one run, in evaluation order.
+std::vector<store::StoredMeasurement> stored(const fs::path& db, std::int64_t run_id) {
   auto s = store::Store::open(db.string(), store::Store::Mode::read_only);
   store::MeasurementFilter f;
   f.kernel = s.kernels().at(0);
   f.ok_only = false;
+  f.run_id = run_id;
   auto rows = s.measurements(f);
   std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.eval_order < b.eval_order; });
-  std::vector<std::pair<std::string, double>> out;
-  for (const auto& r : rows) {
-    EXPECT_TRUE(r.replayed);
-    EXPECT_TRUE(r.simulated_time_ms.has_value());
-    out.emplace_back(r.params, r.objective.value_or(-1));
-  }
-  return out;
+  return rows;
 }
+
 }  // namespace
 
 TEST(Replay, BruteForceFindsEachCachesBest) {
-  for (const char* name : {"convolution_milo", "dedispersion_milo"})
-    for (const char* gpu : {"A100", "A4000", "MI250X"}) {
-      SCOPED_TRACE(std::string(name) + "/" + gpu);
-      store::testing::TempDir t;
-      fs::path cache = kExternal / "benchmark_hub" / name / (std::string(gpu) + ".json.gz");
-      ASSERT_EQ(tuning::run_replay(options(kExternal / "benchmark_hub" / (std::string(name) + ".json"), cache, t.path() / "r.db")), 0);
-      // the cache's best, straight from the JSON: lowest numeric "time"
-      auto file = interop::read_cache(cache);
-      double best = INFINITY;
-      for (const auto& e : file.entries)
-        if (e.value["time"].is_number()) best = std::min(best, e.value["time"].get<double>());
-      auto evals = evaluations(t.path() / "r.db");
-      EXPECT_EQ(evals.size(), file.entries.size());
-      double found = INFINITY;
-      for (const auto& [p, obj] : evals)
-        if (obj >= 0) found = std::min(found, obj);
-      EXPECT_DOUBLE_EQ(found, best);
-    }
+  for (auto [name, gpu] : {std::pair{"convolution_milo", "MI250X"}, std::pair{"dedispersion_milo", "A100"}}) {
+    SCOPED_TRACE(std::string(name) + "/" + gpu);
+    store::testing::TempDir t;
+    fs::path cache = kHub / name / (std::string(gpu) + ".json.gz");
+    auto o = options(kHub / (std::string(name) + ".json"), {cache}, t.path() / "r.db");
+    auto r = tuning::replay(o, tuning::validate(o));
+    ASSERT_EQ(r.size(), 1u);
+    // the cache's best, straight from the JSON: lowest numeric "time"
+    auto file = interop::read_cache(cache);
+    double best = INFINITY;
+    for (const auto& e : file.entries)
+      if (e.value["time"].is_number()) best = std::min(best, e.value["time"].get<double>());
+    EXPECT_EQ(r[0].evaluated.size(), file.entries.size());
+    EXPECT_DOUBLE_EQ(r[0].best_objective, best);
+    auto rows = stored(t.path() / "r.db", r[0].run_id);
+    EXPECT_EQ(rows.size(), file.entries.size());
+    double found = INFINITY;
+    for (const auto& m : rows)
+      if (m.objective && m.status == store::MeasurementStatus::ok) found = std::min(found, *m.objective);
+    EXPECT_DOUBLE_EQ(found, best);
+  }
 }
 
-TEST(Replay, SameSeedSameRunAndBudgets) {
+// Every stored evaluation: replayed, eval_order 0..n-1 in the strategy's order, the simulated
+// clock the running sum of the recorded compile + verification + benchmark times, a strategy time.
+TEST(Replay, StoresEveryEvaluationInOrderWithTheSimulatedClock) {
   store::testing::TempDir t;
-  fs::path spec = kExternal / "benchmark_hub/dedispersion_milo.json";
-  fs::path cache = kExternal / "benchmark_hub/dedispersion_milo/A4000.json.gz";
-  auto run = [&](const std::string& db, std::uint64_t seed, std::optional<std::int64_t> fevals, std::optional<double> limit) {
-    auto o = options(spec, cache, t.path() / db);
-    o.strategy = "random_sample";
-    o.seed = seed;
-    o.max_fevals = fevals;
-    o.time_limit_s = limit;
-    EXPECT_EQ(tuning::run_replay(o), 0);
-    return evaluations(t.path() / db);
-  };
-  auto a = run("a.db", 5, 100, std::nullopt), b = run("b.db", 5, 100, std::nullopt), c = run("c.db", 6, 100, std::nullopt);
-  EXPECT_EQ(a.size(), 100u);
-  EXPECT_EQ(a, b);
-  EXPECT_NE(a, c);
-  // a simulated-time budget: stops once the clock passes 60 s, well before the whole space
-  auto s = run("s.db", 5, std::nullopt, 60.0);
-  EXPECT_GT(s.size(), 1u);
-  EXPECT_LT(s.size(), 11130u);
-  auto db = store::Store::open((t.path() / "s.db").string(), store::Store::Mode::read_only);
-  store::MeasurementFilter f;
-  f.kernel = db.kernels().at(0);
-  f.ok_only = false;
-  double before_last = 0, last = 0;
-  for (const auto& m : db.measurements(f)) {
-    if (*m.eval_order == static_cast<std::int64_t>(s.size())) last = *m.simulated_time_ms;
-    if (*m.eval_order == static_cast<std::int64_t>(s.size()) - 1) before_last = *m.simulated_time_ms;
+  const fs::path cache = kHub / "dedispersion_milo/A4000.json.gz";
+  auto o = options(kHub / "dedispersion_milo.json", {cache}, t.path() / "r.db");
+  o.strategy = "random_sample";
+  o.max_fevals = 300;
+  o.seed = 11;
+  auto r = tuning::replay(o, tuning::validate(o));
+  ASSERT_EQ(r.size(), 1u);
+  ASSERT_EQ(r[0].evaluated.size(), 300u);
+  auto file = interop::read_cache(cache);
+  std::map<std::string, const nlohmann::ordered_json*> by_key;
+  for (const auto& e : file.entries) by_key[e.key] = &e.value;
+
+  auto rows = stored(t.path() / "r.db", r[0].run_id);
+  ASSERT_EQ(rows.size(), 300u);
+  auto prepared = tuning::validate(o);
+  double clock = 0;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto& m = rows[i];
+    EXPECT_EQ(m.eval_order, static_cast<std::int64_t>(i));
+    EXPECT_TRUE(m.replayed);
+    EXPECT_EQ(m.params, prepared.space.params_json(r[0].evaluated[i]));
+    auto key = nlohmann::json::parse(m.extra)["kernel_tuner"]["key"].get<std::string>();
+    const auto& e = *by_key.at(key);
+    clock += e["compile_time"].get<double>() + e["verification_time"].get<double>() + e["benchmark_time"].get<double>();
+    ASSERT_TRUE(m.simulated_time_ms.has_value());
+    EXPECT_NEAR(*m.simulated_time_ms, clock, 1e-6 * clock);
+    ASSERT_TRUE(m.strategy_time_ms.has_value());
+    EXPECT_GE(*m.strategy_time_ms, 0.0);
+    if (e["time"].is_number()) {
+      EXPECT_DOUBLE_EQ(*m.objective, e["time"].get<double>());
+    }
   }
-  EXPECT_LT(before_last, 60000.0);
-  EXPECT_GE(last, before_last);
+  EXPECT_NEAR(r[0].simulated_ms, clock, 1e-6 * clock);
+  auto db = store::Store::open((t.path() / "r.db").string(), store::Store::Mode::read_only);
+  auto run = db.run(r[0].run_id);
+  ASSERT_TRUE(run);
+  EXPECT_EQ(run->kind, store::RunKind::replay);
+  EXPECT_EQ(run->status, store::RunStatus::completed);
+  EXPECT_EQ(run->strategy, "random_sample");
+}
+
+// Every strategy that has landed runs on a replay under both budgets; the same seed gives the
+// same search, another seed another one.
+TEST(Replay, StrategiesRunUnderBothBudgetsAndSeedsReproduce) {
+  const fs::path spec = kTransposeSpec, cache = kTranspose / "2048x2048.json.gz";  // 282 configurations
+  store::testing::TempDir t;
+  const auto prepared = tuning::validate(options(spec, {cache}, t.path() / "r.db"));
+  std::size_t ran = 0;
+  for (const auto& name : search::strategy_names()) {
+    SCOPED_TRACE(name);
+    auto run = [&](std::uint64_t seed, std::optional<std::int64_t> fevals, std::optional<double> limit) {
+      // one database: each run's rows are read back before the next run replaces them
+      auto o = options(spec, {cache}, t.path() / "r.db");
+      o.strategy = name;
+      o.seed = seed;
+      o.max_fevals = fevals;
+      o.time_limit_s = limit;
+      auto r = tuning::replay(o, prepared);
+      EXPECT_EQ(stored(o.db, r.at(0).run_id).size(), r.at(0).evaluated.size());
+      return r.at(0);
+    };
+    tuning::SizeReplay a;
+    try {
+      a = run(5, 30, std::nullopt);
+    } catch (const Error& e) {  // a strategy other engineers have not landed yet
+      if (std::string(e.what()).find("not built yet") != std::string::npos) continue;
+      throw;
+    }
+    ++ran;
+    auto b = run(5, 30, std::nullopt);
+    EXPECT_LE(a.evaluated.size(), 30u);
+    EXPECT_GT(a.evaluated.size(), 0u);
+    if (name == "brute_force" || name == "random_sample") {
+      EXPECT_EQ(a.evaluated.size(), 30u);
+    }
+    EXPECT_EQ(a.evaluated, b.evaluated);
+    if (name != "brute_force") {
+      EXPECT_NE(a.evaluated, run(6, 30, std::nullopt).evaluated);
+    }
+    // a simulated-time budget of 5 s (the whole space takes 49.5 s): the last evaluation
+    // starts before 5 s, the space is not exhausted
+    auto s = run(5, std::nullopt, 5.0);
+    ASSERT_GT(s.evaluated.size(), 1u);
+    EXPECT_LT(s.evaluated.size(), 282u);
+    auto rows = stored(t.path() / "r.db", s.run_id);
+    ASSERT_EQ(rows.size(), s.evaluated.size());
+    EXPECT_LT(*rows[rows.size() - 2].simulated_time_ms, 5000.0);
+    if (name == "brute_force" || name == "random_sample") {
+      EXPECT_GE(*rows.back().simulated_time_ms, 5000.0);
+    }
+  }
+  EXPECT_GE(ran, 2u);
+}
+
+TEST(Replay, StrategyOptionsAreValidated) {
+  store::testing::TempDir t;
+  auto o = options(kHub / "dedispersion_milo.json", {kHub / "dedispersion_milo/A100.json.gz"}, t.path() / "r.db");
+  o.strategy = "random_sample";
+  o.strategy_options = search::parse_options({"fraction=0.001"});
+  auto r = tuning::replay(o, tuning::validate(o));
+  EXPECT_EQ(r.at(0).evaluated.size(), 11u);  // 0.001 of 11,130, rounded
+  auto db = store::Store::open(o.db, store::Store::Mode::read_only);
+  EXPECT_EQ(db.run(r[0].run_id)->strategy_options, R"({"fraction":"0.001"})");
+  o.strategy_options = {{"popsize", "3"}};  // not an option of random_sample
+  EXPECT_THROW(tuning::validate(o), InputError);
 }
 
 TEST(Replay, MissingValidConfigurationIsAnError) {
@@ -106,19 +187,68 @@ TEST(Replay, MissingValidConfigurationIsAnError) {
   std::string dropped = std::prev(doc["cache"].end()).key();
   doc["cache"].erase(dropped);
   std::ofstream(t.path() / "partial.json") << doc.dump();
+  auto o = options(kExternal / "kernel_tuner/test/test_cache_file_T1_input.json", {t.path() / "partial.json"}, t.path() / "r.db");
   try {
-    tuning::run_replay(options(kExternal / "kernel_tuner/test/test_cache_file_T1_input.json", t.path() / "partial.json", t.path() / "r.db"));
+    tuning::run_replay(o);
     FAIL() << "a missing configuration was not reported";
   } catch (const InputError& e) {
     std::string w = e.what();
     EXPECT_NE(w.find("is missing from the cache"), std::string::npos) << w;
     EXPECT_NE(w.find("\"" + dropped + "\""), std::string::npos) << w;
+    EXPECT_NE(w.find("partial.json"), std::string::npos) << w;
   }
+  auto db = store::Store::open(o.db, store::Store::Mode::read_only);
+  auto runs = db.runs();
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].status, store::RunStatus::failed);
 }
 
 TEST(Replay, CacheOfAnotherSpaceIsRefused) {
   store::testing::TempDir t;
-  EXPECT_THROW(tuning::run_replay(options(kExternal / "benchmark_hub/convolution_milo.json",
-                                          kExternal / "benchmark_hub/dedispersion_milo/A100.json.gz", t.path() / "r.db")),
+  EXPECT_THROW(tuning::run_replay(options(kHub / "convolution_milo.json", {kHub / "dedispersion_milo/A100.json.gz"},
+                                          t.path() / "r.db")),
                InputError);
+}
+
+// Several sizes: searched in order of size whatever the command's order, each starting from the
+// best found at the nearest sizes searched before it; --no-seed-sizes searches each from scratch.
+TEST(Replay, SizesStartFromTheirNeighboursBest) {
+  store::testing::TempDir t;
+  const std::vector<fs::path> caches{kTranspose / "1024x1024.json.gz", kTranspose / "512x512.json.gz",
+                                     kTranspose / "768x768.json.gz"};
+  auto o = options(kTransposeSpec, caches, t.path() / "seeded.db");
+  o.strategy = "random_sample";
+  o.max_fevals = 12;
+  o.seed = 3;
+  auto seeded = tuning::replay(o, tuning::validate(o));
+  ASSERT_EQ(seeded.size(), 3u);
+  EXPECT_EQ(seeded[0].size.text, "512x512");
+  EXPECT_EQ(seeded[1].size.text, "768x768");
+  EXPECT_EQ(seeded[2].size.text, "1024x1024");
+  EXPECT_TRUE(seeded[0].starts.empty());
+  // the second size begins with the first size's best, then its second best
+  ASSERT_TRUE(seeded[0].best);
+  ASSERT_GE(seeded[1].evaluated.size(), 2u);
+  EXPECT_EQ(seeded[1].evaluated[0], *seeded[0].best);
+  EXPECT_EQ(seeded[1].starts.front(), *seeded[0].best);
+  EXPECT_EQ(seeded[1].seeded_from, std::vector<std::string>{"512x512"});
+  // the third: the nearest size (768) first, then 512
+  EXPECT_EQ(seeded[2].seeded_from, (std::vector<std::string>{"768x768", "512x512"}));
+  EXPECT_EQ(seeded[2].evaluated[0], *seeded[1].best);
+  EXPECT_LE(seeded[2].starts.size(), tuning::kReplayNeighbourSizes * tuning::kReplayStartsPerSize);
+  for (std::size_t k = 0; k < seeded[2].starts.size(); ++k) EXPECT_EQ(seeded[2].evaluated[k], seeded[2].starts[k]);
+  // the stored first evaluation of 768x768 is 512x512's best configuration
+  auto rows = stored(t.path() / "seeded.db", seeded[1].run_id);
+  ASSERT_FALSE(rows.empty());
+  EXPECT_EQ(rows[0].params, tuning::validate(o).space.params_json(*seeded[0].best));
+
+  o.seed_sizes = false;
+  o.db = (t.path() / "plain.db").string();
+  auto plain = tuning::replay(o, tuning::validate(o));
+  ASSERT_EQ(plain.size(), 3u);
+  for (const auto& r : plain) EXPECT_TRUE(r.starts.empty());
+  EXPECT_EQ(plain[0].evaluated, seeded[0].evaluated);  // the first size has no neighbour either way
+  // from scratch, every size draws the same seeded sample
+  EXPECT_EQ(plain[1].evaluated, plain[0].evaluated);
+  EXPECT_NE(plain[1].evaluated, seeded[1].evaluated);
 }

@@ -48,6 +48,7 @@ store::RunInfo run_info(const Options& o, const spec::Spec& spec) {
   info.kernel = spec.kernel.name;
   info.command_line = o.command_line;
   info.strategy = o.strategy;
+  info.strategy_options = nlohmann::json(o.strategy_options).dump();
   nlohmann::json budget = nlohmann::json::object();
   if (o.max_fevals) budget["max_fevals"] = *o.max_fevals;
   if (o.time_limit_s) budget["time_limit_s"] = *o.time_limit_s;
@@ -69,7 +70,7 @@ Prepared validate(const Options& opts) {
     if (size.rank > problem_rank(spec))
       throw InputError("bad --sizes: " + size.label() + " has " + std::to_string(size.rank) + " dimensions, but " + opts.space +
                        "'s ProblemSize has " + std::to_string(problem_rank(spec)));
-  search::check_strategy(opts.strategy);
+  search::find_strategy(opts.strategy, opts.strategy_options);
   check_database_writable(opts.db);
   spdlog::info("{}: {} valid configurations of {} ({} parameters), {} sizes", opts.space, space.size(),
                space.cartesian(), space.num_params(), opts.sizes.size());

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "search/search.h"
 #include "sizes/sizes.h"
 #include "space/space.h"
 #include "spec/spec.h"
@@ -21,6 +22,7 @@ struct Options {
   std::string sizes_text;
   std::string db = "results/tuning.db";
   std::string strategy = "brute_force";
+  search::StrategyOptions strategy_options;  // --strategy-option key=value (validated by validate())
   std::optional<std::int64_t> max_fevals;
   std::optional<double> time_limit_s;
   std::uint64_t seed = 1;
@@ -31,6 +33,9 @@ struct Options {
   bool json = false;
   std::string command_line;
   std::vector<std::string> replay;  // Kernel Tuner caches to replay instead of a GPU run
+  // Replay of several sizes: each size's search starts from the best configurations found at the
+  // nearest sizes already searched (--no-seed-sizes turns it off).
+  bool seed_sizes = true;
   // This process's arguments (argv[0] first): a supervised worker process re-runs them when a
   // configuration faults the GPU context (see run/isolate.h).
   std::vector<std::string> argv;
