@@ -30,6 +30,7 @@ const Command kCommands[] = {
     {"import", cmd_import, "import Kernel Tuner cache files and T4 results"},
     {"export", cmd_export, "export results as a Kernel Tuner cache, T4 results or CSV"},
     {"db", cmd_db, "show the database schema and contents summary"},
+    {"evaluate", cmd_evaluate, "score search strategies on brute-forced caches (FGCS 2024 methodology)"},
 };
 
 void usage() {

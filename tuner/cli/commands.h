@@ -34,5 +34,6 @@ int cmd_report(const Args& args);
 int cmd_import(const Args& args);
 int cmd_export(const Args& args);
 int cmd_db(const Args& args);
+int cmd_evaluate(const Args& args);
 
 }  // namespace tune::cli

@@ -1,0 +1,90 @@
+// tune evaluate: score search strategies on brute-forced caches by the FGCS 2024 methodology
+// (evaluate/evaluate.h). Nothing is stored.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "common/error.h"
+#include "evaluate/evaluate.h"
+
+namespace tune::cli {
+
+namespace {
+
+std::vector<std::string> strings(const po::variables_map& vm, const char* name) {
+  return vm.count(name) ? vm[name].as<std::vector<std::string>>() : std::vector<std::string>{};
+}
+
+// Writes the file whole or not at all, silently (stdout carries the JSON document).
+void write_quietly(const std::string& path, const std::string& text) {
+  namespace fs = std::filesystem;
+  const fs::path tmp(path + ".tmp");
+  {
+    std::ofstream f(tmp, std::ios::binary);
+    if (!f || !(f << text) || !f.flush()) throw InputError(path + ": cannot write the file");
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    throw InputError(path + ": cannot write the file: " + ec.message());
+  }
+}
+
+}  // namespace
+
+int cmd_evaluate(const Args& args) {
+  po::options_description opts("tune evaluate options");
+  opts.add_options()("space", po::value<std::vector<std::string>>()->composing()->multitoken(),
+                     "T1 search-space file(s); each cache is paired with the first whose parameters it has")(
+      "replay", po::value<std::vector<std::string>>()->composing()->multitoken(),
+      "brute-forced Kernel Tuner cache(s) (.json or .json.gz) of those spaces")(
+      "strategy", po::value<std::vector<std::string>>()->composing()->multitoken(),
+      "strategies to score: names, comma lists, or all")(
+      "strategy-option", po::value<std::vector<std::string>>()->composing(),
+      "key=value for every listed strategy that reads the key (repeatable)")(
+      "repeats", po::value<long>()->default_value(50), "runs per strategy and cache")(
+      "seed", po::value<std::uint64_t>()->default_value(1), "repeat r runs with seed + r")(
+      "threads", po::value<unsigned>()->default_value(0), "worker threads (0: one per hardware thread)")(
+      "exact-baseline", po::bool_switch(),
+      "baseline at the exact expected rank (default: the reference implementation's index, one rank optimistic)")(
+      "curves", po::value<std::string>(), "write the curves (time, random, strategy, score) as CSV")(
+      "json", po::bool_switch(), "print one JSON object");
+  po::variables_map vm;
+  if (!parse("evaluate",
+             "tune evaluate --space SPEC... --replay CACHE... --strategy S[,S...]|all [--strategy-option k=v]... "
+             "[--repeats R] [--seed N] [--threads N] [--exact-baseline] [--curves FILE.csv] [--json]",
+             args, opts, vm)) {
+    return 0;
+  }
+  const long repeats = vm["repeats"].as<long>();
+  if (repeats < 1) throw InputError("tune evaluate: --repeats must be at least 1, not " + std::to_string(repeats));
+  // Strategies first: a misspelt name fails before any cache is read.
+  auto strategies = evaluate::strategy_specs(strings(vm, "strategy"), strings(vm, "strategy-option"));
+  auto problems = evaluate::load_problems(strings(vm, "space"), strings(vm, "replay"));
+
+  evaluate::Options o;
+  o.repeats = static_cast<std::size_t>(repeats);
+  o.seed = vm["seed"].as<std::uint64_t>();
+  o.threads = vm["threads"].as<unsigned>();
+  o.settings.exact_rank = vm["exact-baseline"].as<bool>();
+  const evaluate::Result r = evaluate::evaluate(problems, strategies, o);
+
+  const bool json = vm["json"].as<bool>();
+  if (vm.count("curves")) {
+    const std::string path = vm["curves"].as<std::string>();
+    if (json)
+      write_quietly(path, evaluate::curves_csv(r));
+    else
+      write_output(path, evaluate::curves_csv(r));
+  }
+  if (json)
+    std::cout << evaluate::to_json(r).dump() << "\n";
+  else
+    std::cout << evaluate::format_table(r);
+  return 0;
+}
+
+}  // namespace tune::cli
