@@ -5,12 +5,8 @@
 namespace tune::search::strategy {
 #define TUNE_PENDING(name) \
   void name(Context&) { throw Error("strategy " #name " is not built yet"); }
-TUNE_PENDING(simulated_annealing)
-TUNE_PENDING(genetic_algorithm)
 TUNE_PENDING(diff_evo)
 TUNE_PENDING(pso)
-TUNE_PENDING(greedy_ils)
-TUNE_PENDING(greedy_mls)
 TUNE_PENDING(firefly_algorithm)
 TUNE_PENDING(dual_annealing)
 TUNE_PENDING(bayes_opt)
