@@ -138,7 +138,7 @@ void ArgSet::refill() {
 
 void ArgSet::poison_outputs() {
   for (std::size_t i = 0; i < specs_.size(); ++i)
-    if (specs_[i].output) slots_[i].buffer.poison();
+    if (specs_[i].output && !specs_[i].read) slots_[i].buffer.poison();
 }
 
 }  // namespace tune::run

@@ -24,6 +24,8 @@ struct ArgSpec {
   FillKind fill = FillKind::constant;
   double fill_value = 0.0;       // constant: the value (a scalar's value); random: the range scale
   bool output = false;           // written by the kernel: poisoned before verification runs
+  bool read = false;             // an output the kernel also reads (ReadWrite, e.g. C of C = A*B + beta*C):
+                                 // restored by refill() before verification instead of poisoned
 };
 
 // Throws InputError naming the argument: empty name, unknown dtype, buffer with count 0, scalar

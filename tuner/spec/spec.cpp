@@ -1,5 +1,6 @@
 #include "spec/spec.h"
 
+#include <cctype>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -12,6 +13,14 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
+
+// A bare name (block_size_y), as opposed to an expression or a number ("2147483647").
+bool is_identifier(const std::string& s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  for (char ch : s)
+    if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '_')) return false;
+  return true;
+}
 
 // Parsing context: the file name for every message.
 struct Ctx {
@@ -160,7 +169,7 @@ Kernel parse_kernel(const json& k, const Ctx& ctx, const fs::path& dir,
       // A GridDiv name that is no parameter (block_size_y in Kernel Tuner's own 1-D vector_add
       // test file) counts as a divisor of 1 here; Kernel Tuner 1.5.0 fails on it with a NameError.
       if (item.is_string() && std::find(names.begin(), names.end(), item.get<std::string>()) == names.end() &&
-          item.get<std::string>().find_first_of("()*+-/%[ ") == std::string::npos)
+          is_identifier(item.get<std::string>()))
         continue;
       out.grid_div[d].push_back(ctx.expression(item, where, names));
     }

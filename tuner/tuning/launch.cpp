@@ -105,6 +105,7 @@ std::vector<ArgumentPlan> arguments(const spec::Spec& spec, const sizes::Size& s
     plan.scalar = a.memory_type == "Scalar";
     plan.fill_type = a.fill_type;
     plan.output = a.output || a.access_type == "WriteOnly" || a.access_type == "ReadWrite";
+    plan.read = a.access_type == "ReadWrite";
     if (a.fill_value) plan.fill_value = a.fill_value->program.eval(lists);
     // Tune.fill_values: a size-dependent value for a scalar whose T1 FillValue is a plain number
     // (so that Kernel Tuner can still read the file).

@@ -39,6 +39,7 @@ struct ArgumentPlan {
   std::string fill_type;      // Constant, Random, ...
   expr::Value fill_value;     // scalar value, or the constant / random scale
   bool output = false;
+  bool read = false;  // ReadWrite: the kernel reads it too (restored, not poisoned, before verification)
 };
 
 // ProblemSize as the spec's expressions see it: an int for a 1-D spec, else a list.

@@ -92,3 +92,20 @@ TEST(Launch, TransposeSpaceBindsRectangularSizes) {
   auto g = tuning::geometry(s, tuning::bind_config(s, c, sizes::parse_one("4097x1000")));
   EXPECT_EQ(g.grid, (std::array<std::uint32_t, 3>{33, 32, 1}));  // ceil(4097/128), ceil(1000/32)
 }
+
+// A 3-D ProblemSize whose third extent is a reduction length (GEMM's K): GridDivZ holds one number
+// larger than any K, so the grid stays one block deep (without it, Kernel Tuner's default divisor
+// block_size_z = 1 would launch K copies of every block).
+TEST(Launch, ReductionDimensionKeepsTheGridFlat) {
+  auto s = spec::load(fs::path(TUNE_SOURCE_DIR) / "spaces" / "gemm.json");
+  auto c = config(s, {{"block_size_x", 16}, {"block_size_y", 16}, {"tile_size_x", 8}, {"tile_size_y", 8}});
+  auto g = tuning::geometry(s, tuning::bind_config(s, c, sizes::parse_one("4096x2048x8192")));
+  EXPECT_EQ(g.grid, (std::array<std::uint32_t, 3>{32, 16, 1}));  // N / 128, M / 128, 1
+  // C is ReadWrite (C = alpha A B + beta C): verified, and restored rather than poisoned.
+  auto plan = tuning::arguments(s, sizes::parse_one("64x32x16"));
+  ASSERT_EQ(plan.front().name, "C");
+  EXPECT_TRUE(plan.front().output);
+  EXPECT_TRUE(plan.front().read);
+  EXPECT_EQ(plan.front().count, 64u * 32u);
+  EXPECT_FALSE(plan[1].read);
+}
