@@ -1,5 +1,10 @@
 #include "tuning/extension.h"
 
+#include <algorithm>
+#include <iterator>
+
+#include "tuning/launch.h"
+
 namespace tune::tuning {
 
 using nlohmann::json;
@@ -12,6 +17,24 @@ spec::Expression compile_expr(const spec::Spec& spec, const json& v, const std::
   else if (v.is_number()) src = v.dump();
   else throw InputError(spec.path.string() + ": " + where + ": expected an expression string or a number");
   return spec::Expression{where, expr::Program::compile(src, spec.expression_names(), expr::Location{spec.path.string(), where})};
+}
+
+// {"KernelName", "LocalSize": {X,Y,Z}, "GlobalSize": {X,Y,Z}} under `key` ("Tune.reference").
+Reference parse_kernel_ref(const spec::Spec& spec, const json& r, const std::string& key) {
+  const std::string file = spec.path.string();
+  if (!r.is_object() || !r.contains("KernelName") || !r["KernelName"].is_string() ||
+      r["KernelName"].get<std::string>().empty())
+    throw InputError(file + ": " + key + ": expected an object with \"KernelName\", \"LocalSize\", \"GlobalSize\"");
+  Reference ref;
+  ref.kernel_name = r["KernelName"].get<std::string>();
+  static const char* axes[3] = {"X", "Y", "Z"};
+  for (const char* part : {"LocalSize", "GlobalSize"}) {
+    if (!r.contains(part) || !r[part].is_object()) throw InputError(file + ": " + key + "." + part + ": expected an object with X, Y, Z");
+    auto& dst = std::string(part) == "LocalSize" ? ref.block : ref.grid;
+    for (int d = 0; d < 3; ++d)
+      if (r[part].contains(axes[d])) dst[d] = compile_expr(spec, r[part][axes[d]], key + "." + part + "." + axes[d]);
+  }
+  return ref;
 }
 
 }  // namespace
@@ -27,26 +50,24 @@ Extension parse_extension(const spec::Spec& spec) {
     if (!t["ceilings"].is_array()) throw InputError(file + ": Tune.ceilings: expected a list");
     for (const auto& c : t["ceilings"]) {
       std::string name = c.is_string() ? c.get<std::string>() : "";
-      if (name != "d2d_copy" && name != "cublas_sgeam" && name != "cublas_sgemm")
-        throw InputError(file + ": Tune.ceilings: unknown ceiling " + c.dump() + " (known: d2d_copy, cublas_sgeam, cublas_sgemm)");
+      if (std::ranges::find_if(kKnownCeilings, [&](const char* k) { return name == k; }) == std::end(kKnownCeilings)) {
+        std::string known;
+        for (const char* k : kKnownCeilings) known += (known.empty() ? "" : ", ") + std::string(k);
+        throw InputError(file + ": Tune.ceilings: unknown ceiling " + c.dump() + " (known: " + known + ")");
+      }
       if (name == "d2d_copy" && !ext.bytes) throw InputError(file + ": Tune.ceilings: d2d_copy needs Tune.bytes");
+      if (name.starts_with("cublas_sgemm") && problem_rank(spec) != 3)
+        throw InputError(file + ": Tune.ceilings: " + name + " needs a ProblemSize of 3 entries (" +
+                         (name == "cublas_sgemm" ? "m, n, k" : "n2, n1, dim") + "), the spec's has " +
+                         std::to_string(problem_rank(spec)));
       ext.ceilings.push_back(name);
     }
   }
-  if (t.contains("reference")) {
-    const json& r = t["reference"];
-    if (!r.is_object() || !r.contains("KernelName") || !r["KernelName"].is_string())
-      throw InputError(file + ": Tune.reference: expected an object with \"KernelName\", \"LocalSize\", \"GlobalSize\"");
-    Reference ref;
-    ref.kernel_name = r["KernelName"].get<std::string>();
-    static const char* axes[3] = {"X", "Y", "Z"};
-    for (const char* key : {"LocalSize", "GlobalSize"}) {
-      if (!r.contains(key) || !r[key].is_object()) throw InputError(file + ": Tune.reference." + key + ": expected an object with X, Y, Z");
-      auto& dst = std::string(key) == "LocalSize" ? ref.block : ref.grid;
-      for (int d = 0; d < 3; ++d)
-        if (r[key].contains(axes[d])) dst[d] = compile_expr(spec, r[key][axes[d]], std::string("Tune.reference.") + key + "." + axes[d]);
-    }
-    ext.reference = std::move(ref);
+  if (t.contains("reference")) ext.reference = parse_kernel_ref(spec, t["reference"], "Tune.reference");
+  if (t.contains("check")) {
+    if (!ext.reference)
+      throw InputError(file + ": Tune.check: needs Tune.reference (the check kernel judges outputs against the reference's)");
+    ext.check = parse_kernel_ref(spec, t["check"], "Tune.check");
   }
   if (t.contains("tolerance")) {
     const json& tol = t["tolerance"];

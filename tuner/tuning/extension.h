@@ -2,10 +2,16 @@
 //   "bytes":  expression, bytes read + written by one launch (gives GB/s)
 //   "flops":  expression, floating-point operations of one launch (gives GFLOP/s)
 //   "ceilings": list of "d2d_copy" (copy of bytes/2, the roofline), "cublas_sgeam" (transpose of
-//               ProblemSize[1] x ProblemSize[0]), "cublas_sgemm" (ProblemSize as M, N, K)
+//               ProblemSize[1] x ProblemSize[0]), "cublas_sgemm" (column-major m, n, k =
+//               ProblemSize[0], [1], [2]), "cublas_sgemm_argmax" (feature matching, ProblemSize as
+//               [n2, n1, dim]), "fp32_peak" (an FMA-throughput kernel: the FP32 peak)
 //   "reference": {"KernelName": ..., "LocalSize": {X,Y,Z}, "GlobalSize": {X,Y,Z} (grid in blocks)}:
 //               an independent kernel in the same KernelFile, compiled with every parameter at its
 //               "Default", run on the same inputs; every configuration's outputs must match it
+//   "check":    same shape as "reference" (needs it): a kernel that judges a configuration's outputs
+//               in place of the element-wise comparison; it takes the kernel's arguments, then one
+//               pointer per output to the reference's copy of it, then unsigned long long* result
+//               (result[0] = error count, result[1] = first bad element index)
 //   "tolerance": {"relative": r, "absolute": a} for that comparison (default exact)
 //   "fill_values": {"arg": expression}: a scalar argument's value per size (launch.h)
 // Expressions see the parameters (configuration values) and ProblemSize.
@@ -24,10 +30,15 @@ struct Reference {
   std::array<std::optional<spec::Expression>, 3> block, grid;
 };
 
+// The ceilings "Tune.ceilings" may name, in the order error messages list them.
+inline constexpr const char* kKnownCeilings[] = {"d2d_copy", "cublas_sgeam", "cublas_sgemm", "cublas_sgemm_argmax",
+                                                 "fp32_peak"};
+
 struct Extension {
   std::optional<spec::Expression> bytes, flops;
   std::vector<std::string> ceilings;
   std::optional<Reference> reference;
+  std::optional<Reference> check;  // Tune.check: same fields as the reference
   double relative_tolerance = 0, absolute_tolerance = 0;
 };
 
