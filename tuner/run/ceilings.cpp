@@ -6,12 +6,11 @@
 #include <utility>
 #include <vector>
 
+#include "run/ceiling_util.h"
 #include "run/cuda.h"
 
 namespace tune::run {
-namespace {
-
-constexpr std::uint64_t kCeilingSeed = 0x5EED0F7E11ull;
+namespace detail {
 
 LaunchStatus blas_status(cublasStatus_t status, const std::string& what) {
   if (status == CUBLAS_STATUS_SUCCESS) return {};
@@ -32,14 +31,15 @@ int as_int(std::size_t v, const char* what) {
   return static_cast<int>(v);
 }
 
-// Fills median/value from the timing; `amount` is bytes (GB/s) or flops (GFLOP/s).
 void finish(Ceiling& c, double amount) {
   if (!c.timing.ok()) return;
   c.median_ms = c.timing.summary.median;
   c.value = c.median_ms > 0 ? amount / (c.median_ms * 1e-3) / 1e9 : 0.0;
 }
 
-}  // namespace
+}  // namespace detail
+
+using namespace detail;
 
 std::string describe(cublasStatus_t status) {
   return std::string(cublasGetStatusName(status)) + " (" + cublasGetStatusString(status) + ")";
