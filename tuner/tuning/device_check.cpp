@@ -2,6 +2,10 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+
 #include "common/error.h"
 #include "compile/compile.h"
 #include "run/cuda.h"
@@ -24,6 +28,23 @@ extern "C" __global__ void tune_compare_f32(const float* a, const float* ref, un
   }
 }
 )";
+// One element as text: floats with all their digits, integers in decimal, 64-bit unsigned in hex
+// (packed values); "" for vector types and types without a rendering here.
+std::string element_text(run::DType dt, const std::byte* p) {
+  if (dt.lanes != 1) return "";
+  char b[48];
+  switch (dt.scalar) {
+    case run::Scalar::float32: { float v; std::memcpy(&v, p, 4); std::snprintf(b, sizeof b, "%.9g", v); break; }
+    case run::Scalar::float64: { double v; std::memcpy(&v, p, 8); std::snprintf(b, sizeof b, "%.17g", v); break; }
+    case run::Scalar::int32: { std::int32_t v; std::memcpy(&v, p, 4); std::snprintf(b, sizeof b, "%d", v); break; }
+    case run::Scalar::uint32: { std::uint32_t v; std::memcpy(&v, p, 4); std::snprintf(b, sizeof b, "%u", v); break; }
+    case run::Scalar::int64: { long long v; std::memcpy(&v, p, 8); std::snprintf(b, sizeof b, "%lld", v); break; }
+    case run::Scalar::uint64: { unsigned long long v; std::memcpy(&v, p, 8); std::snprintf(b, sizeof b, "0x%016llx", v); break; }
+    default: return "";
+  }
+  return b;
+}
+
 }  // namespace
 
 DeviceCheck::DeviceCheck(run::Session& session) : session_(session), result_(2 * sizeof(unsigned long long)) {
@@ -80,6 +101,63 @@ std::string DeviceCheck::compare(run::ArgSet& args, const std::vector<std::size_
     }
   }
   return "";
+}
+
+DeviceCheck::CheckResult DeviceCheck::run_check(run::LoadedKernel& check, run::Dim3 grid, run::Dim3 block,
+                                                run::ArgSet& args, const std::vector<std::size_t>& outputs) {
+  if (refs_.size() != outputs.size()) throw Error("check kernel " + check.name() + ": no reference outputs kept");
+  const std::vector<std::size_t>& params = check.attributes().param_sizes;
+  const std::size_t want = args.size() + outputs.size() + 1;
+  auto mismatch = [&](const std::string& why) {
+    return InputError("Tune.check: kernel '" + check.name() + "' " + why + "; it must take the kernel's " +
+                      std::to_string(args.size()) + " arguments, one pointer per output (" +
+                      std::to_string(outputs.size()) + ") and unsigned long long* result: " + std::to_string(want) +
+                      " parameters");
+  };
+  if (params.size() != want) throw mismatch("takes " + std::to_string(params.size()) + " parameters");
+  for (std::size_t i = 0; i < want; ++i) {
+    const std::size_t size = i < args.size() && args.spec(i).scalar ? args.dtype(i).size() : sizeof(void*);
+    if (params[i] != size)
+      throw mismatch("parameter " + std::to_string(i) + " has " + std::to_string(params[i]) + " bytes, not " +
+                     std::to_string(size));
+  }
+  if (result_.data() == nullptr || !result_.valid()) result_ = run::DeviceBuffer(2 * sizeof(unsigned long long));
+  unsigned long long init[2] = {0, ~0ull};
+  run::check(cudaMemcpy(result_.data(), init, sizeof init, cudaMemcpyHostToDevice), "check kernel setup");
+  std::vector<void*> ref_ptrs;
+  for (const auto& r : refs_) ref_ptrs.push_back(r.data());
+  void* res = result_.data();
+  std::vector<void*> argv(args.launch_args(), args.launch_args() + args.size());
+  for (void*& p : ref_ptrs) argv.push_back(&p);
+  argv.push_back(&res);
+
+  CheckResult out;
+  const std::string what = check.describe_launch(grid, block, 0);
+  out.status = run::classify(cudaLaunchKernel(check.handle(), dim3(grid.x, grid.y, grid.z), dim3(block.x, block.y, block.z),
+                                              argv.data(), 0, nullptr), what);
+  if (out.status.ok()) out.status = session_.synchronize(what);
+  if (!out.status.ok()) return out;
+  unsigned long long got[2];
+  run::check(cudaMemcpy(got, result_.data(), sizeof got, cudaMemcpyDeviceToHost), "check kernel result");
+  if (got[0] == 0) return out;
+  out.error = "check kernel " + check.name() + ": " + std::to_string(got[0]) + " errors, first at element " +
+              (got[1] == ~0ull ? std::string("(not reported)") : std::to_string(got[1]));
+  // The values at that element of the first output and of its reference, when it has one.
+  const std::size_t first = outputs.front();
+  const run::DeviceBuffer& buf = args.buffer(first);
+  const run::DType dt = args.dtype(first);
+  const std::size_t width = dt.size();
+  if (got[1] != ~0ull && width <= 8 && got[1] < buf.bytes() / width) {
+    std::byte x[8] = {}, y[8] = {};
+    run::check(cudaMemcpy(x, static_cast<const std::byte*>(buf.data()) + got[1] * width, width, cudaMemcpyDeviceToHost),
+               "check detail");
+    run::check(cudaMemcpy(y, static_cast<const std::byte*>(refs_.front().data()) + got[1] * width, width,
+                          cudaMemcpyDeviceToHost),
+               "check detail");
+    if (std::string a = element_text(dt, x), b = element_text(dt, y); !a.empty())
+      out.error += " ('" + args.spec(first).name + "' " + a + ", reference " + b + ")";
+  }
+  return out;
 }
 
 }  // namespace tune::tuning

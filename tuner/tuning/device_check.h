@@ -1,6 +1,7 @@
 // Verification on the device: each configuration's float outputs are compared with the reference
 // outputs kept in device memory by one small kernel, so that checking a 1 GiB output costs a
 // kernel launch instead of a download (poisoned, unwritten elements are NaN and always differ).
+// A spec with Tune.check replaces that comparison by its own check kernel (run_check).
 #pragma once
 #include <memory>
 #include <string>
@@ -24,6 +25,20 @@ class DeviceCheck {
 
   // Compares every output with its reference; empty when all match, else one line.
   std::string compare(run::ArgSet& args, const std::vector<std::size_t>& outputs, double relative, double absolute);
+
+  // Tune.check: launches `check` with the arguments of `args` (the kernel's own, in the spec's
+  // order), then one device pointer per kept reference output (in the order of `outputs`), then
+  // an unsigned long long* result that starts as {0, ~0}: result[0] counts errors, result[1] is
+  // the first bad element. `error` is empty when the count is 0, else "check kernel <name>: N
+  // errors, first at element I" (with the values at I of the first output and its reference:
+  // floats, integers, 64-bit unsigned in hex). Launch failures and faults come back in `status`
+  // (sticky: recover). Throws InputError when the kernel's parameters do not match that list.
+  struct CheckResult {
+    run::LaunchStatus status;
+    std::string error;
+  };
+  CheckResult run_check(run::LoadedKernel& check, run::Dim3 grid, run::Dim3 block, run::ArgSet& args,
+                        const std::vector<std::size_t>& outputs);
 
   // Device memory is gone after Session::recover(): the caller keeps the reference again.
   void forget() { refs_.clear(); }

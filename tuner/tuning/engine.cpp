@@ -123,6 +123,12 @@ void Sweep::start_compiles() {
   if (!res.ok()) throw InputError(o_.space + ": Tune.reference: the reference kernel does not compile:\n" + res.log);
   reference_ = std::make_unique<run::LoadedKernel>(session_, std::vector<char>(res.cubin.begin(), res.cubin.end()),
                                                    ext_.reference->kernel_name);
+  // The check kernel (Tune.check needs Tune.reference): compiled the same way.
+  if (!ext_.check) return;
+  auto chk = compile::compile(request(0, ext_.check->kernel_name, default_values(spec_)));
+  if (!chk.ok()) throw InputError(o_.space + ": Tune.check: the check kernel does not compile:\n" + chk.log);
+  check_kernel_ = std::make_unique<run::LoadedKernel>(session_, std::vector<char>(chk.cubin.begin(), chk.cubin.end()),
+                                                      ext_.check->kernel_name);
 }
 
 // A finished compile: cache the cubin, load it, or keep why there is none.

@@ -13,6 +13,7 @@
 #include "common/progress.h"
 #include "compile/pool.h"
 #include "run/args.h"
+#include "run/compute_ceilings.h"
 #include "run/kernel.h"
 #include "run/session.h"
 #include "run/timing.h"
@@ -53,6 +54,7 @@ struct SizeState {
   std::vector<std::size_t> outputs;
   std::vector<expr::Value> bound_default;  // defaults bound to this size (bytes, flops, reference)
   double bytes = 0, flops = 0;
+  run::Dim3 check_grid, check_block;  // Tune.check's launch shape at this size
 };
 
 class Sweep {
@@ -73,6 +75,7 @@ class Sweep {
 
   // one size (sweep_size.cpp)
   bool measure_size(std::size_t s);  // false when the time limit stopped the sweep
+  std::pair<run::Dim3, run::Dim3> kernel_shape(const Reference& ref, const SizeState& st) const;  // grid, block
   void prepare_reference(SizeState& st);
   void recover(SizeState& st);
   void measure_ceilings(SizeState& st);
@@ -97,6 +100,8 @@ class Sweep {
 
   std::vector<Compiled> compiled_;
   std::unique_ptr<run::LoadedKernel> reference_;
+  std::unique_ptr<run::LoadedKernel> check_kernel_;        // Tune.check, compiled next to the reference
+  std::unique_ptr<run::CeilingKernels> ceiling_kernels_;  // fp32_peak, cublas_sgemm_argmax (on first use)
   std::unique_ptr<DeviceCheck> check_;
   compile::CompilePool pool_;
   std::size_t pending_ = 0;

@@ -2,6 +2,8 @@
 // every configuration verified against the reference (outputs poisoned first), timed and stored.
 #include <spdlog/spdlog.h>
 
+#include <tuple>
+
 #include "common/error.h"
 #include "common/progress.h"
 #include "run/ceilings.h"
@@ -24,6 +26,7 @@ std::vector<run::ArgSpec> arg_specs(const spec::Spec& spec, const sizes::Size& s
     s.fill = a.fill_type == "Random" ? run::FillKind::random : run::FillKind::constant;
     s.fill_value = a.fill_value.is_number() ? a.fill_value.as_float() : (a.fill_type == "Random" ? 1.0 : 0.0);
     s.output = a.output && !a.scalar;
+    s.read = a.read;
     out.push_back(std::move(s));
   }
   return out;
@@ -33,16 +36,23 @@ run::Dim3 dim3(const std::array<std::uint32_t, 3>& d) { return {d[0], d[1], d[2]
 
 }  // namespace
 
-// Reference outputs for this size, kept on the device (again after a recovery).
-void Sweep::prepare_reference(SizeState& st) {
-  if (!reference_) return;
+// The launch shape of the reference or the check kernel: every parameter at its default.
+std::pair<run::Dim3, run::Dim3> Sweep::kernel_shape(const Reference& ref, const SizeState& st) const {
   run::Dim3 grid, block;
   unsigned* gd[3] = {&grid.x, &grid.y, &grid.z};
   unsigned* bd[3] = {&block.x, &block.y, &block.z};
   for (int d = 0; d < 3; ++d) {
-    if (ext_.reference->grid[d]) *gd[d] = static_cast<unsigned>(evaluate_number(spec_, *ext_.reference->grid[d], st.bound_default));
-    if (ext_.reference->block[d]) *bd[d] = static_cast<unsigned>(evaluate_number(spec_, *ext_.reference->block[d], st.bound_default));
+    if (ref.grid[d]) *gd[d] = static_cast<unsigned>(evaluate_number(spec_, *ref.grid[d], st.bound_default));
+    if (ref.block[d]) *bd[d] = static_cast<unsigned>(evaluate_number(spec_, *ref.block[d], st.bound_default));
   }
+  return {grid, block};
+}
+
+// Reference outputs for this size, kept on the device (again after a recovery). With Tune.check,
+// the check kernel must accept the reference's own outputs first.
+void Sweep::prepare_reference(SizeState& st) {
+  if (!reference_) return;
+  auto [grid, block] = kernel_shape(*ext_.reference, st);
   run::ArgSet& args = *st.args;
   args.refill();
   args.poison_outputs();
@@ -54,6 +64,12 @@ void Sweep::prepare_reference(SizeState& st) {
       throw Error("the reference kernel left " + std::to_string(unwritten) + " elements of '" + args.spec(a).name +
                   "' unwritten at size " + size);
   check_->keep_reference(args, st.outputs);
+  if (!check_kernel_) return;
+  std::tie(st.check_grid, st.check_block) = kernel_shape(*ext_.check, st);
+  auto self = check_->run_check(*check_kernel_, st.check_grid, st.check_block, args, st.outputs);
+  if (!self.status.ok()) throw Error(o_.space + ": Tune.check: the check kernel failed at size " + size + ": " + self.status.message);
+  if (!self.error.empty())
+    throw Error(o_.space + ": Tune.check: at size " + size + " the check kernel rejects the reference's own outputs: " + self.error);
 }
 
 // After a sticky fault, once the failure is stored. Throws DeviceLostError where the driver wants
@@ -69,19 +85,34 @@ void Sweep::recover(SizeState& st) {
   prepare_reference(st);
 }
 
-// Ceilings at this size, with the kernels' timing policy.
+// Ceilings at this size, with the kernels' timing policy. A ceiling that cannot run here (out of
+// memory at a large size) is skipped with a warning; a fault costs a recovery.
 void Sweep::measure_ceilings(SizeState& st) {
   const sizes::Size& size = problem_[st.index];
+  const auto d = [&](int i) { return static_cast<std::size_t>(size.dims[i]); };
   for (const auto& name : ext_.ceilings) {
     run::Ceiling c;
-    if (name == "d2d_copy") c = run::d2d_copy(session_, static_cast<std::size_t>(st.bytes / 2), timing_);
-    else if (name == "cublas_sgeam") c = run::cublas_sgeam_transpose(session_, size.dims[1], size.dims[0], timing_);
-    else c = run::cublas_sgemm(session_, size.dims[0], size.dims[1], size.dims[2], timing_);
+    try {
+      if (name == "d2d_copy") c = run::d2d_copy(session_, static_cast<std::size_t>(st.bytes / 2), timing_);
+      else if (name == "cublas_sgeam") c = run::cublas_sgeam_transpose(session_, d(1), d(0), timing_);
+      else if (name == "cublas_sgemm") c = run::cublas_sgemm(session_, d(0), d(1), d(2), timing_);
+      else {
+        if (!ceiling_kernels_) ceiling_kernels_ = std::make_unique<run::CeilingKernels>(session_);
+        if (name == "fp32_peak") c = run::fp32_peak(session_, *ceiling_kernels_, timing_);
+        else c = run::cublas_sgemm_argmax(session_, *ceiling_kernels_, d(0), d(1), d(2), timing_);
+      }
+    } catch (const run::CudaError& e) {
+      spdlog::warn("ceiling {} at {}: {}", name, size_text_[st.index], e.what());
+      if (e.sticky()) recover(st);
+      continue;
+    }
     if (!c.ok()) {
       spdlog::warn("ceiling {} at {}: {}", name, size_text_[st.index], c.timing.ok() ? c.check : c.timing.status.message);
       if (c.timing.status.sticky()) recover(st);
       continue;
     }
+    spdlog::debug("ceiling {} at {}: {:.4f} ms = {:.0f} {} ({})", c.name, size_text_[st.index], c.median_ms, c.value, c.unit,
+                  c.check);
     store::Ceiling sc;
     sc.run_id = run_id_;
     sc.device = session_.device().name;
@@ -147,7 +178,22 @@ store::Measurement Sweep::measure_config(std::size_t c, SizeState& st, Geometry&
     return m;
   }
   std::string diff;
-  if (check_->has_reference()) diff = check_->compare(args, st.outputs, ext_.relative_tolerance, ext_.absolute_tolerance);
+  if (check_kernel_ && check_->has_reference()) {  // Tune.check judges instead of the element-wise comparison
+    auto r = check_->run_check(*check_kernel_, st.check_grid, st.check_block, args, st.outputs);
+    if (!r.status.ok()) {
+      m.status = r.status.sticky() ? store::MeasurementStatus::runtime_error : store::MeasurementStatus::launch_failed;
+      m.error = "check kernel " + check_kernel_->name() + ": " + r.status.message;
+      if (r.status.sticky()) {
+        k.faulted = true;  // the outputs it judged made it fault: this configuration's doing
+        spdlog::warn("{} at {}: the check kernel faulted the context: {}; recovering", params_[c], size_text_[st.index],
+                     r.status.message);
+      }
+      return m;
+    }
+    diff = r.error;
+  } else if (check_->has_reference()) {
+    diff = check_->compare(args, st.outputs, ext_.relative_tolerance, ext_.absolute_tolerance);
+  }
   m.verification_ms = ms_since(t0);
   if (!diff.empty()) {
     m.status = store::MeasurementStatus::verification_failed;
