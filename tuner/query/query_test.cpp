@@ -1,8 +1,14 @@
 #include "query/query.h"
+#include "query/table.h"
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
+#include <functional>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
 
 #include "common/error.h"
 #include "store/test_util.h"
@@ -84,4 +90,121 @@ TEST(Query, UnknownOrAmbiguousKernel) {
   add(db, run, "H100", R"({"tile":32})", "1024", {1.0f});
   EXPECT_THROW(query::best(db, {"gemm", {}, {}}), InputError);
   EXPECT_EQ(query::best(db, {}).size(), 1u);
+}
+
+// The end-of-run table (query/table.h) for a GFLOP/s kernel: fraction of the FP32 peak and the
+// library ratio against the latest ceilings of each size; a GB/s kernel keeps its columns.
+namespace {
+
+void add_flops(store::Store& db, std::int64_t run, const std::string& kernel, const std::string& size, float ms,
+               double gflops) {
+  store::Measurement m;
+  m.config_id = db.upsert_configuration_text(kernel, "h", R"({"tile":64})");
+  m.run_id = run;
+  m.device = "NVIDIA H200";
+  m.size = store::ProblemSize::parse(size);
+  m.samples_ms = {ms, ms * 1.05f, ms * 0.95f};
+  m.gflops = gflops;
+  db.record(m);
+}
+
+void add_ceiling(store::Store& db, std::int64_t run, const std::string& size, const std::string& name, double ms,
+                 std::optional<double> gflops, std::optional<double> gbps = {}) {
+  store::Ceiling c;
+  c.run_id = run;
+  c.device = "NVIDIA H200";
+  c.size = size;
+  c.name = name;
+  c.median_ms = ms;
+  c.gflops = gflops;
+  c.gbps = gbps;
+  c.samples_ms = {static_cast<float>(ms)};
+  db.record_ceiling(c);
+}
+
+std::string captured(const std::function<void()>& print) {
+  ::testing::internal::CaptureStdout();
+  print();
+  std::fflush(stdout);
+  std::cout.flush();
+  return ::testing::internal::GetCapturedStdout();
+}
+
+}  // namespace
+
+TEST(Table, FlopsRowsShowPeakFractionAndLibraryRatio) {
+  store::testing::TempDir t;
+  auto db = store::Store::open(t.file("r.db"), store::Store::Mode::read_write);
+  store::RunInfo info;
+  info.device = "NVIDIA H200";
+  const auto run1 = db.begin_run(info), run2 = db.begin_run(info);
+  const std::string gemm = "4096x4096x4096", small = "1024x1024x1024", match = "16384x16384x128";
+  add_flops(db, run2, "gemm", gemm, 2.0f, 33000);
+  add_flops(db, run2, "gemm", small, 0.1f, 21000);
+  add_ceiling(db, run2, gemm, "fp32_peak", 0.5, 66000);
+  add_ceiling(db, run1, gemm, "cublas_sgemm", 5.0, 27000);   // an older run's: replaced below
+  add_ceiling(db, run2, gemm, "cublas_sgemm", 2.5, 55000);
+  add_ceiling(db, run2, small, "cublas_sgemm", 0.08, 26000);  // no fp32_peak at this size
+  add_flops(db, run2, "matching", match, 3.0f, 23000);
+  add_ceiling(db, run2, match, "fp32_peak", 0.5, 64000);
+  add_ceiling(db, run2, match, "cublas_sgemm", 1.8, 38000);
+  add_ceiling(db, run2, match, "cublas_sgemm_argmax", 2.4, 29000);  // the matching equivalent wins
+
+  auto rows = query::run_table(db, "gemm", "NVIDIA H200", {small, gemm});
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[1].best, R"({"tile":64})");
+  EXPECT_DOUBLE_EQ(rows[1].median_ms, 2.0);
+  ASSERT_TRUE(rows[1].gflops && rows[1].peak_fraction && rows[1].library_ratio);
+  EXPECT_DOUBLE_EQ(*rows[1].peak_fraction, 0.5);
+  EXPECT_EQ(rows[1].library, "cublas_sgemm");
+  EXPECT_DOUBLE_EQ(*rows[1].library_ratio, 1.25);  // 2.5 ms / 2.0 ms, the latest run's ceiling
+  EXPECT_FALSE(rows[1].gbps || rows[1].copy_fraction);
+  EXPECT_FALSE(rows[0].peak_fraction);
+  EXPECT_NEAR(*rows[0].library_ratio, 0.8, 1e-6);
+
+  auto m = query::run_table(db, "matching", "NVIDIA H200", {match});
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_EQ(m[0].library, "cublas_sgemm_argmax");
+  EXPECT_NEAR(*m[0].library_ratio, 0.8, 1e-6);  // 2.4 / 3.0
+  EXPECT_NEAR(*m[0].peak_fraction, 23000.0 / 64000.0, 1e-12);
+
+  const std::string text = captured([&] { query::print_run_table(db, "matching", "NVIDIA H200", {match}, {}, {}, false); });
+  EXPECT_NE(text.find("size             median ms   GFLOP/s of peak    vs lib"), std::string::npos) << text;
+  EXPECT_NE(text.find("16384x16384x128     3.0000     23000   0.359    0.800x"), std::string::npos) << text;
+  EXPECT_EQ(text.find("GB/s"), std::string::npos) << text;
+
+  const std::string js = captured([&] { query::print_run_table(db, "gemm", "NVIDIA H200", {gemm}, {}, {}, true); });
+  auto j = nlohmann::json::parse(js);
+  EXPECT_DOUBLE_EQ(j["sizes"][0]["gflops"].get<double>(), 33000);
+  EXPECT_DOUBLE_EQ(j["sizes"][0]["peak_fraction"].get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(j["sizes"][0]["library_ratio"].get<double>(), 1.25);
+  EXPECT_TRUE(j["sizes"][0]["copy_fraction"].is_null());
+}
+
+TEST(Table, BytesKernelKeepsItsColumns) {
+  store::testing::TempDir t;
+  auto db = store::Store::open(t.file("r.db"), store::Store::Mode::read_write);
+  store::RunInfo info;
+  const auto run = db.begin_run(info);
+  add(db, run, "NVIDIA H200", R"({"tile":32})", "4096x4096", {0.04f});
+  store::Measurement m;  // the same with GB/s, as a run stores it
+  m.config_id = db.upsert_configuration_text("transpose", "h", R"({"tile":64})");
+  m.run_id = run;
+  m.device = "NVIDIA H200";
+  m.size = store::ProblemSize::parse("4096x4096");
+  m.samples_ms = {0.0365f};
+  m.gbps = 3678;
+  db.record(m);
+  add_ceiling(db, run, "4096x4096", "d2d_copy", 0.0355, {}, 3780);
+  add_ceiling(db, run, "4096x4096", "cublas_sgeam", 0.0406, {}, 3306);
+  const std::string text = captured([&] { query::print_run_table(db, "transpose", "NVIDIA H200", {"4096x4096"}, {}, {}, false); });
+  // The header and row exactly as before GFLOP/s kernels existed.
+  char head[200], row[300];
+  std::snprintf(head, sizeof head, "%-12s %10s %9s %7s %9s  %-12s %s\n", "size", "median ms", "GB/s", "of copy", "vs lib",
+                "flags", "best configuration");
+  std::snprintf(row, sizeof row, "%-12s %10.4f %9s %7s %9s  %-12s %s\n", "4096x4096", 0.0365, "3678", "0.973", "1.112x", "",
+                R"({"tile":64})");
+  EXPECT_NE(text.find(head), std::string::npos) << text;
+  EXPECT_NE(text.find(row), std::string::npos) << text;
+  EXPECT_EQ(text.find("of peak"), std::string::npos) << text;
 }

@@ -2,12 +2,31 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cstdarg>
 #include <cstdio>
 #include <iostream>
 
 #include "query/query.h"
 
 namespace tune::query {
+
+namespace {
+
+// printf into a string.
+[[gnu::format(printf, 1, 2)]] std::string strf(const char* fmt, ...) {
+  char buf[512];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  return buf;
+}
+
+// "-" for no value.
+std::string num(const char* fmt, const std::optional<double>& v) { return v ? strf(fmt, *v) : "-"; }
+
+}  // namespace
 
 std::vector<TableRow> run_table(store::Store& db, const std::string& kernel, const std::string& device,
                                 const std::vector<std::string>& sizes) {
@@ -26,7 +45,9 @@ std::vector<TableRow> run_table(store::Store& db, const std::string& kernel, con
     for (const auto& c : db.ceilings(device, size))
       if (!latest.count(c.name) || c.run_id > latest[c.name].run_id) latest[c.name] = c;
     if (r.gbps && latest.count("d2d_copy") && latest["d2d_copy"].gbps) r.copy_fraction = *r.gbps / *latest["d2d_copy"].gbps;
-    for (const char* lib : {"cublas_sgeam", "cublas_sgemm"})
+    if (r.gflops && latest.count("fp32_peak") && latest["fp32_peak"].gflops && *latest["fp32_peak"].gflops > 0)
+      r.peak_fraction = *r.gflops / *latest["fp32_peak"].gflops;
+    for (const char* lib : {"cublas_sgeam", "cublas_sgemm", "cublas_sgemm_argmax"})
       if (latest.count(lib) && r.median_ms > 0) {
         r.library = lib;
         r.library_ratio = latest[lib].median_ms / r.median_ms;
@@ -61,6 +82,8 @@ void print_run_table(store::Store& db, const std::string& kernel, const std::str
       j["median_ms"] = r.median_ms;
       j["gbps"] = r.gbps ? nlohmann::ordered_json(*r.gbps) : nlohmann::ordered_json();
       j["copy_fraction"] = r.copy_fraction ? nlohmann::ordered_json(*r.copy_fraction) : nlohmann::ordered_json();
+      j["gflops"] = r.gflops ? nlohmann::ordered_json(*r.gflops) : nlohmann::ordered_json();
+      j["peak_fraction"] = r.peak_fraction ? nlohmann::ordered_json(*r.peak_fraction) : nlohmann::ordered_json();
       j["library"] = r.library;
       j["library_ratio"] = r.library_ratio ? nlohmann::ordered_json(*r.library_ratio) : nlohmann::ordered_json();
       j["flags"] = r.flags;
@@ -70,15 +93,24 @@ void print_run_table(store::Store& db, const std::string& kernel, const std::str
     return;
   }
   std::printf("\n%s on %s\n", kernel.c_str(), device.c_str());
-  std::printf("%-12s %10s %9s %7s %9s  %-12s %s\n", "size", "median ms", "GB/s", "of copy", "vs lib", "flags", "best configuration");
+  bool any_gbps = false, any_gflops = false;
+  int w = 12;  // the size column: 12 wide, wider for long sizes such as 16384x16384x128
   for (const auto& r : rows) {
-    char gb[32] = "-", cf[32] = "-", lr[32] = "-";
-    if (r.gbps) std::snprintf(gb, sizeof gb, "%.0f", *r.gbps);
-    else if (r.gflops) std::snprintf(gb, sizeof gb, "%.0f GF", *r.gflops);
-    if (r.copy_fraction) std::snprintf(cf, sizeof cf, "%.3f", *r.copy_fraction);
-    if (r.library_ratio) std::snprintf(lr, sizeof lr, "%.3fx", *r.library_ratio);
-    std::printf("%-12s %10.4f %9s %7s %9s  %-12s %s\n", r.size.c_str(), r.median_ms, gb, cf, lr, r.flags.c_str(),
-                r.best.c_str());
+    any_gbps = any_gbps || r.gbps.has_value();
+    any_gflops = any_gflops || r.gflops.has_value();
+    w = std::max(w, static_cast<int>(r.size.size()));
+  }
+  const bool bytes_cols = any_gbps || !any_gflops;
+  std::string head = strf("%-*s %10s", w, "size", "median ms");
+  if (bytes_cols) head += strf(" %9s %7s", "GB/s", "of copy");
+  if (any_gflops) head += strf(" %9s %7s", "GFLOP/s", "of peak");
+  std::printf("%s %9s  %-12s %s\n", head.c_str(), "vs lib", "flags", "best configuration");
+  for (const auto& r : rows) {
+    std::string line = strf("%-*s %10.4f", w, r.size.c_str(), r.median_ms);
+    if (bytes_cols) line += strf(" %9s %7s", num("%.0f", r.gbps).c_str(), num("%.3f", r.copy_fraction).c_str());
+    if (any_gflops) line += strf(" %9s %7s", num("%.0f", r.gflops).c_str(), num("%.3f", r.peak_fraction).c_str());
+    const std::string lr = r.library_ratio ? strf("%.3fx", *r.library_ratio) : "-";
+    std::printf("%s %9s  %-12s %s\n", line.c_str(), lr.c_str(), r.flags.c_str(), r.best.c_str());
   }
   for (const auto& f : flag_lines) std::printf("flag %s\n", f.c_str());
   std::printf("%zu measured, %zu failed; %zu compiled (%.1f s of compile time on %u threads), %zu from the binary cache; "

@@ -1,5 +1,6 @@
 // The table of a sweep (end of `tune run`, `tune report`): for each size of the sweep, the best configuration, its time and
-// throughput, its fraction of the copy ceiling and its ratio to the library, and the flags.
+// throughput, its fraction of the copy ceiling (GB/s kernels) or of the FP32 peak (GFLOP/s kernels), its ratio to the
+// library, and the flags.
 #pragma once
 #include <string>
 #include <vector>
@@ -19,8 +20,11 @@ struct TableRow {
   double median_ms = 0;
   std::optional<double> gbps, gflops;
   std::optional<double> copy_fraction;  // gbps / d2d copy GB/s at this size
+  std::optional<double> peak_fraction;  // gflops / fp32_peak GFLOP/s at this size
   std::optional<double> library_ratio;  // library time / our time (>= 1: we are faster)
-  std::string library;                  // "cublas_sgeam", "cublas_sgemm"
+  // "cublas_sgeam", "cublas_sgemm" or "cublas_sgemm_argmax" (the last of these measured at this
+  // size, in that order: the most specific library equivalent wins)
+  std::string library;
   std::string flags;
 };
 
@@ -28,7 +32,8 @@ struct TableRow {
 std::vector<TableRow> run_table(store::Store& db, const std::string& kernel, const std::string& device,
                                 const std::vector<std::string>& sizes);
 
-// Flags as "size kind: text" lines printed under the table.
+// Flags as "size kind: text" lines printed under the table. Columns: GB/s and "of copy" unless every
+// row has GFLOP/s only; GFLOP/s and "of peak" when any row has GFLOP/s. JSON: every field of TableRow.
 void print_run_table(store::Store& db, const std::string& kernel, const std::string& device,
                      const std::vector<std::string>& sizes, const std::vector<std::string>& flag_lines,
                      const RunTotals& totals, bool json);

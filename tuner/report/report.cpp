@@ -101,6 +101,33 @@ std::string plot(const std::vector<Series>& series, const std::vector<std::pair<
   return o.str();
 }
 
+std::string library_name(const std::string& library) {
+  if (library == "cublas_sgeam") return "cuBLAS Sgeam";
+  if (library == "cublas_sgemm_argmax") return "cuBLAS Sgemm (FP32) + row argmax";
+  return "cuBLAS Sgemm (FP32)";
+}
+
+// Our best throughput per size and the ceilings present, in GFLOP/s (flops) or GB/s: the copy
+// (GB/s) or the FP32 peak (GFLOP/s), and the library (its time converted to our unit).
+std::vector<Series> throughput_series(const std::vector<query::TableRow>& rows, bool flops) {
+  Series ours{"best configuration", "#1f77b4", {}}, lib{"library", "#ff7f0e", {}};
+  Series roof = flops ? Series{"FP32 peak (FMA kernel)", "#9467bd", {}}
+                      : Series{"device-to-device copy (cudaMemcpy)", "#2ca02c", {}};
+  for (const auto& r : rows) {
+    const std::optional<double>& v = flops ? r.gflops : r.gbps;
+    if (r.best.empty() || !v) continue;
+    const double x = std::sqrt(elements(r.size));
+    ours.points.emplace_back(x, *v);
+    const std::optional<double>& fraction = flops ? r.peak_fraction : r.copy_fraction;
+    if (fraction && *fraction > 0) roof.points.emplace_back(x, *v / *fraction);
+    if (r.library_ratio && *r.library_ratio > 0) {
+      lib.name = library_name(r.library);
+      lib.points.emplace_back(x, *v / *r.library_ratio);
+    }
+  }
+  return {ours, roof, lib};
+}
+
 }  // namespace
 
 std::string html(store::Store& db, const std::string& kernel_in) {
@@ -115,37 +142,36 @@ std::string html(store::Store& db, const std::string& kernel_in) {
   for (const auto& device : db.devices(kernel)) {
     auto sizes = db.sizes(kernel, device);
     auto rows = query::run_table(db, kernel, device, sizes);
-    Series ours{"best configuration", "#1f77b4", {}}, copy{"device-to-device copy (cudaMemcpy)", "#2ca02c", {}},
-        lib{"library", "#ff7f0e", {}};
-    std::vector<std::pair<double, std::string>> marks;
-    std::string unit = "GB/s";
+    bool any_gbps = false, any_gflops = false;
     for (const auto& r : rows) {
       if (r.best.empty()) continue;
       any = true;
-      double x = std::sqrt(elements(r.size));
-      double v = r.gbps ? *r.gbps : (r.gflops ? *r.gflops : 0);
-      if (!r.gbps && r.gflops) unit = "GFLOP/s";
-      ours.points.emplace_back(x, v);
-      if (r.copy_fraction && r.gbps) copy.points.emplace_back(x, *r.gbps / *r.copy_fraction);
-      if (r.library_ratio) {
-        lib.name = r.library == "cublas_sgeam" ? "cuBLAS Sgeam" : "cuBLAS Sgemm (FP32)";
-        lib.points.emplace_back(x, v / *r.library_ratio);
-      }
-      if (!r.flags.empty()) marks.emplace_back(x, r.size + ": " + r.flags);
+      any_gbps = any_gbps || r.gbps.has_value();
+      any_gflops = any_gflops || r.gflops.has_value();
     }
+    const bool bytes_cols = any_gbps || !any_gflops;
+    std::vector<std::pair<double, std::string>> marks;
+    for (const auto& r : rows)
+      if (!r.best.empty() && !r.flags.empty()) marks.emplace_back(std::sqrt(elements(r.size)), r.size + ": " + r.flags);
     o << "<h2>" << esc(device) << "</h2>\n<p class=\"note\">" << sizes.size()
       << " problem sizes. Ceilings were measured in the same runs as the kernels, with the same timing policy "
          "(medians of event-timed launches after warm-up). Dashed red lines mark sizes where the best configuration "
-         "changes or throughput dips below both neighbouring sizes.</p>\n"
-      << plot({ours, copy, lib}, marks, unit)
-      << "<table><tr><th>size</th><th>median ms</th><th>" << unit << "</th><th>of copy</th><th>vs library</th><th>flags</th>"
-         "<th>best configuration</th></tr>\n";
+         "changes or throughput dips below both neighbouring sizes.</p>\n";
+    // One plot per unit: GB/s against the copy, GFLOP/s against the FP32 peak; the library in both.
+    if (bytes_cols) o << plot(throughput_series(rows, false), marks, "GB/s");
+    if (any_gflops) o << plot(throughput_series(rows, true), marks, "GFLOP/s");
+    o << "<table><tr><th>size</th><th>median ms</th>";
+    if (bytes_cols) o << "<th>GB/s</th><th>of copy</th>";
+    if (any_gflops) o << "<th>GFLOP/s</th><th>of peak</th>";
+    o << "<th>vs library</th><th>flags</th><th>best configuration</th></tr>\n";
+    auto cell = [](const char* f, const std::optional<double>& v) { return "<td>" + (v ? fmt(f, *v) : "-") + "</td>"; };
     for (const auto& r : rows) {
       o << "<tr" << (r.flags.empty() ? "" : " class=\"flag\"") << "><td>" << esc(r.size) << "</td><td>" << fmt("%.4f", r.median_ms)
-        << "</td><td>" << (r.gbps ? fmt("%.0f", *r.gbps) : r.gflops ? fmt("%.0f", *r.gflops) : "-") << "</td><td>"
-        << (r.copy_fraction ? fmt("%.3f", *r.copy_fraction) : "-") << "</td><td>"
-        << (r.library_ratio ? fmt("%.3fx", *r.library_ratio) : "-") << "</td><td>" << esc(r.flags) << "</td><td class=\"cfg\">"
-        << esc(compact(r.best)) << "</td></tr>\n";
+        << "</td>";
+      if (bytes_cols) o << cell("%.0f", r.gbps) << cell("%.3f", r.copy_fraction);
+      if (any_gflops) o << cell("%.0f", r.gflops) << cell("%.3f", r.peak_fraction);
+      o << cell("%.3fx", r.library_ratio) << "<td>" << esc(r.flags) << "</td><td class=\"cfg\">" << esc(compact(r.best))
+        << "</td></tr>\n";
     }
     o << "</table>\n";
     auto flags = db.flags(kernel, device);

@@ -84,3 +84,52 @@ TEST(Report, UnknownKernelIsAnError) {
   auto db = store::Store::open(t.file("r.db"), store::Store::Mode::read_write);
   EXPECT_THROW(report::html(db, "transpose"), InputError);
 }
+
+// A GFLOP/s kernel: plotted against the FP32 peak and cuBLAS in GFLOP/s, with the fraction of the
+// peak in the table and no copy column.
+TEST(Report, FlopsKernelAgainstFp32PeakAndCublas) {
+  store::testing::TempDir t;
+  auto db = store::Store::open(t.file("r.db"), store::Store::Mode::read_write);
+  store::RunInfo info;
+  info.kernel = "gemm";
+  info.device = "NVIDIA H200";
+  auto run = db.begin_run(info);
+  for (long n : {1024L, 2048L, 4096L}) {
+    const std::string size = std::to_string(n) + "x" + std::to_string(n) + "x" + std::to_string(n);
+    const double flops = 2.0 * n * n * n, ms = flops / 33e9;  // 33000 GFLOP/s
+    store::Measurement m;
+    m.config_id = db.upsert_configuration_text("gemm", "h", R"({"tile":128})");
+    m.run_id = run;
+    m.device = "NVIDIA H200";
+    m.size = store::ProblemSize::parse(size);
+    m.samples_ms = {float(ms)};
+    m.gflops = flops / m.samples_ms[0] / 1e6;
+    db.record(m);
+    for (auto [name, gflops] : {std::pair{"fp32_peak", 66000.0}, std::pair{"cublas_sgemm", 41250.0}}) {
+      store::Ceiling c;
+      c.run_id = run;
+      c.device = "NVIDIA H200";
+      c.size = size;
+      c.name = name;
+      c.median_ms = std::string(name) == "fp32_peak" ? 0.5 : flops / (gflops * 1e6);
+      c.gflops = gflops;
+      db.record_ceiling(c);
+    }
+  }
+  const std::string page = report::html(db, "gemm");
+  std::regex poly("<polyline[^>]*points=\"([^\"]*)\"");
+  int lines = 0;
+  for (auto it = std::sregex_iterator(page.begin(), page.end(), poly); it != std::sregex_iterator(); ++it, ++lines) {
+    std::string pts = (*it)[1];
+    EXPECT_EQ(std::count(pts.begin(), pts.end(), ','), 3) << pts;
+  }
+  EXPECT_EQ(lines, 3);  // ours, the FP32 peak, cuBLAS
+  EXPECT_EQ(page.find("<svg"), page.rfind("<svg"));  // one plot: no GB/s plot without GB/s
+  EXPECT_NE(page.find("FP32 peak (FMA kernel)"), std::string::npos);
+  EXPECT_NE(page.find("cuBLAS Sgemm (FP32)"), std::string::npos);
+  EXPECT_NE(page.find("<th>GFLOP/s</th><th>of peak</th>"), std::string::npos);
+  EXPECT_EQ(page.find("of copy"), std::string::npos);
+  EXPECT_NE(page.find("<td>0.500</td>"), std::string::npos);  // 33000 / 66000
+  EXPECT_NE(page.find("<td>0.800x</td>"), std::string::npos);  // cuBLAS at 41250 is 1.25 times faster
+  EXPECT_NE(page.find("<td>33000</td>"), std::string::npos);
+}
