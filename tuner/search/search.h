@@ -81,6 +81,8 @@ class Context {
   std::size_t size() const { return space_.size(); }
   Rng& rng() { return rng_; }
   const std::vector<std::size_t>& starts() const { return starts_; }
+  const Budget& budget() const { return budget_; }
+  double elapsed_s() const { return evaluator_.elapsed_s(); }  // on the budget's clock
 
   // The objective of `config` (nullopt = failed). The first visit goes to the Evaluator and
   // counts as an evaluation; a revisit returns the remembered result and costs nothing. Throws
