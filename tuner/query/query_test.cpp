@@ -97,7 +97,7 @@ TEST(Query, UnknownOrAmbiguousKernel) {
 namespace {
 
 void add_flops(store::Store& db, std::int64_t run, const std::string& kernel, const std::string& size, float ms,
-               double gflops) {
+               double gflops, std::optional<double> gbps = {}) {
   store::Measurement m;
   m.config_id = db.upsert_configuration_text(kernel, "h", R"({"tile":64})");
   m.run_id = run;
@@ -105,6 +105,7 @@ void add_flops(store::Store& db, std::int64_t run, const std::string& kernel, co
   m.size = store::ProblemSize::parse(size);
   m.samples_ms = {ms, ms * 1.05f, ms * 0.95f};
   m.gflops = gflops;
+  m.gbps = gbps;
   db.record(m);
 }
 
@@ -139,7 +140,7 @@ TEST(Table, FlopsRowsShowPeakFractionAndLibraryRatio) {
   info.device = "NVIDIA H200";
   const auto run1 = db.begin_run(info), run2 = db.begin_run(info);
   const std::string gemm = "4096x4096x4096", small = "1024x1024x1024", match = "16384x16384x128";
-  add_flops(db, run2, "gemm", gemm, 2.0f, 33000);
+  add_flops(db, run2, "gemm", gemm, 2.0f, 33000, 150.0);  // GB/s too, but no copy ceiling
   add_flops(db, run2, "gemm", small, 0.1f, 21000);
   add_ceiling(db, run2, gemm, "fp32_peak", 0.5, 66000);
   add_ceiling(db, run1, gemm, "cublas_sgemm", 5.0, 27000);   // an older run's: replaced below
@@ -158,7 +159,8 @@ TEST(Table, FlopsRowsShowPeakFractionAndLibraryRatio) {
   EXPECT_DOUBLE_EQ(*rows[1].peak_fraction, 0.5);
   EXPECT_EQ(rows[1].library, "cublas_sgemm");
   EXPECT_DOUBLE_EQ(*rows[1].library_ratio, 1.25);  // 2.5 ms / 2.0 ms, the latest run's ceiling
-  EXPECT_FALSE(rows[1].gbps || rows[1].copy_fraction);
+  EXPECT_DOUBLE_EQ(*rows[1].gbps, 150.0);
+  EXPECT_FALSE(rows[1].copy_fraction);  // no d2d_copy at this size
   EXPECT_FALSE(rows[0].peak_fraction);
   EXPECT_NEAR(*rows[0].library_ratio, 0.8, 1e-6);
 
@@ -172,6 +174,17 @@ TEST(Table, FlopsRowsShowPeakFractionAndLibraryRatio) {
   EXPECT_NE(text.find("size             median ms   GFLOP/s of peak    vs lib"), std::string::npos) << text;
   EXPECT_NE(text.find("16384x16384x128     3.0000     23000   0.359    0.800x"), std::string::npos) << text;
   EXPECT_EQ(text.find("GB/s"), std::string::npos) << text;
+
+  // A GFLOP/s kernel shows GB/s only where a copy ceiling gives it a fraction.
+  const std::string g = captured([&] { query::print_run_table(db, "gemm", "NVIDIA H200", {gemm}, {}, {}, false); });
+  EXPECT_EQ(g.find("GB/s"), std::string::npos) << g;
+  const std::string pairwise = "1024x2048x128";
+  add_flops(db, run2, "pairwise", pairwise, 0.05f, 10737, 3400);
+  add_ceiling(db, run2, pairwise, "fp32_peak", 0.5, 65000);
+  add_ceiling(db, run2, pairwise, "d2d_copy", 0.04, {}, 4000);
+  const std::string p = captured([&] { query::print_run_table(db, "pairwise", "NVIDIA H200", {pairwise}, {}, {}, false); });
+  EXPECT_NE(p.find("     GB/s of copy   GFLOP/s of peak    vs lib"), std::string::npos) << p;
+  EXPECT_NE(p.find("      3400   0.850     10737   0.165         -"), std::string::npos) << p;
 
   const std::string js = captured([&] { query::print_run_table(db, "gemm", "NVIDIA H200", {gemm}, {}, {}, true); });
   auto j = nlohmann::json::parse(js);

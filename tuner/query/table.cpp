@@ -93,14 +93,15 @@ void print_run_table(store::Store& db, const std::string& kernel, const std::str
     return;
   }
   std::printf("\n%s on %s\n", kernel.c_str(), device.c_str());
-  bool any_gbps = false, any_gflops = false;
+  bool any_gflops = false, any_copy = false;
   int w = 12;  // the size column: 12 wide, wider for long sizes such as 16384x16384x128
   for (const auto& r : rows) {
-    any_gbps = any_gbps || r.gbps.has_value();
     any_gflops = any_gflops || r.gflops.has_value();
+    any_copy = any_copy || r.copy_fraction.has_value();
     w = std::max(w, static_cast<int>(r.size.size()));
   }
-  const bool bytes_cols = any_gbps || !any_gflops;
+  // GB/s for bytes-only kernels; for GFLOP/s kernels only with a copy ceiling to compare with.
+  const bool bytes_cols = any_copy || !any_gflops;
   std::string head = strf("%-*s %10s", w, "size", "median ms");
   if (bytes_cols) head += strf(" %9s %7s", "GB/s", "of copy");
   if (any_gflops) head += strf(" %9s %7s", "GFLOP/s", "of peak");

@@ -32,8 +32,9 @@ struct TableRow {
 std::vector<TableRow> run_table(store::Store& db, const std::string& kernel, const std::string& device,
                                 const std::vector<std::string>& sizes);
 
-// Flags as "size kind: text" lines printed under the table. Columns: GB/s and "of copy" unless every
-// row has GFLOP/s only; GFLOP/s and "of peak" when any row has GFLOP/s. JSON: every field of TableRow.
+// Flags as "size kind: text" lines printed under the table. Columns: GFLOP/s and "of peak" when any
+// row has GFLOP/s; GB/s and "of copy" otherwise, or when a copy ceiling was measured too. JSON:
+// every field of TableRow.
 void print_run_table(store::Store& db, const std::string& kernel, const std::string& device,
                      const std::vector<std::string>& sizes, const std::vector<std::string>& flag_lines,
                      const RunTotals& totals, bool json);

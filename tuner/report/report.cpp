@@ -45,9 +45,11 @@ std::string compact(const std::string& params) {
   return out;
 }
 
-double elements(const std::string& size) {
+// The plot's x: n for an n x n (or n x n x k) size, sqrt(x * y) in general: the extent of the
+// output matrix, also for GEMM (N x M x K) and matching (n2 x n1 x dim) sizes.
+double plot_x(const std::string& size) {
   auto p = store::ProblemSize::parse(size);
-  return double(p.x) * double(p.y) * double(p.z);
+  return std::sqrt(double(p.x) * double(p.y));
 }
 
 struct Series {
@@ -57,7 +59,7 @@ struct Series {
 
 // A line plot: x is the square root of the element count (n for n x n), y the throughput.
 std::string plot(const std::vector<Series>& series, const std::vector<std::pair<double, std::string>>& marks,
-                 const std::string& unit) {
+                 const std::string& unit, const std::string& xlabel) {
   const double W = 900, H = 420, L = 70, R = 20, T = 20, B = 50;
   double xmax = 1, ymax = 1;
   for (const auto& s : series)
@@ -75,7 +77,7 @@ std::string plot(const std::vector<Series>& series, const std::vector<std::pair<
       << "<text x=\"" << L - 6 << "\" y=\"" << Y(y) + 4 << "\" text-anchor=\"end\" font-size=\"12\">" << fmt("%.0f", y) << "</text>\n"
       << "<text x=\"" << X(x) << "\" y=\"" << H - B + 18 << "\" text-anchor=\"middle\" font-size=\"12\">" << fmt("%.0f", x) << "</text>\n";
   }
-  o << "<text x=\"" << (L + W - R) / 2 << "\" y=\"" << H - 8 << "\" text-anchor=\"middle\" font-size=\"13\">problem size n (sqrt of elements)</text>\n"
+  o << "<text x=\"" << (L + W - R) / 2 << "\" y=\"" << H - 8 << "\" text-anchor=\"middle\" font-size=\"13\">" << esc(xlabel) << "</text>\n"
     << "<text x=\"16\" y=\"" << (T + H - B) / 2 << "\" transform=\"rotate(-90 16 " << (T + H - B) / 2
     << ")\" text-anchor=\"middle\" font-size=\"13\">" << esc(unit) << "</text>\n";
   for (const auto& [x, label] : marks)
@@ -116,7 +118,7 @@ std::vector<Series> throughput_series(const std::vector<query::TableRow>& rows, 
   for (const auto& r : rows) {
     const std::optional<double>& v = flops ? r.gflops : r.gbps;
     if (r.best.empty() || !v) continue;
-    const double x = std::sqrt(elements(r.size));
+    const double x = plot_x(r.size);
     ours.points.emplace_back(x, *v);
     const std::optional<double>& fraction = flops ? r.peak_fraction : r.copy_fraction;
     if (fraction && *fraction > 0) roof.points.emplace_back(x, *v / *fraction);
@@ -142,24 +144,29 @@ std::string html(store::Store& db, const std::string& kernel_in) {
   for (const auto& device : db.devices(kernel)) {
     auto sizes = db.sizes(kernel, device);
     auto rows = query::run_table(db, kernel, device, sizes);
-    bool any_gbps = false, any_gflops = false;
+    bool any_gbps = false, any_gflops = false, any_copy = false, three_d = false;
     for (const auto& r : rows) {
       if (r.best.empty()) continue;
       any = true;
       any_gbps = any_gbps || r.gbps.has_value();
       any_gflops = any_gflops || r.gflops.has_value();
+      any_copy = any_copy || r.copy_fraction.has_value();
+      three_d = three_d || store::ProblemSize::parse(r.size).z > 1;
     }
-    const bool bytes_cols = any_gbps || !any_gflops;
+    // GB/s for bytes-only kernels; for GFLOP/s kernels only with a copy ceiling to compare with.
+    const bool bytes_cols = any_copy || !any_gflops;
+    const std::string xlabel =
+        three_d ? "problem size n (sqrt of ProblemSize[0] x ProblemSize[1])" : "problem size n (sqrt of elements)";
     std::vector<std::pair<double, std::string>> marks;
     for (const auto& r : rows)
-      if (!r.best.empty() && !r.flags.empty()) marks.emplace_back(std::sqrt(elements(r.size)), r.size + ": " + r.flags);
+      if (!r.best.empty() && !r.flags.empty()) marks.emplace_back(plot_x(r.size), r.size + ": " + r.flags);
     o << "<h2>" << esc(device) << "</h2>\n<p class=\"note\">" << sizes.size()
       << " problem sizes. Ceilings were measured in the same runs as the kernels, with the same timing policy "
          "(medians of event-timed launches after warm-up). Dashed red lines mark sizes where the best configuration "
          "changes or throughput dips below both neighbouring sizes.</p>\n";
     // One plot per unit: GB/s against the copy, GFLOP/s against the FP32 peak; the library in both.
-    if (bytes_cols) o << plot(throughput_series(rows, false), marks, "GB/s");
-    if (any_gflops) o << plot(throughput_series(rows, true), marks, "GFLOP/s");
+    if (bytes_cols) o << plot(throughput_series(rows, false), marks, "GB/s", xlabel);
+    if (any_gflops) o << plot(throughput_series(rows, true), marks, "GFLOP/s", xlabel);
     o << "<table><tr><th>size</th><th>median ms</th>";
     if (bytes_cols) o << "<th>GB/s</th><th>of copy</th>";
     if (any_gflops) o << "<th>GFLOP/s</th><th>of peak</th>";

@@ -104,6 +104,7 @@ TEST(Report, FlopsKernelAgainstFp32PeakAndCublas) {
     m.size = store::ProblemSize::parse(size);
     m.samples_ms = {float(ms)};
     m.gflops = flops / m.samples_ms[0] / 1e6;
+    m.gbps = 16.0 * n * n / m.samples_ms[0] / 1e6;  // GB/s without a copy ceiling: not shown
     db.record(m);
     for (auto [name, gflops] : {std::pair{"fp32_peak", 66000.0}, std::pair{"cublas_sgemm", 41250.0}}) {
       store::Ceiling c;
@@ -129,6 +130,8 @@ TEST(Report, FlopsKernelAgainstFp32PeakAndCublas) {
   EXPECT_NE(page.find("cuBLAS Sgemm (FP32)"), std::string::npos);
   EXPECT_NE(page.find("<th>GFLOP/s</th><th>of peak</th>"), std::string::npos);
   EXPECT_EQ(page.find("of copy"), std::string::npos);
+  EXPECT_EQ(page.find("<th>GB/s</th>"), std::string::npos);
+  EXPECT_NE(page.find("sqrt of ProblemSize[0] x ProblemSize[1]"), std::string::npos);
   EXPECT_NE(page.find("<td>0.500</td>"), std::string::npos);  // 33000 / 66000
   EXPECT_NE(page.find("<td>0.800x</td>"), std::string::npos);  // cuBLAS at 41250 is 1.25 times faster
   EXPECT_NE(page.find("<td>33000</td>"), std::string::npos);
