@@ -3,7 +3,7 @@
 # on the six brute-forced benchmark_hub caches of shared/external (convolution_milo and
 # dedispersion_milo on A100, A4000 and MI250X), REPEATS runs each (default 50), in one invocation.
 #   scripts/bench_strategies.sh                      (from anywhere; uses build/tune)
-#   REPEATS=100 SEED=1 STRATEGIES=all TUNE=build/tune scripts/bench_strategies.sh
+#   REPEATS=100 SEED=1 STRATEGIES=all TUNE=build/tune HUB=../shared/external/benchmark_hub scripts/bench_strategies.sh
 # Prints the command, date, CPU and wall time, then Markdown tables for BENCHMARKS.md (the caches'
 # statistics and budgets, then the score per strategy per cache and the mean). Keeps the raw
 # outputs in out/: strategies.json (tune evaluate --json), strategies.txt (this script's output),
@@ -14,7 +14,7 @@ tune="${TUNE:-build/tune}"
 repeats="${REPEATS:-50}"
 seed="${SEED:-1}"
 strategies="${STRATEGIES:-all}"
-hub=../shared/external/benchmark_hub
+hub="${HUB:-../shared/external/benchmark_hub}"
 [[ -x "$tune" ]] || { echo "bench_strategies: $tune is not built (cmake --build build --target tune)" >&2; exit 2; }
 mkdir -p out
 
@@ -32,7 +32,7 @@ import datetime, json, os, sys
 start, end, command = float(sys.argv[1]), float(sys.argv[2]), sys.argv[3]
 j = json.load(open("out/strategies.json"))
 cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "unknown CPU")
-print(f"command: {command.replace('../shared/external/benchmark_hub', '$HUB')}")
+print(f"command: {command.replace(os.environ.get('HUB', '../shared/external/benchmark_hub'), '$HUB')}")
 print(f"date: {datetime.date.today().isoformat()}; machine: {cpu}, {os.cpu_count()} hardware threads; "
       f"wall {end - start:.0f} s ({j['seconds']:.0f} s of strategy runs)")
 print(f"repeats {j['repeats']} per strategy and cache, seeds {j['seed']}..{j['seed'] + j['repeats'] - 1}; "
