@@ -29,6 +29,7 @@ Recorded recorded_results(const CacheFile& cache, const space::Space& space) {
   r.entry.assign(n, nullptr);
   r.objective.assign(n, std::nullopt);
   r.cost_ms.assign(n, 0.0);
+  r.measurement.resize(n);
   double best = 0;
   for (std::size_t c = 0; c < n; ++c) {
     const std::string key = cache_key(space, c);
@@ -53,6 +54,7 @@ Recorded recorded_results(const CacheFile& cache, const space::Space& space) {
         best = *m.objective;
       }
     }
+    r.measurement[c] = std::move(imp.m);
   }
   return r;
 }
