@@ -34,10 +34,11 @@ E parse_name(const std::array<const char*, N>& names, std::string_view s, const 
 }
 
 void require_json(std::string_view text, const char* what, bool object) {
-  auto j = nlohmann::json::parse(text, nullptr, false);
-  if (j.is_discarded()) throw InputError(std::string(what) + " is not valid JSON: " +
-                                         std::string(text.substr(0, 80)));
-  if (object && !j.is_object()) {
+  // accept() validates without building the document (record() calls this for every row).
+  if (!nlohmann::json::accept(text)) throw InputError(std::string(what) + " is not valid JSON: " +
+                                                      std::string(text.substr(0, 80)));
+  const auto first = text.find_first_not_of(" \t\r\n");
+  if (object && (first == std::string_view::npos || text[first] != '{')) {
     throw InputError(std::string(what) + " must be a JSON object: " +
                      std::string(text.substr(0, 80)));
   }

@@ -105,7 +105,7 @@ void choose_starts(const Job& job, const std::vector<Job>& jobs, const std::vect
 SizeReplay replay_one(const Options& o, const spec::Spec& spec, const space::Space& space, const std::string& shash,
                       detail::ReplayWriter& writer, const Job& job, SizeReplay out) {
   const auto& cache = job.cache;
-  const interop::Recorded recorded = interop::recorded_results(cache, space);
+  interop::Recorded recorded = interop::recorded_results(cache, space);
   // Keys that do not match the space one for one: say why (and refuse other parameter values).
   if (recorded.missing > 0 || cache.entries.size() != space.size() - recorded.missing) {
     auto check = interop::check_against_spec(cache, spec, space);
@@ -127,16 +127,17 @@ SizeReplay replay_one(const Options& o, const spec::Spec& spec, const space::Spa
   nlohmann::json notes{{"replay_of", out.cache}, {"seed", o.seed}};
   if (!out.starts.empty()) notes["seeded_from"] = out.seeded_from;
   info.notes = notes.dump();
-  writer.commit();
+  writer.sync();  // the writer is idle: this thread may use the store
   out.run_id = writer.db().begin_run(info);
+  writer.target(detail::ReplayTarget{job.kernel, shash, job.device, job.size, out.run_id, &space});
 
-  detail::ReplayEvaluator evaluator(writer, space, cache, recorded,
-                                    detail::ReplayTarget{job.kernel, shash, job.device, job.size, out.run_id});
+  detail::ReplayEvaluator evaluator(writer, space, cache, recorded);
   search::Budget budget;
   if (o.max_fevals) budget.max_fevals = static_cast<std::size_t>(*o.max_fevals);
   budget.time_limit_s = o.time_limit_s;
   search::Context ctx(space, evaluator, budget, o.seed, o.strategy_options, out.starts);
   const auto t0 = Clock::now();
+  const double cpu0 = detail::thread_cpu_s(), writer0 = writer.cpu_s();
   try {
     evaluator.start();
     bool stopped = false;
@@ -148,13 +149,16 @@ SizeReplay replay_one(const Options& o, const spec::Spec& spec, const space::Spa
       stopped = true;
     }
     if (!stopped) search::run(o.strategy, ctx);
-    writer.commit();
+    out.search_s = std::chrono::duration<double>(Clock::now() - t0).count();
+    out.search_cpu_s = detail::thread_cpu_s() - cpu0;
+    writer.sync();  // every evaluation stored and committed
+    out.writer_cpu_s = writer.cpu_s() - writer0;
   } catch (...) {
     writer.rollback();  // the evaluations since the last commit go; the run says it failed
     writer.db().finish_run(out.run_id, store::RunStatus::failed);
     throw;
   }
-  out.search_s = std::chrono::duration<double>(Clock::now() - t0).count();
+  out.stored_s = std::chrono::duration<double>(Clock::now() - t0).count();
   out.strategy_s = evaluator.strategy_s();
   writer.db().finish_run(out.run_id, store::RunStatus::completed);
   out.evaluated = evaluator.evaluated();
@@ -180,13 +184,14 @@ std::vector<SizeReplay> replay(const Options& o, const Prepared& prepared,
   const space::Space& space = prepared.space;
   const std::string shash = spec::space_hash(spec);
   auto db = store::Store::open(o.db, store::Store::Mode::read_write);
-  const std::vector<Job> jobs = plan(o, spec);
+  std::vector<Job> jobs = plan(o, spec);  // every cache is read first, to order the sizes
   detail::ReplayWriter writer(db);
   std::vector<SizeReplay> done;
-  for (const Job& job : jobs) {
+  for (Job& job : jobs) {
     SizeReplay out;
     if (o.seed_sizes) choose_starts(job, jobs, done, out);
     done.push_back(replay_one(o, spec, space, shash, writer, job, std::move(out)));
+    job.cache.entries = {};  // searched: its entries are not needed again
     if (on_size) on_size(done.back());
   }
   return done;
@@ -230,7 +235,8 @@ int run_replay(const Options& o, Prepared prepared) {
           {"starts", r.starts.size()}, {"seeded_from", r.seeded_from},
           {"first_evaluated", r.evaluated.empty() ? nlohmann::json() : nlohmann::json(r.evaluated.front())},
           {"evaluations_to_2pct", to ? nlohmann::json(*to) : nlohmann::json()},
-          {"search_s", r.search_s}, {"strategy_s", r.strategy_s}});
+          {"search_s", r.search_s}, {"strategy_s", r.strategy_s}, {"stored_s", r.stored_s},
+          {"search_cpu_s", r.search_cpu_s}, {"writer_cpu_s", r.writer_cpu_s}});
     }
     std::printf("%s\n", doc.dump().c_str());
   }

@@ -39,8 +39,12 @@ struct SizeReplay {
   double best_objective = 0;
   std::optional<std::size_t> true_best;  // the cache's best over the whole space
   double true_best_objective = 0;
-  double search_s = 0;    // wall time of the search: strategy + replay + storing + final commit
-  double strategy_s = 0;  // of which the strategy's own time (between evaluations)
+  // Wall times from the search's start: until the strategy ended (strategy + replay + handing
+  // each evaluation to the writer thread), of which the strategy's own (between evaluations), and
+  // until every evaluation was stored and committed.
+  double search_s = 0, strategy_s = 0, stored_s = 0;
+  // CPU time of the search's thread until the strategy ended, and of the writer's thread.
+  double search_cpu_s = 0, writer_cpu_s = 0;
 
   // Evaluations until the best found was within `tolerance` (0.02: 2%) of the true best.
   std::optional<std::size_t> evaluations_to(double tolerance) const;

@@ -1,11 +1,15 @@
 // Internal to the replay: the Evaluator over a recorded cache and the writer that stores its
-// evaluations in batches.
+// evaluations on a thread of its own, in batches.
 #pragma once
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <exception>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -19,61 +23,92 @@ namespace tune::tuning::detail {
 
 using Clock = std::chrono::steady_clock;
 
-// Stores replayed evaluations. Crash safety is per batch, not per evaluation: a replay is
-// reproducible (same caches, strategy, options and seed give the same evaluations), so a replay
-// killed midway loses at most the last uncommitted batch and is simply run again. A batch
-// commits after kBatchEvaluations evaluations or kBatchSeconds of wall time, whichever comes
-// first, and at the end of every size (commit()).
-class ReplayWriter {
- public:
-  static constexpr std::size_t kBatchEvaluations = 4096;
-  static constexpr double kBatchSeconds = 0.2;
-
-  explicit ReplayWriter(store::Store& db) : db_(db) {}
-  ReplayWriter(const ReplayWriter&) = delete;
-  ReplayWriter& operator=(const ReplayWriter&) = delete;
-  // Destroyed without commit() (an exception): the open batch rolls back.
-
-  store::Store& db() { return db_; }
-  // The configuration's id, inserted when new; remembered for the whole replay (every size).
-  std::int64_t config_id(const std::string& kernel, const std::string& space_hash, const space::Space& space,
-                         std::size_t config);
-  // Stores `m` in the open batch (opening one when needed); commits when the batch is full.
-  void record(const store::Measurement& m);
-  // measured_at of replayed evaluations: the time the current batch opened.
-  const std::string& now();
-  void commit();  // commits the open batch, if any
-  // Rolls the open batch back (and forgets configuration ids, which may have been in it).
-  void rollback() {
-    batch_.reset();
-    ids_.clear();
-  }
-
- private:
-  void open();
-  store::Store& db_;
-  std::optional<store::Store::Batch> batch_;
-  std::size_t pending_ = 0;
-  Clock::time_point opened_{};
-  std::string now_;
-  std::map<std::pair<std::string, std::string>, std::vector<std::int64_t>> ids_;  // 0: not yet known
-};
+// CPU time of the calling thread (seconds).
+double thread_cpu_s();
 
 // What every stored evaluation of one size shares.
 struct ReplayTarget {
   std::string kernel, space_hash, device;
   store::ProblemSize size;
   std::int64_t run_id = 0;
+  const space::Space* space = nullptr;
+};
+
+// Stores replayed evaluations on its own thread, so that SQLite's cost per row (about 10 µs here)
+// is not on the search's path: push() queues and returns.
+//
+// Crash safety is per batch, not per evaluation: a replay is reproducible (same caches, strategy,
+// options and seed give the same evaluations), so a replay killed midway loses at most the last
+// uncommitted batch and is simply run again. A batch commits after kBatchEvaluations evaluations
+// or kBatchSeconds of wall time, whichever comes first, and at every sync() (end of a size).
+//
+// Threads: the Store is used by the writer's thread between push() and sync(); the calling thread
+// may use db() only after sync() (or rollback()) and before the next push().
+class ReplayWriter {
+ public:
+  static constexpr std::size_t kBatchEvaluations = 4096;
+  static constexpr double kBatchSeconds = 0.2;
+  static constexpr std::size_t kQueueLimit = 16384;  // push() waits while the writer is this far behind
+
+  explicit ReplayWriter(store::Store& db);
+  ~ReplayWriter();  // stops the thread; what is queued or uncommitted is dropped (rolled back)
+  ReplayWriter(const ReplayWriter&) = delete;
+  ReplayWriter& operator=(const ReplayWriter&) = delete;
+
+  store::Store& db() { return db_; }
+  // What the following evaluations share; call while idle (after sync()).
+  void target(ReplayTarget t);
+  // Queues one evaluation of `config`: m as recorded, with eval_order, simulated and strategy
+  // times set; the writer fills the configuration id, run, device, size and measured_at.
+  // Rethrows an error of the writer's thread.
+  void push(std::size_t config, store::Measurement m);
+  // Waits until everything queued is stored and committed. Rethrows an error of the writer's.
+  void sync();
+  // Drops what is queued and rolls the open batch back; clears a writer error.
+  void rollback();
+  // CPU time the writer's thread has used so far (seconds).
+  double cpu_s() const;
+
+ private:
+  struct Item {
+    std::size_t config;
+    store::Measurement m;
+  };
+  void work();  // the writer's thread
+  void write(Item& item);
+  void commit();
+
+  store::Store& db_;
+  // The writer's thread only (or the caller's while idle):
+  std::optional<store::Store::Batch> batch_;
+  std::size_t pending_ = 0;
+  Clock::time_point deadline_{};
+  std::string now_;
+  ReplayTarget current_;  // target_ as of the items being written
+  struct Configurations {
+    std::vector<std::int64_t> id;               // per configuration of the space; 0: not yet known
+    std::vector<std::vector<std::string>> part;  // per parameter and value: its text in the params
+  };
+  std::map<std::pair<std::string, std::string>, Configurations> configurations_;  // by (kernel, space hash)
+  // Shared, under mu_:
+  std::mutex mu_;
+  std::condition_variable wake_, idle_;
+  std::vector<Item> queue_;
+  ReplayTarget target_;
+  bool busy_ = false, sync_ = false, rollback_ = false, stop_ = false;
+  std::exception_ptr error_;
+  std::thread thread_;  // last: starts once everything above is constructed
 };
 
 // An Evaluator that looks configurations up in a recorded cache: a first visit advances the
 // simulated clock by the recorded compile + verification + benchmark time (Context makes a revisit
-// free), stores the evaluation and returns the recorded objective. A valid configuration missing
-// from the cache throws InputError naming it.
+// free), hands the recorded measurement to the writer and returns the recorded objective. A valid
+// configuration missing from the cache throws InputError naming it.
 class ReplayEvaluator final : public search::Evaluator {
  public:
+  // `recorded`'s measurements are moved out as configurations are evaluated (once each).
   ReplayEvaluator(ReplayWriter& writer, const space::Space& space, const interop::CacheFile& cache,
-                  const interop::Recorded& recorded, ReplayTarget target);
+                  interop::Recorded& recorded);
 
   std::optional<double> evaluate(std::size_t config) override;
   double elapsed_s() const override { return clock_ms_ / 1000.0; }
@@ -88,9 +123,7 @@ class ReplayEvaluator final : public search::Evaluator {
   ReplayWriter& writer_;
   const space::Space& space_;
   const interop::CacheFile& cache_;
-  const interop::Recorded& recorded_;
-  ReplayTarget target_;
-  std::vector<std::string> names_;
+  interop::Recorded& recorded_;
   double clock_ms_ = 0;
   double strategy_s_ = 0;
   Clock::time_point last_return_ = Clock::now();
