@@ -148,6 +148,9 @@ TEST(Replay, StrategiesRunUnderBothBudgetsAndSeedsReproduce) {
       EXPECT_EQ(a.evaluated.size(), 30u);
     }
     EXPECT_EQ(a.evaluated, b.evaluated);
+    auto distinct = a.evaluated;  // a revisit is free and no evaluation
+    std::sort(distinct.begin(), distinct.end());
+    EXPECT_EQ(std::unique(distinct.begin(), distinct.end()), distinct.end());
     if (name != "brute_force") {
       EXPECT_NE(a.evaluated, run(6, 30, std::nullopt).evaluated);
     }
@@ -168,13 +171,13 @@ TEST(Replay, StrategiesRunUnderBothBudgetsAndSeedsReproduce) {
 
 TEST(Replay, StrategyOptionsAreValidated) {
   store::testing::TempDir t;
-  auto o = options(kHub / "dedispersion_milo.json", {kHub / "dedispersion_milo/A100.json.gz"}, t.path() / "r.db");
+  auto o = options(kTransposeSpec, {kTranspose / "1024x1024.json.gz"}, t.path() / "r.db");
   o.strategy = "random_sample";
-  o.strategy_options = search::parse_options({"fraction=0.001"});
+  o.strategy_options = search::parse_options({"fraction=0.05"});
   auto r = tuning::replay(o, tuning::validate(o));
-  EXPECT_EQ(r.at(0).evaluated.size(), 11u);  // 0.001 of 11,130, rounded
+  EXPECT_EQ(r.at(0).evaluated.size(), 14u);  // 0.05 of 282, rounded
   auto db = store::Store::open(o.db, store::Store::Mode::read_only);
-  EXPECT_EQ(db.run(r[0].run_id)->strategy_options, R"({"fraction":"0.001"})");
+  EXPECT_EQ(db.run(r[0].run_id)->strategy_options, R"({"fraction":"0.05"})");
   o.strategy_options = {{"popsize", "3"}};  // not an option of random_sample
   EXPECT_THROW(tuning::validate(o), InputError);
 }
