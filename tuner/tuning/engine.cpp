@@ -64,7 +64,11 @@ void Sweep::plan() {
   const std::string& device = session_.device().name;
   done_ = db_.measured(kernel_, space_hash_, device);
   n_configs_ = space_.size();
-  if (o_.max_fevals && static_cast<std::size_t>(*o_.max_fevals) < n_configs_) n_configs_ = static_cast<std::size_t>(*o_.max_fevals);
+  guided_ = o_.strategy != "brute_force";
+  // Brute force measures the first max_fevals configurations of the space; a strategy gets the
+  // whole space and spends max_fevals per size on it.
+  if (!guided_ && o_.max_fevals && static_cast<std::size_t>(*o_.max_fevals) < n_configs_)
+    n_configs_ = static_cast<std::size_t>(*o_.max_fevals);
   const int rank = problem_rank(spec_);
   for (const auto& size : o_.sizes) {
     problem_.push_back(sizes::Size{size.as_rank(rank), std::max(rank, size.rank)});
@@ -78,6 +82,13 @@ void Sweep::plan() {
     config_id_[c] = db_.upsert_configuration_text(kernel_, space_hash_, params_[c]);
     for (const auto& text : size_text_)
       if (!done_.count({params_[c], text})) needed_[c] = true, ++todo_;
+  }
+  if (guided_) {
+    const std::size_t per_size = o_.max_fevals ? std::min<std::size_t>(n_configs_, *o_.max_fevals) : n_configs_;
+    todo_ = per_size * problem_.size();
+    spdlog::info("{} configurations x {} sizes: strategy {} evaluates up to {} per size", n_configs_, problem_.size(),
+                 o_.strategy, per_size);
+    return;
   }
   spdlog::info("{} configurations x {} sizes: {} measurements to take, {} already stored", n_configs_, problem_.size(),
                todo_, n_configs_ * problem_.size() - todo_);
@@ -100,7 +111,7 @@ void Sweep::start_compiles() {
   compiled_.resize(n_configs_);
   keys_.resize(n_configs_);
   for (std::size_t c = 0; c < n_configs_; ++c) {
-    if (!needed_[c]) continue;
+    if (!needed_[c] || guided_) continue;  // a guided search compiles what its strategy asks for
     auto req = request(c, kernel_, space_.config_values(c));
     keys_[c] = compile::cache_key(req, nvrtc_);
     if (auto bin = db_.get_binary(keys_[c])) {
@@ -185,6 +196,7 @@ int Sweep::run() {
   plan();
   start_compiles();
   sweep_.resize(problem_.size());
+  best_of_size_.assign(problem_.size(), {});
   progress_ = std::make_unique<Progress>("measuring", todo_);
   bool out_of_time = false;
   for (std::size_t s = 0; s < problem_.size() && !out_of_time; ++s) out_of_time = !measure_size(s);

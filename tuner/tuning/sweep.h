@@ -80,6 +80,13 @@ class Sweep {
   void recover(SizeState& st);
   void measure_ceilings(SizeState& st);
   store::Measurement measure_config(std::size_t c, SizeState& st, Geometry& g);
+  // measured, stored and counted like the brute-force path does
+  store::Measurement measure_and_store(std::size_t c, SizeState& st);
+
+  // a search strategy other than brute force (sweep_search.cpp): at each size the strategy picks
+  // the configurations, each compiled when first asked for
+  bool search_size(std::size_t s, SizeState& st);
+  void ensure_compiled(std::size_t c);
 
   const Options& o_;
   const Clock::time_point start_ = Clock::now();
@@ -106,6 +113,8 @@ class Sweep {
   compile::CompilePool pool_;
   std::size_t pending_ = 0;
   std::vector<std::size_t> ready_;  // cached or compiled, in arrival order
+  bool guided_ = false;             // a strategy chooses the configurations (not brute force)
+  std::vector<std::vector<std::size_t>> best_of_size_;  // guided: each searched size's best, for its neighbours
 
   run::TimingOptions timing_;
   bool modifies_inputs_ = false;

@@ -224,7 +224,7 @@ bool Sweep::measure_size(std::size_t s) {
   sweep_[s].elements = double(size.dims[0]) * double(size.dims[1]) * double(size.dims[2]);
   bool work = false;
   for (std::size_t c = 0; c < n_configs_ && !work; ++c) work = needed_[c] && !done_.count({params_[c], size_text_[s]});
-  if (!work && (s > 0 || pending_ == 0)) return true;  // all stored: no reference, no ceilings
+  if (!work && !guided_ && (s > 0 || pending_ == 0)) return true;  // all stored: no reference, no ceilings
 
   SizeState st;
   st.index = s;
@@ -237,6 +237,8 @@ bool Sweep::measure_size(std::size_t s) {
   prepare_reference(st);
   measure_ceilings(st);
 
+  if (guided_) return search_size(s, st);
+
   std::size_t cursor = 0;
   while (auto next = next_config(s, cursor)) {
     const std::size_t c = *next;
@@ -245,26 +247,34 @@ bool Sweep::measure_size(std::size_t s) {
       spdlog::warn("time limit of {} s reached: stopping (a re-run resumes)", *o_.time_limit_s);
       return false;
     }
-    Geometry g;
-    const auto t0 = Clock::now();
-    store::Measurement m = measure_config(c, st, g);
-    count_.measure_ms += ms_since(t0);
-    db_.record(m);  // durable before anything else can go wrong
-    if (compiled_[c].faulted && m.status == store::MeasurementStatus::runtime_error && !m.error.starts_with("not run"))
-      recover(st);
-    if (m.status == store::MeasurementStatus::ok) {
-      spdlog::debug("{} at {}: grid ({},{},{}) block ({},{},{}): verified, median {:.4f} ms of {} launches", params_[c],
-                    size_text_[s], g.grid[0], g.grid[1], g.grid[2], g.block[0], g.block[1], g.block[2], *m.objective,
-                    m.samples_ms.size());
-      ++count_.measured;
-      sweep_[s].throughput[params_[c]] = m.gbps ? *m.gbps : (m.gflops ? *m.gflops : sweep_[s].elements / *m.objective);
-    } else {
-      ++count_.failed;
-      spdlog::debug("{} at {}: {}: {}", params_[c], size_text_[s], store::to_string(m.status), m.error.substr(0, 200));
-    }
-    progress_->update(++progressed_, std::to_string(count_.compiled) + " compiled, " + std::to_string(count_.failed) + " failed");
+    measure_and_store(c, st);
   }
   return true;
+}
+
+
+// One configuration at one size, measured, stored (durable before anything else can go wrong) and
+// counted; a configuration that faulted the context costs a recovery.
+store::Measurement Sweep::measure_and_store(std::size_t c, SizeState& st) {
+  Geometry g;
+  const auto t0 = Clock::now();
+  store::Measurement m = measure_config(c, st, g);
+  count_.measure_ms += ms_since(t0);
+  db_.record(m);  // durable before anything else can go wrong
+  if (compiled_[c].faulted && m.status == store::MeasurementStatus::runtime_error && !m.error.starts_with("not run"))
+    recover(st);
+  if (m.status == store::MeasurementStatus::ok) {
+    spdlog::debug("{} at {}: grid ({},{},{}) block ({},{},{}): verified, median {:.4f} ms of {} launches", params_[c],
+                  size_text_[st.index], g.grid[0], g.grid[1], g.grid[2], g.block[0], g.block[1], g.block[2], *m.objective,
+                  m.samples_ms.size());
+    ++count_.measured;
+    sweep_[st.index].throughput[params_[c]] = m.gbps ? *m.gbps : (m.gflops ? *m.gflops : sweep_[st.index].elements / *m.objective);
+  } else {
+    ++count_.failed;
+    spdlog::debug("{} at {}: {}: {}", params_[c], size_text_[st.index], store::to_string(m.status), m.error.substr(0, 200));
+  }
+  progress_->update(++progressed_, std::to_string(count_.compiled) + " compiled, " + std::to_string(count_.failed) + " failed");
+  return m;
 }
 
 }  // namespace tune::tuning
