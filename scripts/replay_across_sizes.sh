@@ -19,7 +19,8 @@ seeds=${SEEDS:-10}
 space=spaces/transpose.json
 caches=(results/recorded/transpose/*.json.gz)
 if [[ -z "${STRATEGIES:-}" ]]; then
-  STRATEGIES=$("$tune" run --help | tr -s ' \n' ' ' | sed -n 's/.*search strategy: \(.*\) --strategy-option.*/\1/p' | tr -d ',')
+  STRATEGIES=$("$tune" run --help | tr -s ' \n' ' ' | sed -n 's/.*search strategy: \(.*\) --strategy-option.*/\1/p' |
+               sed 's/ (default.*//' | tr -d ',')
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
