@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <ostream>
 #include <sstream>
 
 #include "compile/pool.h"
@@ -33,6 +34,8 @@ struct Shard {
   std::string space;
   std::size_t index;
 };
+// How ctest and gtest name a shard ("gemm shard 2 of 4"), instead of its bytes.
+void PrintTo(const Shard& s, std::ostream* os) { *os << s.space << " shard " << s.index << " of " << kShards; }
 
 std::vector<Shard> shards() {
   std::vector<Shard> out;
