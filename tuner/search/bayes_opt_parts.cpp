@@ -22,7 +22,12 @@ constexpr std::size_t kFitPoints = 200;                    // observations the h
 constexpr double kRefitGrowth = 1.5;    // refit the hyperparameters when the observations grew by this
 constexpr std::size_t kRefitMax = 300;  // and no more beyond this many (their cost grows, their gain not)
 constexpr double kStartLength = 1.0, kStartNoise = 1e-4;  // the first fit starts here
-constexpr double kFixedNoise = 1e-6;                      // with a fixed lengthscale (Kernel Tuner uses 1e-10)
+constexpr double kFixedNoise = 1e-6;
+// Every kPruneEvery steps from kPruneAfter observations on, candidates whose mean lies more than
+// kPruneZ predictive sds above the best leave the pool until the next rebuild (hyperparameter
+// refit): they would not be chosen, and updating them is most of the cost per step.
+constexpr double kPruneZ = 4;
+constexpr std::size_t kPruneEvery = 10, kPruneAfter = 50;  // with a fixed lengthscale (Kernel Tuner uses 1e-10)
 }  // namespace
 
 Settings read_settings(const Context& ctx) {
@@ -86,15 +91,43 @@ std::vector<std::size_t> latin_hypercube(const space::Space& space, std::size_t 
       }
     if (spread > best_spread) best_spread = spread, best = design;
   }
-  std::vector<std::size_t> out;
+  std::vector<std::size_t> snapped;
   for (const auto& x : best) {
     const std::size_t c = box.snap(x, rng);
-    if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+    if (std::find(snapped.begin(), snapped.end(), c) == snapped.end()) snapped.push_back(c);
+  }
+  // Farthest-first order from the first point, over the snapped configurations.
+  std::vector<std::size_t> out{snapped.front()};
+  std::vector<double> gap(snapped.size(), std::numeric_limits<double>::infinity());
+  std::vector<bool> used(snapped.size(), false);
+  used[0] = true;
+  while (out.size() < snapped.size()) {
+    const auto last = box.position(out.back());
+    std::size_t far = 0;
+    double far_gap = -1;
+    for (std::size_t i = 0; i < snapped.size(); ++i) {
+      if (used[i]) continue;
+      gap[i] = std::min(gap[i], box.distance2(last, snapped[i]));
+      if (gap[i] > far_gap) far_gap = gap[i], far = i;
+    }
+    used[far] = true;
+    out.push_back(snapped[far]);
   }
   return out;
 }
 
-Model::Model(const space::Space& space, const Settings& settings) : kernel_(settings.kernel), fit_(settings.fit) {
+std::size_t initial_sample_size(const Context& ctx, std::size_t popsize) {
+  double evaluations = std::numeric_limits<double>::infinity();
+  if (ctx.budget().max_fevals) evaluations = static_cast<double>(*ctx.budget().max_fevals);
+  if (ctx.budget().time_limit_s && ctx.evaluations() > 0 && ctx.elapsed_s() > 0)
+    evaluations =
+        std::min(evaluations, *ctx.budget().time_limit_s / (ctx.elapsed_s() / static_cast<double>(ctx.evaluations())));
+  const double share = std::max(static_cast<double>(kMinInitial), std::floor(evaluations / 20));
+  return std::min(popsize, static_cast<std::size_t>(std::min(share, 1e9)));
+}
+
+Model::Model(const space::Space& space, const Settings& settings)
+    : kernel_(settings.kernel), fit_(settings.fit), candidate_(space.size(), 0), observed_(space.size(), 0) {
   const Continuous box(space, Scale::step);
   const auto& active = box.active();
   const auto dims = static_cast<Eigen::Index>(active.size());
@@ -121,6 +154,7 @@ std::optional<double> Model::transform(std::optional<double> objective) const {
 }
 
 void Model::observe(std::size_t config, std::optional<double> objective) {
+  observed_[config] = 1;
   configs_.push_back(config);
   objectives_.push_back(objective);
   const bool ok = objective && std::isfinite(*objective);
@@ -150,8 +184,16 @@ std::vector<std::size_t> Model::kept() const {
   return ok;
 }
 
+void Model::add_candidates(const std::vector<std::size_t>& configs) {
+  for (std::size_t c : configs) candidate_[c] = 1;
+  gp_->add_candidates(configs);
+}
+
 void Model::rebuild(const std::vector<std::size_t>& keep) {
-  const std::vector<std::size_t> pool = gp_ ? gp_->pool() : std::vector<std::size_t>{};
+  // Every candidate not observed yet, also those pruned from the pool since the last rebuild.
+  std::vector<std::size_t> pool;
+  for (std::size_t c = 0; c < candidate_.size(); ++c)
+    if (candidate_[c] && !observed_[c]) pool.push_back(c);
   Eigen::VectorXd inv(base_.rows());
   for (Eigen::Index k = 0; k < inv.size(); ++k) inv[k] = 1.0 / hyper_.length[static_cast<std::size_t>(k)];
   scaled_ = inv.asDiagonal() * base_;
@@ -207,7 +249,17 @@ double Model::median_objective() const {
   return v[v.size() / 2];
 }
 
-std::optional<std::size_t> Model::best_candidate(Acquisition af) {
+std::vector<std::size_t> Model::ranked() const {
+  std::vector<std::size_t> idx;
+  for (std::size_t i = 0; i < configs_.size(); ++i)
+    if (transform(objectives_[i])) idx.push_back(i);
+  std::stable_sort(idx.begin(), idx.end(),
+                   [&](std::size_t a, std::size_t b) { return *objectives_[a] < *objectives_[b]; });
+  for (std::size_t& i : idx) i = configs_[i];
+  return idx;
+}
+
+std::optional<std::size_t> Model::best_candidate(Acquisition af, const std::vector<std::size_t>* only) {
   if (fit_ && (fitted_at_ == 0 ||
                (configs_.size() >= kRefitGrowth * static_cast<double>(fitted_at_) && configs_.size() <= kRefitMax)))
     refit_hyper();
@@ -223,29 +275,44 @@ std::optional<std::size_t> Model::best_candidate(Acquisition af) {
   const double scale = var > 1e-24 ? std::sqrt(var) : 1.0;
   const double fbest = (lo - mean) / scale;
 
-  mu_.resize(pool.size());
-  sd_.resize(pool.size());
+  // The exploration margin shrinks with the mean predictive sd over the pool (Kernel Tuner's
+  // contextual variance, relative to the first model step).
   double mean_sd = 0;
+  std::vector<std::size_t> hopeless;
+  const bool prune = ++steps_ % kPruneEvery == 0 && configs_.size() >= kPruneAfter;
   for (std::size_t r = 0; r < pool.size(); ++r) {
     const auto p = gp_->predict(r, mean, scale, hi);
-    mu_[r] = p.mean, sd_[r] = p.sd, mean_sd += p.sd;
+    mean_sd += p.sd;
+    if (prune && p.mean - kPruneZ * p.sd > fbest) hopeless.push_back(pool[r]);
   }
   mean_sd /= static_cast<double>(pool.size());
+  if (hopeless.size() < pool.size())
+    for (std::size_t c : hopeless) gp_->drop(c);
+  if (pool.empty()) return std::nullopt;
   if (!initial_sd_) initial_sd_ = mean_sd;
   const double explore = *initial_sd_ > 0 ? mean_sd / *initial_sd_ : 0.0;
   const double target = fbest - kXi * explore;
 
+  std::vector<std::size_t> rows;
+  if (only) {
+    for (std::size_t c : *only)
+      if (gp_->in_pool(c)) rows.push_back(gp_->row(c));
+    if (rows.empty()) return std::nullopt;
+  }
+  const std::size_t count = only ? rows.size() : pool.size();
   std::size_t arg = 0;
   double top = -std::numeric_limits<double>::infinity();
-  for (std::size_t r = 0; r < pool.size(); ++r) {
-    const double gain = target - mu_[r], sd = sd_[r], z = gain / sd;
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::size_t r = only ? rows[i] : i;
+    const auto p = gp_->predict(r, mean, scale, hi);
+    const double gain = target - p.mean, z = gain / p.sd;
     double a;
     if (af == Acquisition::ei)
-      a = gain * 0.5 * std::erfc(-z / M_SQRT2) + sd * std::exp(-0.5 * z * z) / std::sqrt(2 * M_PI);
+      a = gain * 0.5 * std::erfc(-z / M_SQRT2) + p.sd * std::exp(-0.5 * z * z) / std::sqrt(2 * M_PI);
     else if (af == Acquisition::poi)
       a = z;  // monotone in the probability of improvement
     else
-      a = -(mu_[r] - kKappa * explore * sd);
+      a = -(p.mean - kKappa * explore * p.sd);
     if (a > top) top = a, arg = r;
   }
   return pool[arg];

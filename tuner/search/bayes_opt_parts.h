@@ -29,8 +29,15 @@ struct Settings {
 Settings read_settings(const Context& ctx);
 
 // `n` points of a maximin Latin hypercube over the value indices (the best of 100 random designs),
-// each snapped to the nearest valid configuration; duplicates removed.
+// each snapped to the nearest valid configuration, duplicates removed, in farthest-first order
+// (each point the farthest from those before it), so that every prefix is spread out too.
 std::vector<std::size_t> latin_hypercube(const space::Space& space, std::size_t n, Rng& rng);
+
+// How many initial samples to take, judged after each one: `popsize`, or a twentieth of the
+// evaluations the budget allows (max_fevals, or the time limit over the mean cost so far) when
+// that is fewer, but at least kMinInitial. A short budget thus leaves most of itself to the model.
+std::size_t initial_sample_size(const Context& ctx, std::size_t popsize);
+constexpr std::size_t kMinInitial = 5;
 
 class Model {
  public:
@@ -39,7 +46,8 @@ class Model {
   // step = 1 / the largest value count) and never changes; otherwise the lengthscales (one per
   // parameter) and the noise are fitted by maximum likelihood as the observations grow.
   Model(const space::Space& space, const Settings& settings);
-  gp::PoolGp& gp() { return *gp_; }
+  // Adds configurations to the candidates the acquisition functions choose from.
+  void add_candidates(const std::vector<std::size_t>& configs);
 
   // Records a result (nullopt = failed). Objectives are modelled as their logarithm while every
   // objective seen is positive; the first one that is not switches the model to the raw values.
@@ -51,7 +59,10 @@ class Model {
   const gp::Hyper& hyper() const { return hyper_; }
 
   // The pool candidate that maximises the acquisition function; nullopt when the pool is empty.
-  std::optional<std::size_t> best_candidate(Acquisition af);
+  // With `only`: the best of those configurations that are in the pool (nullopt when none is).
+  std::optional<std::size_t> best_candidate(Acquisition af, const std::vector<std::size_t>* only = nullptr);
+  // Observed configurations, best objective first (failures left out).
+  std::vector<std::size_t> ranked() const;
 
  private:
   std::optional<double> transform(std::optional<double> objective) const;
@@ -66,12 +77,13 @@ class Model {
   gp::Hyper hyper_;
   std::size_t fitted_at_ = 0;  // observations at the last hyperparameter fit
   std::optional<gp::PoolGp> gp_;
+  std::vector<char> candidate_, observed_;         // per configuration
   std::vector<std::size_t> configs_;               // every observation, in order
   std::vector<std::optional<double>> objectives_;  // raw
   std::size_t ok_ = 0;
   bool log_ = true;
   std::optional<double> initial_sd_;  // mean predictive sd over the pool at the first model step
-  std::vector<double> mu_, sd_;       // scratch
+  std::size_t steps_ = 0;             // best_candidate calls
 };
 
 // Which acquisition function proposes the next configuration.
