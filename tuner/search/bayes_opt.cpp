@@ -39,6 +39,7 @@
 
 #include "common/error.h"
 #include "search/bayes_gp.h"
+#include "search/bayes_model.h"
 #include "search/bayes_opt_parts.h"
 #include "search/continuous.h"
 #include "search/strategies.h"
@@ -122,7 +123,7 @@ void bayes_opt(Context& ctx) {
     const auto pick = model.best_candidate(af);
     const std::size_t c = pick ? *pick : ctx.random_unvisited();
     const std::optional<double> r = evaluate(c);
-    portfolio.record(af, r, model);
+    portfolio.record(af, r, model.median_objective());
   }
 }
 

@@ -10,24 +10,10 @@
 
 namespace tune::search::bo {
 namespace {
-constexpr double kXi = 0.01;             // EI/PI improvement margin (normalised units) at the initial uncertainty
-constexpr double kKappa = 1.0;           // LCB sd multiplier at the initial uncertainty
-constexpr double kDiscount = 0.95;       // multi-advanced: discount of older results
-constexpr double kRequired = 0.1;        // multi-advanced: 10% better/worse than the mean
-constexpr std::size_t kStreak = 5;       // multi-advanced: rounds before a change
-constexpr std::size_t kDesigns = 100;    // random Latin hypercubes tried for the maximin one
-constexpr std::size_t kMaxModel = 1024;  // observations before the model keeps only a subset:
-constexpr std::size_t kKeepBest = 384, kKeepRecent = 128;  // the best and the latest
-constexpr std::size_t kFitPoints = 200;                    // observations the hyperparameter fit looks at, at most
-constexpr double kRefitGrowth = 1.5;    // refit the hyperparameters when the observations grew by this
-constexpr std::size_t kRefitMax = 300;  // and no more beyond this many (their cost grows, their gain not)
-constexpr double kStartLength = 1.0, kStartNoise = 1e-4;  // the first fit starts here
-constexpr double kFixedNoise = 1e-6;
-// Every kPruneEvery steps from kPruneAfter observations on, candidates whose mean lies more than
-// kPruneZ predictive sds above the best leave the pool until the next rebuild (hyperparameter
-// refit): they would not be chosen, and updating them is most of the cost per step.
-constexpr double kPruneZ = 4;
-constexpr std::size_t kPruneEvery = 10, kPruneAfter = 50;  // with a fixed lengthscale (Kernel Tuner uses 1e-10)
+constexpr double kDiscount = 0.95;     // multi-advanced: discount of older results
+constexpr double kRequired = 0.1;      // multi-advanced: 10% better/worse than the mean
+constexpr std::size_t kStreak = 5;     // multi-advanced: rounds before a change
+constexpr std::size_t kDesigns = 100;  // random Latin hypercubes tried for the maximin one
 }  // namespace
 
 Settings read_settings(const Context& ctx) {
@@ -126,198 +112,6 @@ std::size_t initial_sample_size(const Context& ctx, std::size_t popsize) {
   return std::min(popsize, static_cast<std::size_t>(std::min(share, 1e9)));
 }
 
-Model::Model(const space::Space& space, const Settings& settings)
-    : kernel_(settings.kernel), fit_(settings.fit), candidate_(space.size(), 0), observed_(space.size(), 0) {
-  const Continuous box(space, Scale::step);
-  const auto& active = box.active();
-  const auto dims = static_cast<Eigen::Index>(active.size());
-  base_.resize(dims, static_cast<Eigen::Index>(space.size()));
-  for (std::size_t c = 0; c < space.size(); ++c) {
-    const auto idx = space.indices(c);
-    for (Eigen::Index k = 0; k < dims; ++k) {
-      const std::size_t p = active[static_cast<std::size_t>(k)];
-      base_(k, static_cast<Eigen::Index>(c)) = idx[p] / static_cast<double>(box.values(p) - 1);
-    }
-  }
-  for (std::size_t p : active) {
-    // Kernel Tuner's unit: one index step is box.step(p); this parameter's [0, 1] is values-1 steps.
-    const double per_unit = box.step(p) * static_cast<double>(box.values(p) - 1);
-    hyper_.length.push_back(fit_ ? kStartLength : settings.lengthscale / per_unit);
-  }
-  hyper_.noise = fit_ ? kStartNoise : kFixedNoise;
-  rebuild({});
-}
-
-std::optional<double> Model::transform(std::optional<double> objective) const {
-  if (!objective || !std::isfinite(*objective)) return std::nullopt;
-  return log_ ? std::log(*objective) : *objective;
-}
-
-void Model::observe(std::size_t config, std::optional<double> objective) {
-  observed_[config] = 1;
-  configs_.push_back(config);
-  objectives_.push_back(objective);
-  const bool ok = objective && std::isfinite(*objective);
-  ok_ += ok;
-  if (log_ && ok && *objective <= 0) {
-    log_ = false;
-    rebuild(kept());
-    return;
-  }
-  gp_->observe(config, transform(objective));
-  if (gp_->observations() >= kMaxModel) rebuild(kept());
-}
-
-std::vector<std::size_t> Model::kept() const {
-  std::vector<std::size_t> keep(configs_.size());
-  std::iota(keep.begin(), keep.end(), std::size_t{0});
-  if (keep.size() < kMaxModel) return keep;
-  std::vector<std::size_t> ok;
-  for (std::size_t i : keep)
-    if (transform(objectives_[i])) ok.push_back(i);
-  std::stable_sort(ok.begin(), ok.end(),
-                   [&](std::size_t a, std::size_t b) { return *objectives_[a] < *objectives_[b]; });
-  ok.resize(std::min(ok.size(), kKeepBest));
-  for (std::size_t i = keep.size() - kKeepRecent; i < keep.size(); ++i) ok.push_back(i);
-  std::sort(ok.begin(), ok.end());
-  ok.erase(std::unique(ok.begin(), ok.end()), ok.end());
-  return ok;
-}
-
-void Model::add_candidates(const std::vector<std::size_t>& configs) {
-  for (std::size_t c : configs) candidate_[c] = 1;
-  gp_->add_candidates(configs);
-}
-
-void Model::rebuild(const std::vector<std::size_t>& keep) {
-  // Every candidate not observed yet, also those pruned from the pool since the last rebuild.
-  std::vector<std::size_t> pool;
-  for (std::size_t c = 0; c < candidate_.size(); ++c)
-    if (candidate_[c] && !observed_[c]) pool.push_back(c);
-  Eigen::VectorXd inv(base_.rows());
-  for (Eigen::Index k = 0; k < inv.size(); ++k) inv[k] = 1.0 / hyper_.length[static_cast<std::size_t>(k)];
-  scaled_ = inv.asDiagonal() * base_;
-  gp_.emplace(scaled_, kernel_, 1.0, hyper_.noise);
-  gp_->add_candidates(pool);
-  std::vector<std::size_t> configs;
-  std::vector<std::optional<double>> values;
-  for (std::size_t i : keep) configs.push_back(configs_[i]), values.push_back(transform(objectives_[i]));
-  gp_->observe_all(configs, values);
-}
-
-void Model::refit_hyper() {
-  const std::vector<std::size_t> keep = kept();
-  std::vector<std::size_t> ok;
-  for (std::size_t i : keep)
-    if (transform(objectives_[i])) ok.push_back(i);
-  if (ok.size() < 3) return;
-  if (ok.size() > kFitPoints) {  // the best half and the latest half
-    std::vector<std::size_t> by_value = ok;
-    std::stable_sort(by_value.begin(), by_value.end(),
-                     [&](std::size_t a, std::size_t b) { return *objectives_[a] < *objectives_[b]; });
-    std::vector<std::size_t> pick(by_value.begin(), by_value.begin() + kFitPoints / 2);
-    for (auto it = ok.rbegin(); it != ok.rend() && pick.size() < kFitPoints; ++it)
-      if (std::find(pick.begin(), pick.begin() + kFitPoints / 2, *it) == pick.begin() + kFitPoints / 2)
-        pick.push_back(*it);
-    ok = pick;
-  }
-  const auto n = static_cast<Eigen::Index>(ok.size());
-  Eigen::MatrixXd x(base_.rows(), n);
-  Eigen::VectorXd y(n);
-  for (Eigen::Index i = 0; i < n; ++i) {
-    const std::size_t o = ok[static_cast<std::size_t>(i)];
-    x.col(i) = base_.col(static_cast<Eigen::Index>(configs_[o]));
-    y[i] = *transform(objectives_[o]);
-  }
-  const double mean = y.mean();
-  const double sd = std::sqrt((y.array() - mean).square().mean());
-  y = (y.array() - mean) / (sd > 1e-12 ? sd : 1.0);
-  const gp::Hyper h = gp::fit(x, y, kernel_, hyper_);
-  fitted_at_ = configs_.size();
-  if (h.length != hyper_.length || h.noise != hyper_.noise) {
-    hyper_ = h;
-    rebuild(keep);
-  }
-}
-
-double Model::median_objective() const {
-  std::vector<double> v;
-  for (const auto& o : objectives_)
-    if (o && std::isfinite(*o)) v.push_back(*o);
-  if (v.empty()) return 0;
-  std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
-  return v[v.size() / 2];
-}
-
-std::vector<std::size_t> Model::ranked() const {
-  std::vector<std::size_t> idx;
-  for (std::size_t i = 0; i < configs_.size(); ++i)
-    if (transform(objectives_[i])) idx.push_back(i);
-  std::stable_sort(idx.begin(), idx.end(),
-                   [&](std::size_t a, std::size_t b) { return *objectives_[a] < *objectives_[b]; });
-  for (std::size_t& i : idx) i = configs_[i];
-  return idx;
-}
-
-std::optional<std::size_t> Model::best_candidate(Acquisition af, const std::vector<std::size_t>* only) {
-  if (fit_ && (fitted_at_ == 0 ||
-               (configs_.size() >= kRefitGrowth * static_cast<double>(fitted_at_) && configs_.size() <= kRefitMax)))
-    refit_hyper();
-  const auto& pool = gp_->pool();
-  if (pool.empty()) return std::nullopt;
-  double sum = 0, sum2 = 0, lo = std::numeric_limits<double>::infinity(), hi = -lo;
-  std::size_t n = 0;
-  for (const auto& v : gp_->values())
-    if (v) sum += *v, sum2 += *v * *v, lo = std::min(lo, *v), hi = std::max(hi, *v), ++n;
-  if (n == 0) return pool.front();
-  const double mean = sum / static_cast<double>(n);
-  const double var = sum2 / static_cast<double>(n) - mean * mean;
-  const double scale = var > 1e-24 ? std::sqrt(var) : 1.0;
-  const double fbest = (lo - mean) / scale;
-
-  // The exploration margin shrinks with the mean predictive sd over the pool (Kernel Tuner's
-  // contextual variance, relative to the first model step).
-  double mean_sd = 0;
-  std::vector<std::size_t> hopeless;
-  const bool prune = ++steps_ % kPruneEvery == 0 && configs_.size() >= kPruneAfter;
-  for (std::size_t r = 0; r < pool.size(); ++r) {
-    const auto p = gp_->predict(r, mean, scale, hi);
-    mean_sd += p.sd;
-    if (prune && p.mean - kPruneZ * p.sd > fbest) hopeless.push_back(pool[r]);
-  }
-  mean_sd /= static_cast<double>(pool.size());
-  if (hopeless.size() < pool.size())
-    for (std::size_t c : hopeless) gp_->drop(c);
-  if (pool.empty()) return std::nullopt;
-  if (!initial_sd_) initial_sd_ = mean_sd;
-  const double explore = *initial_sd_ > 0 ? mean_sd / *initial_sd_ : 0.0;
-  const double target = fbest - kXi * explore;
-
-  std::vector<std::size_t> rows;
-  if (only) {
-    for (std::size_t c : *only)
-      if (gp_->in_pool(c)) rows.push_back(gp_->row(c));
-    if (rows.empty()) return std::nullopt;
-  }
-  const std::size_t count = only ? rows.size() : pool.size();
-  std::size_t arg = 0;
-  double top = -std::numeric_limits<double>::infinity();
-  for (std::size_t i = 0; i < count; ++i) {
-    const std::size_t r = only ? rows[i] : i;
-    const auto p = gp_->predict(r, mean, scale, hi);
-    const double gain = target - p.mean, z = gain / p.sd;
-    double a;
-    if (af == Acquisition::ei)
-      a = gain * 0.5 * std::erfc(-z / M_SQRT2) + p.sd * std::exp(-0.5 * z * z) / std::sqrt(2 * M_PI);
-    else if (af == Acquisition::poi)
-      a = z;  // monotone in the probability of improvement
-    else
-      a = -(p.mean - kKappa * explore * p.sd);
-    if (a > top) top = a, arg = r;
-  }
-  return pool[arg];
-}
-
 Portfolio::Portfolio(Method method) : method_(method) {
   switch (method) {
     case Method::ei:
@@ -336,10 +130,10 @@ Portfolio::Portfolio(Method method) : method_(method) {
 
 Acquisition Portfolio::next() { return active_[turn_ % active_.size()]; }
 
-void Portfolio::record(Acquisition af, std::optional<double> objective, const Model& model) {
+void Portfolio::record(Acquisition af, std::optional<double> objective, double failed_as) {
   ++turn_;
   if (method_ != Method::multi_advanced || active_.size() < 2) return;
-  results_[static_cast<std::size_t>(af)].push_back(objective ? *objective : model.median_objective());
+  results_[static_cast<std::size_t>(af)].push_back(objective ? *objective : failed_as);
   if (turn_ >= active_.size()) end_of_round(), turn_ = 0;
 }
 

@@ -1,0 +1,62 @@
+// bayes_opt's model: the objective transform (log) and normalisation around gp::PoolGp, the
+// hyperparameter fits and rebuilds, the candidate pool and its pruning, and the acquisition
+// functions evaluated over the pool.
+#pragma once
+#include <optional>
+#include <vector>
+
+#include "search/bayes_fit.h"
+#include "search/bayes_gp.h"
+#include "search/bayes_opt_parts.h"
+#include "space/space.h"
+
+namespace tune::search::bo {
+
+class Model {
+ public:
+  // Features: the value index of every parameter that has more than one value, scaled to [0, 1].
+  // A fixed lengthscale (covariancelengthscale given) is read in Kernel Tuner's units (one index
+  // step = 1 / the largest value count) and never changes; otherwise the lengthscales (one per
+  // parameter) and the noise are fitted by maximum likelihood as the observations grow.
+  Model(const space::Space& space, const Settings& settings);
+  // Adds configurations to the candidates the acquisition functions choose from.
+  void add_candidates(const std::vector<std::size_t>& configs);
+
+  // Records a result (nullopt = failed). Objectives are modelled as their logarithm while every
+  // objective seen is positive; the first one that is not switches the model to the raw values.
+  void observe(std::size_t config, std::optional<double> objective);
+  std::size_t observations() const { return gp_->observations(); }
+  std::size_t ok_count() const { return ok_; }
+  // The median successful objective (raw), for the portfolio's bookkeeping of failures.
+  double median_objective() const;
+  const gp::Hyper& hyper() const { return hyper_; }
+
+  // The pool candidate that maximises the acquisition function; nullopt when the pool is empty.
+  // With `only`: the best of those configurations that are in the pool (nullopt when none is).
+  std::optional<std::size_t> best_candidate(Acquisition af, const std::vector<std::size_t>* only = nullptr);
+  // Observed configurations, best objective first (failures left out).
+  std::vector<std::size_t> ranked() const;
+
+ private:
+  std::optional<double> transform(std::optional<double> objective) const;
+  // The observations the model keeps: all of them up to kMaxModel, else the best and the latest.
+  std::vector<std::size_t> kept() const;
+  void rebuild(const std::vector<std::size_t>& keep);
+  void refit_hyper();
+
+  Eigen::MatrixXd base_, scaled_;
+  gp::Kernel kernel_;
+  bool fit_;
+  gp::Hyper hyper_;
+  std::size_t fitted_at_ = 0;  // observations at the last hyperparameter fit
+  std::optional<gp::PoolGp> gp_;
+  std::vector<char> candidate_, observed_;         // per configuration
+  std::vector<std::size_t> configs_;               // every observation, in order
+  std::vector<std::optional<double>> objectives_;  // raw
+  std::size_t ok_ = 0;
+  bool log_ = true;
+  std::optional<double> initial_sd_;  // mean predictive sd over the pool at the first model step
+  std::size_t steps_ = 0;             // best_candidate calls
+};
+
+}  // namespace tune::search::bo
