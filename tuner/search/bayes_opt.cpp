@@ -96,20 +96,17 @@ void bayes_opt(Context& ctx) {
     return r;
   };
 
-  // Initial sample: the starts, then the Latin hypercube in farthest-first order, so that any
-  // prefix of it is spread out; it ends early when the budget is short (initial_sample_size).
-  std::vector<std::size_t> first;
-  for (std::size_t c : ctx.starts())
-    if (std::find(first.begin(), first.end(), c) == first.end()) first.push_back(c);
-  if (s.lhs && first.size() < s.popsize)
-    for (std::size_t c : latin_hypercube(space, s.popsize - first.size(), rng))
-      if (std::find(first.begin(), first.end(), c) == first.end()) first.push_back(c);
+  // Initial sample: every start, then the Latin hypercube in farthest-first order (any prefix of
+  // it is spread out) until initial_sample_size, which is smaller when the budget is short.
   std::size_t sampled = 0;
-  auto enough = [&] { return sampled >= initial_sample_size(ctx, s.popsize) && model.ok_count() >= 2; };
-  for (std::size_t c : first) {
-    if (enough()) break;
+  for (std::size_t c : ctx.starts())
     if (!ctx.visited(c)) evaluate(c), ++sampled;
-  }
+  auto enough = [&] { return sampled >= initial_sample_size(ctx, s.popsize) && model.ok_count() >= 2; };
+  if (s.lhs && sampled < s.popsize)
+    for (std::size_t c : latin_hypercube(space, s.popsize - sampled, rng)) {
+      if (enough()) break;
+      if (!ctx.visited(c)) evaluate(c), ++sampled;
+    }
   while (!enough()) evaluate(ctx.random_unvisited()), ++sampled;
 
   Portfolio portfolio(s.method);

@@ -124,12 +124,14 @@ void dual_annealing(Context& ctx) {
 
   const double t1 = std::exp((kQv - 1.0) * std::log(2.0)) - 1.0;
   std::vector<double> trial;
-  for (std::size_t i = 0; i < maxiter; ++i) {
-    const double temperature = kInitialTemp * t1 / (std::exp((kQv - 1.0) * std::log(i + 2.0)) - 1.0);
+  std::size_t i = 0;  // the step of the temperature schedule; a restart begins it again
+  for (std::size_t iteration = 0; iteration < maxiter; ++iteration, ++i) {
+    double temperature = kInitialTemp * t1 / (std::exp((kQv - 1.0) * std::log(i + 2.0)) - 1.0);
     if (temperature < kInitialTemp * kRestartRatio) {  // scipy: reset to a random location
       const std::size_t c = ctx.random_unvisited();
       x = box.position(c), e = ctx.cost(c);
-      continue;
+      i = 0;
+      temperature = kInitialTemp;
     }
     const double step_temperature = temperature / static_cast<double>(i + 1);
     bool improved = i == 0;
