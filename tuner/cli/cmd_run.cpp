@@ -1,9 +1,6 @@
 // tune [run]: tune a kernel over problem sizes on the GPU.
 #include <spdlog/spdlog.h>
 
-#include <fstream>
-#include <nlohmann/json.hpp>
-
 #include "cli/commands.h"
 #include "common/error.h"
 #include "search/search.h"
@@ -12,28 +9,12 @@
 namespace tune::cli {
 
 namespace {
-constexpr const char* kDefaultStrategy = "greedy_ils";
-
 std::string strategy_help() {
   std::string names;
   for (const auto& s : search::strategies()) names += (names.empty() ? "" : ", ") + s.name;
-  return "search strategy: " + names + " (default: the spec's Search.Name, else " + kDefaultStrategy + ")";
+  return "search strategy: " + names + " (default: the spec's Search.Name, else greedy_ils)";
 }
 
-// Without --strategy: the spec's own "Search": {"Name": ...} (Kernel Tuner's rule), else our
-// default, greedy_ils: the best mean score of tune evaluate over the shared caches (BENCHMARKS.md).
-std::string strategy_of(const std::string& space) {
-  std::ifstream in(space);
-  const auto doc = nlohmann::json::parse(in, nullptr, false);
-  if (doc.is_object() && doc.contains("Search") && doc["Search"].is_object() && doc["Search"].contains("Name") &&
-      doc["Search"]["Name"].is_string()) {
-    const std::string name = doc["Search"]["Name"].get<std::string>();
-    for (const auto& s : search::strategies())
-      if (s.name == name) return name;
-    spdlog::warn("{}: Search.Name {} is not a strategy of tune; using {}", space, name, kDefaultStrategy);
-  }
-  return kDefaultStrategy;
-}
 }  // namespace
 
 int cmd_run(const Args& args) {
@@ -74,7 +55,7 @@ int cmd_run(const Args& args) {
     throw InputError("tune run: the option '--sizes' is required but missing (see tune run --help)");
   }
   o.db = db_path(vm);
-  o.strategy = vm.count("strategy") ? vm["strategy"].as<std::string>() : strategy_of(o.space);
+  o.strategy = vm.count("strategy") ? vm["strategy"].as<std::string>() : "";  // "": tuning::strategy_for decides
   if (vm.count("strategy-option"))
     o.strategy_options = search::parse_options(vm["strategy-option"].as<std::vector<std::string>>());
   o.seed_sizes = !vm["no-seed-sizes"].as<bool>();

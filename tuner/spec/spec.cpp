@@ -270,6 +270,8 @@ Spec parse(const std::string& text, const fs::path& path) {
   spec.kernel = parse_kernel(ctx.need(doc, "KernelSpecification", "top level"), ctx,
                              path.parent_path(), spec.expression_names());
   if (auto b = doc.find("Budget"); b != doc.end()) spec.budget = normalise_budget(*b, ctx);
+  if (auto s = doc.find("Search"); s != doc.end() && s->is_object())
+    if (auto n = s->find("Name"); n != s->end() && n->is_string()) spec.search = n->get<std::string>();
   if (auto t = doc.find("Tune"); t != doc.end()) {
     if (!t->is_object()) ctx.fail("Tune", "expected an object (tune's extensions)");
     spec.tune = *t;

@@ -72,6 +72,7 @@ struct Spec {
   nlohmann::json budget = nlohmann::json::array();  // normalised to the schema's array form
   std::string objective = "time";  // General.Objective (Kernel Tuner)
   bool minimize = true;            // General.Minimize
+  std::string search;   // Search.Name: the strategy the file asks for ("" when it names none)
   nlohmann::json tune;  // our extensions: the top-level "Tune" object (see spaces/README.md)
   nlohmann::json raw;   // the whole document
 

@@ -21,7 +21,7 @@ struct Options {
   std::vector<sizes::Size> sizes;
   std::string sizes_text;
   std::string db = "results/tuning.db";
-  std::string strategy = "brute_force";
+  std::string strategy = "brute_force";  // "": the spec's Search.Name, else the default (strategy_for)
   search::StrategyOptions strategy_options;  // --strategy-option key=value (validated by validate())
   std::optional<std::int64_t> max_fevals;
   std::optional<double> time_limit_s;
@@ -40,6 +40,11 @@ struct Options {
   // configuration faults the GPU context (see run/isolate.h).
   std::vector<std::string> argv;
 };
+
+// The strategy a run uses: --strategy when given (opts.strategy not empty), else the spec's
+// Search.Name when it is one of ours (Kernel Tuner's rule), else greedy_ils, the best mean score of
+// `tune evaluate` over the shared caches (BENCHMARKS.md).
+std::string strategy_for(const Options& opts, const spec::Spec& spec);
 
 // The run record's fields that come from the command: spec, kernel, command line, strategy, budget.
 store::RunInfo run_info(const Options& opts, const spec::Spec& spec);
