@@ -106,6 +106,15 @@ std::size_t Continuous::snap(std::span<const double> x, Rng& rng) const {
   return best;
 }
 
+double evaluate_fresh(Context& ctx, const Continuous& box, std::vector<double>& x) {
+  std::size_t c = box.snap(x, ctx.rng());
+  if (ctx.visited(c)) {
+    c = fresh_near(ctx, c);
+    x = box.position(c);
+  }
+  return ctx.cost(c);
+}
+
 std::size_t fresh_near(Context& ctx, std::size_t config) {
   if (!ctx.visited(config)) return config;
   std::vector<std::size_t> options;

@@ -63,6 +63,11 @@ class Continuous {
 // individual that landed on a known configuration, so that a converged swarm keeps making progress.
 std::size_t fresh_near(Context& ctx, std::size_t config);
 
+// Evaluates the position `x` of a population strategy: the nearest valid configuration, or, when
+// that one is already evaluated, fresh_near of it, in which case `x` moves there. Returns its cost
+// (Context::cost: failures are kFailed).
+double evaluate_fresh(Context& ctx, const Continuous& box, std::vector<double>& x);
+
 // `n` distinct configurations to start a population from: ctx.starts() first (those of them that
 // are distinct), then random unvisited ones; fewer than n only when the space is smaller than n.
 std::vector<std::size_t> initial_population(Context& ctx, std::size_t n);

@@ -123,12 +123,7 @@ void diff_evo(Context& ctx) {
           fill = (fill + 1) % nd;
         }
       }
-      std::size_t c = box.snap(trial, rng);
-      if (ctx.visited(c)) {
-        c = fresh_near(ctx, c);
-        trial = box.position(c);
-      }
-      const double e = ctx.cost(c);
+      const double e = evaluate_fresh(ctx, box, trial);
       if (e <= energy[i]) {
         pop[i] = trial;
         energy[i] = e;

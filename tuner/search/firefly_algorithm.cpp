@@ -30,12 +30,7 @@ void firefly_algorithm(Context& ctx) {
   };
   std::vector<Firefly> swarm;
   auto evaluate = [&](Firefly& f) {
-    std::size_t c = box.snap(f.x, rng);
-    if (ctx.visited(c)) {
-      c = fresh_near(ctx, c);
-      f.x = box.position(c);
-    }
-    f.score = ctx.cost(c);
+    f.score = evaluate_fresh(ctx, box, f.x);
   };
   for (std::size_t c : initial_population(ctx, popsize)) swarm.push_back({box.position(c), Context::kFailed});
   for (auto& f : swarm) evaluate(f);

@@ -31,12 +31,7 @@ void pso(Context& ctx) {
   std::vector<double> global_x;
   double global = Context::kFailed;
   auto evaluate = [&](Particle& p) {
-    std::size_t c = box.snap(p.x, rng);
-    if (ctx.visited(c)) {
-      c = fresh_near(ctx, c);
-      p.x = box.position(c);
-    }
-    const double e = ctx.cost(c);
+    const double e = evaluate_fresh(ctx, box, p.x);
     if (e < p.best || p.best_x.empty()) p.best = e, p.best_x = p.x;
     if (e <= global || global_x.empty()) global = e, global_x = p.x;
   };
