@@ -203,15 +203,4 @@ std::size_t run(const std::string& name, Context& ctx) {
   return ctx.evaluations();
 }
 
-std::vector<std::size_t> visit_order(const std::string& strategy, std::size_t count, std::uint64_t seed) {
-  check_strategy(strategy);
-  std::vector<std::size_t> order(count);
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  if (strategy == "random_sample") {
-    Rng rng(seed);
-    for (std::size_t i = count; i > 1; --i) std::swap(order[i - 1], order[rng.below(i)]);  // Fisher-Yates
-  }
-  return order;
-}
-
 }  // namespace tune::search

@@ -151,8 +151,4 @@ StrategyOptions parse_options(const std::vector<std::string>& items);
 // evaluated. Returns the number of evaluations.
 std::size_t run(const std::string& name, Context& ctx);
 
-// The visiting order of brute_force (declaration order) and random_sample (seeded permutation);
-// used where no feedback is needed (the GPU sweep's compile order).
-std::vector<std::size_t> visit_order(const std::string& strategy, std::size_t count, std::uint64_t seed);
-
 }  // namespace tune::search
