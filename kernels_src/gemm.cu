@@ -16,6 +16,16 @@
 //   unroll                the inner k loop fully unrolled
 //   group                 blocks walk the C tiles in column bands `group` tiles tall (L2 reuse of B)
 //   min_blocks            __launch_bounds__ minimum blocks per SM (2 caps registers for two resident blocks)
+//   mma = 1               tensor cores instead of FP32 FMAs: mma.sync m16n8k8 in 3xTF32 (each operand
+//                         x = big + small, big = tf32(x); big*big + big*small + small*big accumulated in
+//                         FP32, the dropped small*small below 2^-22 relative), FP32 accuracy held by
+//                         the same verification. Same block tile and threads as mma = 0; warps form a
+//                         (block_size_y / 8) x (block_size_x / 4) grid of (tile_size_y / 2) x
+//                         (tile_size_x / 2) m16n8 tiles each. As[m][k] in rows of T_LD (8, 24, 40)
+//                         floats with each lane's two k of a fragment adjacent (a dot product may take
+//                         k in any order, so logical k t and t + 4 are physical 2t and 2t + 1: one
+//                         64-bit conflict-free load), Bs[k][n] in rows of BN + 4 (conflict-free).
+//                         Uses the shared, row-major A, float4 path (transpose_a 0, vector 4).
 #ifndef block_size_x
 #define block_size_x 16
 #endif
@@ -57,6 +67,9 @@
 #endif
 #ifndef min_blocks
 #define min_blocks 1
+#endif
+#ifndef mma
+#define mma 0
 #endif
 
 #define NT (block_size_x * block_size_y)
@@ -217,6 +230,136 @@ __device__ __forceinline__ void multiply_tile(const float* As, const float* Bs, 
 
 #endif  // use_shared
 
+#if mma
+#define WARPS_N (block_size_x / 4)
+#define FM (tile_size_y / 2)
+#define FN (tile_size_x / 2)
+#define WTM (16 * FM)
+#define WTN (8 * FN)
+#define T_LD (BK == 8 ? 8 : BK + 8)  // As rows: T_LD / 8 odd
+#define TB_LD (BN + 4)               // Bs rows: 2 * TB_LD = 8 (mod 32)
+
+__device__ __forceinline__ void store_mma(const Staged& s, float* As, float* Bs) {
+  const int tid = threadIdx.y * block_size_x + threadIdx.x;
+#pragma unroll
+  for (int i = 0; i < A_LOADS; ++i) {
+    const int e = tid + i * NT;
+    if (BM * BK / 4 % NT != 0 && e >= BM * BK / 4) continue;
+    *reinterpret_cast<float4*>(As + (e / (BK / 4)) * T_LD + (e % (BK / 4)) * 4) = s.a[i];
+  }
+#pragma unroll
+  for (int i = 0; i < B_LOADS; ++i) {
+    const int e = tid + i * NT;
+    if (BK * BN / 4 % NT != 0 && e >= BK * BN / 4) continue;
+    *reinterpret_cast<float4*>(Bs + (e / (BN / 4)) * TB_LD + (e % (BN / 4)) * 4) = s.b[i];
+  }
+}
+
+// x = big + small: big rounded to TF32, small the rest (the tensor core reads its top 19 bits).
+__device__ __forceinline__ void split(float x, unsigned& big, unsigned& small) {
+  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(big) : "f"(x));
+  small = __float_as_uint(x - __uint_as_float(big));
+}
+
+// c += a * b for one m16n8k8 tile (PTX ISA fragment layouts: a0 (g, t), a1 (g+8, t), a2 (g, t+4),
+// a3 (g+8, t+4); b0 (k t, n g), b1 (k t+4, n g); c (g + 8 (r / 2), 2 t + r % 2)).
+__device__ __forceinline__ void mma_tf32(float (&c)[4], const unsigned (&a)[4], const unsigned (&b)[2]) {
+  asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+      : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+__device__ __forceinline__ void multiply_mma(const float* As, const float* Bs, float (&acc)[FM][FN][4], int wm, int wn,
+                                             int g, int t) {
+#pragma unroll
+  for (int kk = 0; kk < BK; kk += 8) {
+    unsigned ab[FM][4], as[FM][4], bb[FN][2], bs[FN][2];
+#pragma unroll
+    for (int i = 0; i < FM; ++i) {
+      const float* p = As + (wm * WTM + i * 16 + g) * T_LD + kk + 2 * t;
+      const float2 lo = *reinterpret_cast<const float2*>(p), hi = *reinterpret_cast<const float2*>(p + 8 * T_LD);
+      split(lo.x, ab[i][0], as[i][0]);
+      split(hi.x, ab[i][1], as[i][1]);
+      split(lo.y, ab[i][2], as[i][2]);
+      split(hi.y, ab[i][3], as[i][3]);
+    }
+#pragma unroll
+    for (int j = 0; j < FN; ++j) {
+      const float* q = Bs + (kk + 2 * t) * TB_LD + wn * WTN + j * 8 + g;
+      split(q[0], bb[j][0], bs[j][0]);
+      split(q[TB_LD], bb[j][1], bs[j][1]);
+    }
+#pragma unroll
+    for (int i = 0; i < FM; ++i)
+#pragma unroll
+      for (int j = 0; j < FN; ++j) {
+        mma_tf32(acc[i][j], as[i], bb[j]);
+        mma_tf32(acc[i][j], ab[i], bs[j]);
+        mma_tf32(acc[i][j], ab[i], bb[j]);
+      }
+  }
+}
+
+extern "C" __global__ void __launch_bounds__(NT, min_blocks) gemm(float* C, const float* __restrict__ A, const float* __restrict__ B,
+                                                      int M, int N, int K, float alpha, float beta) {
+  int tile_m, tile_n;
+  tile_of_block(tile_m, tile_n);
+  const int m0 = tile_m * BM, n0 = tile_n * BN;
+  const int tid = threadIdx.y * block_size_x + threadIdx.x;
+  const int lane = tid % 32, g = lane >> 2, t = lane & 3;
+  const int wm = (tid / 32) / WARPS_N, wn = (tid / 32) % WARPS_N;
+  float acc[FM][FN][4];
+#pragma unroll
+  for (int i = 0; i < FM; ++i)
+#pragma unroll
+    for (int j = 0; j < FN; ++j)
+#pragma unroll
+      for (int r = 0; r < 4; ++r) acc[i][j][r] = 0.0f;
+
+  __shared__ __align__(16) float As[STAGES][BM * T_LD];
+  __shared__ __align__(16) float Bs[STAGES][BK * TB_LD];
+  const bool vec = K % 4 == 0 && N % 4 == 0;
+  const int tiles = (K + BK - 1) / BK;
+  Staged s;
+  load_tile(s, A, B, M, N, K, m0, n0, 0, vec);
+  store_mma(s, As[0], Bs[0]);
+  __syncthreads();
+  for (int kt = 0; kt < tiles; ++kt) {
+    const int cur = double_buffer ? (kt & 1) : 0;
+    const bool more = kt + 1 < tiles;
+    if (prefetch && more) load_tile(s, A, B, M, N, K, m0, n0, (kt + 1) * BK, vec);
+    multiply_mma(As[cur], Bs[cur], acc, wm, wn, g, t);
+    if (more) {
+      if (!prefetch) load_tile(s, A, B, M, N, K, m0, n0, (kt + 1) * BK, vec);
+      if (!double_buffer) __syncthreads();
+      store_mma(s, As[double_buffer ? cur ^ 1 : 0], Bs[double_buffer ? cur ^ 1 : 0]);
+    }
+    __syncthreads();
+  }
+
+  // Epilogue: C = alpha * acc + beta * C; each lane holds column pairs (2t, 2t + 1).
+#pragma unroll
+  for (int i = 0; i < FM; ++i)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int r = m0 + wm * WTM + i * 16 + h * 8 + g;
+      if (r >= M) continue;
+      float* row = C + (size_t)r * N;
+#pragma unroll
+      for (int j = 0; j < FN; ++j) {
+        const int c = n0 + wn * WTN + j * 8 + 2 * t;
+        const float v0 = acc[i][j][2 * h], v1 = acc[i][j][2 * h + 1];
+        if (N % 2 == 0 && c + 1 < N) {
+          float2 old = beta != 0.0f ? *reinterpret_cast<const float2*>(row + c) : make_float2(0, 0);
+          *reinterpret_cast<float2*>(row + c) = make_float2(alpha * v0 + beta * old.x, alpha * v1 + beta * old.y);
+        } else {
+          if (c < N) row[c] = alpha * v0 + (beta != 0.0f ? beta * row[c] : 0.0f);
+          if (c + 1 < N) row[c + 1] = alpha * v1 + (beta != 0.0f ? beta * row[c + 1] : 0.0f);
+        }
+      }
+    }
+}
+#else
 extern "C" __global__ void __launch_bounds__(NT, min_blocks) gemm(float* C, const float* __restrict__ A, const float* __restrict__ B,
                                                       int M, int N, int K, float alpha, float beta) {
   int tile_m, tile_n;
@@ -297,6 +440,7 @@ extern "C" __global__ void __launch_bounds__(NT, min_blocks) gemm(float* C, cons
     }
   }
 }
+#endif  // mma
 
 // The reference: one thread per element of C (16 x 16 blocks), A and B staged through shared
 // memory in 16 x 16 tiles, the dot product accumulated in double.

@@ -14,6 +14,10 @@
 //   expand = 1                   |a|^2 + |b|^2 - 2 a.b: one FMA per feature and pair, the norms
 //                                accumulated once per block from the same shared tiles
 //   double_buffer, prefetch      as in gemm.cu
+//   mma = 1                      the expanded form on tensor cores: a.b by mma.sync m16n8k8 in 3xTF32
+//                                (FP32 accuracy; as in matching.cu and gemm.cu), the norms summed in
+//                                FP32 from the same fragments; same block tile and thread count, warps
+//                                in a (block_size_y / 8) x (block_size_x / 4) grid
 // The flop count reported is that of the direct form (3 per feature and pair) whatever the form.
 #ifndef block_size_x
 #define block_size_x 16
@@ -44,6 +48,9 @@
 #endif
 #ifndef prefetch
 #define prefetch 0
+#endif
+#ifndef mma
+#define mma 0
 #endif
 
 #define NT (block_size_x * block_size_y)
@@ -173,6 +180,150 @@ __device__ __forceinline__ void accumulate(const float* As, const float* Bs, flo
 }
 #endif  // use_shared
 
+#if mma
+#define WARPS_N (block_size_x / 4)
+#define FM (tile_size_y / 2)
+#define FN (tile_size_x / 2)
+#define WTM (16 * FM)
+#define WTN (8 * FN)
+#define T_LD (BK == 8 ? 8 : BK + 8)  // rows [point][feature]; T_LD / 8 odd: conflict-free 64-bit loads
+
+__device__ __forceinline__ void store_rows(const Staged& s, float* As, float* Bs) {
+  const int tid = threadIdx.y * block_size_x + threadIdx.x;
+#pragma unroll
+  for (int i = 0; i < A_LOADS; ++i) {
+    const int e = tid + i * NT;
+    *reinterpret_cast<float4*>(As + (e / (BK / 4)) * T_LD + (e % (BK / 4)) * 4) = s.a[i];
+  }
+#pragma unroll
+  for (int i = 0; i < B_LOADS; ++i) {
+    const int e = tid + i * NT;
+    *reinterpret_cast<float4*>(Bs + (e / (BK / 4)) * T_LD + (e % (BK / 4)) * 4) = s.b[i];
+  }
+}
+
+__device__ __forceinline__ void split(float x, unsigned& big, unsigned& small) {
+  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(big) : "f"(x));
+  small = __float_as_uint(x - __uint_as_float(big));
+}
+
+// c += a * b, one m16n8k8 tile (fragment layouts as in matching.cu).
+__device__ __forceinline__ void mma_tf32(float (&c)[4], const unsigned (&a)[4], const unsigned (&b)[2]) {
+  asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+      : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+// One stage: dot products on tensor cores, and this lane's share of its rows' and columns' norms
+// (lane t holds physical features 2t and 2t + 1 of every 8, for rows g, g + 8 and column g).
+__device__ __forceinline__ void accumulate_mma(const float* As, const float* Bs, float (&acc)[FM][FN][4],
+                                               float (&na)[FM][2], float (&nb)[FN], int wm, int wn, int g, int t) {
+#pragma unroll
+  for (int kk = 0; kk < BK; kk += 8) {
+    unsigned ab[FM][4], as[FM][4], bb[FN][2], bs[FN][2];
+#pragma unroll
+    for (int i = 0; i < FM; ++i) {
+      const float* p = As + (wm * WTM + i * 16 + g) * T_LD + kk + 2 * t;
+      const float2 lo = *reinterpret_cast<const float2*>(p), hi = *reinterpret_cast<const float2*>(p + 8 * T_LD);
+      na[i][0] = fmaf(lo.x, lo.x, fmaf(lo.y, lo.y, na[i][0]));
+      na[i][1] = fmaf(hi.x, hi.x, fmaf(hi.y, hi.y, na[i][1]));
+      split(lo.x, ab[i][0], as[i][0]);
+      split(hi.x, ab[i][1], as[i][1]);
+      split(lo.y, ab[i][2], as[i][2]);
+      split(hi.y, ab[i][3], as[i][3]);
+    }
+#pragma unroll
+    for (int j = 0; j < FN; ++j) {
+      const float2 q = *reinterpret_cast<const float2*>(Bs + (wn * WTN + j * 8 + g) * T_LD + kk + 2 * t);
+      nb[j] = fmaf(q.x, q.x, fmaf(q.y, q.y, nb[j]));
+      split(q.x, bb[j][0], bs[j][0]);
+      split(q.y, bb[j][1], bs[j][1]);
+    }
+#pragma unroll
+    for (int i = 0; i < FM; ++i)
+#pragma unroll
+      for (int j = 0; j < FN; ++j) {
+        mma_tf32(acc[i][j], as[i], bb[j]);
+        mma_tf32(acc[i][j], ab[i], bs[j]);
+        mma_tf32(acc[i][j], ab[i], bb[j]);
+      }
+  }
+}
+
+extern "C" __global__ void __launch_bounds__(NT) pairwise(float* out, const float* __restrict__ a,
+                                                          const float* __restrict__ b, int m, int n, int dim) {
+  const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
+  const int tid = threadIdx.y * block_size_x + threadIdx.x;
+  const int lane = tid % 32, g = lane >> 2, t = lane & 3;
+  const int wm = (tid / 32) / WARPS_N, wn = (tid / 32) % WARPS_N;
+  float acc[FM][FN][4], na[FM][2], nb[FN];
+#pragma unroll
+  for (int i = 0; i < FM; ++i) {
+    na[i][0] = na[i][1] = 0.0f;
+#pragma unroll
+    for (int j = 0; j < FN; ++j)
+#pragma unroll
+      for (int r = 0; r < 4; ++r) acc[i][j][r] = 0.0f;
+  }
+#pragma unroll
+  for (int j = 0; j < FN; ++j) nb[j] = 0.0f;
+
+  __shared__ __align__(16) float As[STAGES][BM * T_LD];
+  __shared__ __align__(16) float Bs[STAGES][BN * T_LD];
+  const bool vec = dim % 4 == 0;
+  const int tiles = (dim + BK - 1) / BK;
+  Staged s;
+  load_stage(s, a, b, m, n, dim, m0, n0, 0, vec);
+  store_rows(s, As[0], Bs[0]);
+  __syncthreads();
+  for (int kt = 0; kt < tiles; ++kt) {
+    const int cur = double_buffer ? (kt & 1) : 0;
+    const bool more = kt + 1 < tiles;
+    if (prefetch && more) load_stage(s, a, b, m, n, dim, m0, n0, (kt + 1) * BK, vec);
+    accumulate_mma(As[cur], Bs[cur], acc, na, nb, wm, wn, g, t);
+    if (more) {
+      if (!prefetch) load_stage(s, a, b, m, n, dim, m0, n0, (kt + 1) * BK, vec);
+      if (!double_buffer) __syncthreads();
+      store_rows(s, As[double_buffer ? cur ^ 1 : 0], Bs[double_buffer ? cur ^ 1 : 0]);
+    }
+    __syncthreads();
+  }
+
+  // Whole norms: sum over the four lanes of a group; a lane's output columns are 2t and 2t + 1,
+  // whose norms lanes 4 (2t) and 4 (2t + 1) hold.
+#pragma unroll
+  for (int off = 1; off < 4; off *= 2) {
+#pragma unroll
+    for (int i = 0; i < FM; ++i)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) na[i][h] += __shfl_xor_sync(0xffffffffu, na[i][h], off);
+#pragma unroll
+    for (int j = 0; j < FN; ++j) nb[j] += __shfl_xor_sync(0xffffffffu, nb[j], off);
+  }
+  const bool vec_out = n % 2 == 0;
+#pragma unroll
+  for (int j = 0; j < FN; ++j) {
+    const float nb0 = __shfl_sync(0xffffffffu, nb[j], 8 * t), nb1 = __shfl_sync(0xffffffffu, nb[j], 8 * t + 4);
+    const int c = n0 + wn * WTN + j * 8 + 2 * t;
+#pragma unroll
+    for (int i = 0; i < FM; ++i)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int r = m0 + wm * WTM + i * 16 + h * 8 + g;
+        if (r >= m) continue;
+        const float v0 = fmaxf(na[i][h] + nb0 - 2.0f * acc[i][j][2 * h], 0.0f);
+        const float v1 = fmaxf(na[i][h] + nb1 - 2.0f * acc[i][j][2 * h + 1], 0.0f);
+        float* row = out + (size_t)r * n;
+        if (vec_out && c + 1 < n) {
+          *reinterpret_cast<float2*>(row + c) = make_float2(v0, v1);
+        } else {
+          if (c < n) row[c] = v0;
+          if (c + 1 < n) row[c + 1] = v1;
+        }
+      }
+  }
+}
+#else
 extern "C" __global__ void __launch_bounds__(NT) pairwise(float* out, const float* __restrict__ a,
                                                           const float* __restrict__ b, int m, int n, int dim) {
   const int tx = threadIdx.x, ty = threadIdx.y;
@@ -268,6 +419,7 @@ extern "C" __global__ void __launch_bounds__(NT) pairwise(float* out, const floa
     }
   }
 }
+#endif  // mma
 
 // The reference: one thread per output, the direct form in double.
 extern "C" __global__ void pairwise_reference(float* out, const float* a, const float* b, int m, int n, int dim) {
