@@ -301,8 +301,8 @@ __device__ __forceinline__ void multiply_mma(const float* As, const float* Bs, f
   }
 }
 
-extern "C" __global__ void __launch_bounds__(NT, min_blocks) gemm(float* C, const float* __restrict__ A, const float* __restrict__ B,
-                                                      int M, int N, int K, float alpha, float beta) {
+__device__ __forceinline__ void gemm_body(float* C, const float* __restrict__ A, const float* __restrict__ B, int M, int N,
+                                          int K, float alpha, float beta) {
   int tile_m, tile_n;
   tile_of_block(tile_m, tile_n);
   const int m0 = tile_m * BM, n0 = tile_n * BN;
@@ -361,8 +361,8 @@ extern "C" __global__ void __launch_bounds__(NT, min_blocks) gemm(float* C, cons
     }
 }
 #else
-extern "C" __global__ void __launch_bounds__(NT, min_blocks) gemm(float* C, const float* __restrict__ A, const float* __restrict__ B,
-                                                      int M, int N, int K, float alpha, float beta) {
+__device__ __forceinline__ void gemm_body(float* C, const float* __restrict__ A, const float* __restrict__ B, int M, int N,
+                                          int K, float alpha, float beta) {
   int tile_m, tile_n;
   tile_of_block(tile_m, tile_n);
   const int m0 = tile_m * BM, n0 = tile_n * BN;
@@ -442,6 +442,11 @@ extern "C" __global__ void __launch_bounds__(NT, min_blocks) gemm(float* C, cons
   }
 }
 #endif  // mma
+
+extern "C" __global__ void __launch_bounds__(NT, min_blocks) gemm(float* C, const float* __restrict__ A, const float* __restrict__ B,
+                                                      int M, int N, int K, float alpha, float beta) {
+  gemm_body(C, A, B, M, N, K, alpha, beta);
+}
 
 // The reference: one thread per element of C (16 x 16 blocks), A and B staged through shared
 // memory in 16 x 16 tiles, the dot product accumulated in double.

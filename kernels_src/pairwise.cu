@@ -250,8 +250,8 @@ __device__ __forceinline__ void accumulate_mma(const float* As, const float* Bs,
   }
 }
 
-extern "C" __global__ void __launch_bounds__(NT) pairwise(float* out, const float* __restrict__ a,
-                                                          const float* __restrict__ b, int m, int n, int dim) {
+__device__ __forceinline__ void pairwise_body(float* out, const float* __restrict__ a, const float* __restrict__ b, int m,
+                                              int n, int dim) {
   const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
   const int tid = threadIdx.y * block_size_x + threadIdx.x;
   const int lane = tid % 32, g = lane >> 2, t = lane & 3;
@@ -324,8 +324,8 @@ extern "C" __global__ void __launch_bounds__(NT) pairwise(float* out, const floa
   }
 }
 #else
-extern "C" __global__ void __launch_bounds__(NT) pairwise(float* out, const float* __restrict__ a,
-                                                          const float* __restrict__ b, int m, int n, int dim) {
+__device__ __forceinline__ void pairwise_body(float* out, const float* __restrict__ a, const float* __restrict__ b, int m,
+                                              int n, int dim) {
   const int tx = threadIdx.x, ty = threadIdx.y;
   const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
   float acc[tile_size_y][tile_size_x];
@@ -420,6 +420,11 @@ extern "C" __global__ void __launch_bounds__(NT) pairwise(float* out, const floa
   }
 }
 #endif  // mma
+
+extern "C" __global__ void __launch_bounds__(NT) pairwise(float* out, const float* __restrict__ a,
+                                                          const float* __restrict__ b, int m, int n, int dim) {
+  pairwise_body(out, a, b, m, n, dim);
+}
 
 // The reference: one thread per output, the direct form in double.
 extern "C" __global__ void pairwise_reference(float* out, const float* a, const float* b, int m, int n, int dim) {
