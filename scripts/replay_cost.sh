@@ -26,7 +26,7 @@ for run in $(seq 1 "${RUNS:-3}"); do
 import json, os, subprocess, sys, time
 tune, spec, cache, db, fevals, *limit = sys.argv[1:]
 t0, c0 = time.time(), os.times()
-out = subprocess.run([tune, "--space", spec, "--replay", cache, "--db", db, "--json", *limit],
+out = subprocess.run([tune, "--space", spec, "--replay", cache, "--strategy", "brute_force", "--db", db, "--json", *limit],
                      check=True, capture_output=True, text=True).stdout
 c1 = os.times()
 r = json.loads(out.splitlines()[-1])["sizes"][0]
