@@ -90,6 +90,13 @@ Statement& Statement::bind(int index, std::string_view text) {
   return *this;
 }
 
+Statement& Statement::bind(int index, Borrowed b) {
+  int rc = sqlite3_bind_text64(stmt_, index, b.text.data(), b.text.size(), SQLITE_STATIC,
+                               SQLITE_UTF8);
+  if (rc != SQLITE_OK) fail(rc, "binding");
+  return *this;
+}
+
 Statement& Statement::bind(int index, std::nullptr_t) {
   if (int rc = sqlite3_bind_null(stmt_, index); rc != SQLITE_OK) fail(rc, "binding");
   return *this;
@@ -165,6 +172,11 @@ int Statement::columns() const { return sqlite3_column_count(stmt_); }
 // ---- Database -----------------------------------------------------------------------------
 
 Database::Database(const std::string& path, Access access) : path_(path) {
+  // Before SQLite initialises (at the first connection): no global memory statistics, whose
+  // mutex every allocation would take; tune reads none of them. (SQLITE_MISUSE when SQLite was
+  // initialised already: then it stays as it is.)
+  static const int memstatus_off = sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+  (void)memstatus_off;
   int flags = SQLITE_OPEN_NOMUTEX;  // one connection per thread; SQLite itself stays threadsafe
   switch (access) {
     case Access::read_only: flags |= SQLITE_OPEN_READONLY; break;

@@ -30,6 +30,12 @@ class Failure : public tune::Error {
   int code_;
 };
 
+// Text to bind without copying it (SQLITE_STATIC): it must stay alive and unchanged until the
+// statement is reset (for a cached statement: until its Lease ends).
+struct Borrowed {
+  std::string_view text;
+};
+
 // One prepared statement. Bind indices are 1-based (as in SQLite), column indices 0-based.
 class Statement {
  public:
@@ -48,6 +54,7 @@ class Statement {
   Statement& bind(int index, const std::string& text) {
     return bind(index, std::string_view(text));
   }
+  Statement& bind(int index, Borrowed text);
   Statement& bind(int index, std::nullptr_t);
   Statement& bind_blob(int index, const void* data, std::size_t size);
   template <class T>

@@ -11,6 +11,8 @@
 #include <ctime>
 #include <limits>
 
+#include "store/json_check.h"
+
 namespace tune::store {
 
 namespace {
@@ -34,14 +36,11 @@ E parse_name(const std::array<const char*, N>& names, std::string_view s, const 
 }
 
 void require_json(std::string_view text, const char* what, bool object) {
-  // accept() validates without building the document (record() calls this for every row).
-  if (!nlohmann::json::accept(text)) throw InputError(std::string(what) + " is not valid JSON: " +
-                                                      std::string(text.substr(0, 80)));
-  const auto first = text.find_first_not_of(" \t\r\n");
-  if (object && (first == std::string_view::npos || text[first] != '{')) {
-    throw InputError(std::string(what) + " must be a JSON object: " +
-                     std::string(text.substr(0, 80)));
+  if (json_valid(text, object)) return;
+  if (!json_valid(text)) {
+    throw InputError(std::string(what) + " is not valid JSON: " + std::string(text.substr(0, 80)));
   }
+  throw InputError(std::string(what) + " must be a JSON object: " + std::string(text.substr(0, 80)));
 }
 
 std::string or_now(const std::string& stamp) { return stamp.empty() ? utc_now() : stamp; }
@@ -84,6 +83,20 @@ std::string canonical_params(const nlohmann::ordered_json& params) {
     throw InputError("configuration parameters must be a JSON object, got " + params.dump());
   }
   return params.dump();
+}
+
+std::int64_t configuration_key(std::string_view kernel, std::string_view space_hash,
+                               std::string_view params) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a, 64 bits
+  auto add = [&](std::string_view bytes) {
+    for (unsigned char c : bytes) h = (h ^ c) * 0x100000001b3ULL;
+  };
+  add(kernel);
+  add(std::string_view("\0", 1));
+  add(space_hash);
+  add(std::string_view("\0", 1));
+  add(params);
+  return static_cast<std::int64_t>(h);
 }
 
 std::string canonical_params(std::string_view params_json) {
@@ -227,28 +240,36 @@ std::int64_t Store::upsert_configuration_canonical(std::string_view kernel,
                                                    std::string_view space_hash,
                                                    std::string_view canonical) {
   require_writable("store a configuration");
-  const std::string find =
-      "SELECT id FROM configurations WHERE kernel = ? AND space_hash = ? AND params = ?";
-  {
-    auto s = db_.cached(find);  // the common case (already there) takes no write lock
-    if (s->bind_all(kernel, space_hash, canonical).step()) return s->int64(0);
-  }
-  {
-    // One statement, atomic on its own inside or outside a transaction (no savepoint needed).
-    auto s = db_.cached("INSERT INTO configurations (kernel, space_hash, params) VALUES (?,?,?)"
-                        " ON CONFLICT DO NOTHING RETURNING id");
-    if (s->bind_all(kernel, space_hash, canonical).step()) {
-      std::int64_t id = s->int64(0);
-      s->step();  // to the end: the insert (and outside a transaction its commit) completes
-      return id;
+  require_json(canonical, "configuration parameters", true);
+  const std::int64_t key = configuration_key(kernel, space_hash, canonical);
+  // The configuration with this key, if any; a different one with the same key is refused.
+  auto find = [&]() -> std::optional<std::int64_t> {
+    auto s = db_.cached("SELECT id, kernel, space_hash, params FROM configurations WHERE key = ?");
+    if (!s->bind(1, key).step()) return std::nullopt;
+    if (s->text(1) != kernel || s->text(2) != space_hash || s->text(3) != canonical) {
+      throw Error("database " + path() + ": configuration " + std::string(canonical) + " of " +
+                  std::string(kernel) + " has the same key (64-bit hash) as configuration " +
+                  std::to_string(s->int64(0)) + ", " + s->text(3) + " of " + s->text(1) +
+                  "; it cannot be stored");
     }
+    return s->int64(0);
+  };
+  // Outside a transaction, the common case (already there) takes no write lock; inside one
+  // (a batch, which holds the write lock), a new configuration costs the INSERT alone.
+  if (!db_.in_transaction()) {
+    if (auto id = find()) return *id;
   }
-  auto s = db_.cached(find);  // another connection inserted it between the two statements
-  if (!s->bind_all(kernel, space_hash, canonical).step()) {
-    throw Error("database " + path() + ": configuration " + std::string(canonical) +
-                " neither found nor inserted");
+  {
+    // One statement, atomic on its own inside or outside a transaction (no savepoint needed);
+    // no RETURNING (an ephemeral table per row): the new row's id is last_insert_rowid().
+    auto s = db_.cached("INSERT INTO configurations (kernel, space_hash, params, key)"
+                        " VALUES (?,?,?,?) ON CONFLICT (key) DO NOTHING");
+    s->bind_all(kernel, space_hash, canonical, key).run();
+    if (db_.changes() == 1) return db_.last_insert_rowid();
   }
-  return s->int64(0);
+  if (auto id = find()) return *id;  // stored already (by us, or by another connection meanwhile)
+  throw Error("database " + path() + ": configuration " + std::string(canonical) +
+              " neither found nor inserted");
 }
 
 std::int64_t Store::upsert_configuration_text(std::string_view kernel,
@@ -261,57 +282,77 @@ std::int64_t Store::upsert_configuration_text(std::string_view kernel,
   return upsert_configuration(kernel, space_hash, j);
 }
 
-std::int64_t Store::record(const Measurement& m) {
-  require_writable("record a measurement");
+PreparedMeasurement prepare(Measurement m) {
   auto where = [&] {
     return "measurement of configuration " + std::to_string(m.config_id) + " on " + m.device +
            " at size " + m.size.text;
   };
-  if (m.device.empty() || m.size.text.empty()) {
-    throw Error(where() + ": device and size are required");
-  }
   require_json(m.extra, "extra metrics", true);
-  std::optional<TimingSummary> summary = m.summary;
-  if (!summary && !m.samples_ms.empty()) summary = TimingSummary::of(m.samples_ms);
-  if (m.status == MeasurementStatus::ok && !summary) {
+  if (!m.summary && !m.samples_ms.empty()) m.summary = TimingSummary::of(m.samples_ms);
+  if (m.status == MeasurementStatus::ok && !m.summary) {
     throw Error(where() + ": status ok needs timing samples or a summary");
   }
-  std::optional<double> objective = m.objective;
-  if (!objective && summary && m.status == MeasurementStatus::ok) objective = summary->median;
+  if (!m.objective && m.summary && m.status == MeasurementStatus::ok) m.objective = m.summary->median;
+  std::string samples = samples_to_json(m.samples_ms);
+  return PreparedMeasurement{std::move(m), std::move(samples)};
+}
+
+std::int64_t Store::record(const Measurement& m) { return record(prepare(m)); }
+
+std::int64_t Store::record(const PreparedMeasurement& p) {
+  require_writable("record a measurement");
+  const Measurement& m = p.m;
+  if (m.device.empty() || m.size.text.empty()) {
+    throw Error("measurement of configuration " + std::to_string(m.config_id) +
+                ": device and size are required");
+  }
+  const std::optional<TimingSummary>& summary = m.summary;
   auto opt = [&](double TimingSummary::*field) -> std::optional<double> {
     return summary ? std::optional<double>((*summary).*field) : std::nullopt;
   };
-  // One statement is atomic by itself: inside a Batch it needs no savepoint of its own (a
-  // failure undoes only this statement); alone it is its own immediate transaction.
+  // Inside a Batch no savepoint is needed (a failing statement undoes only itself, and the
+  // UPDATE runs only when the INSERT changed nothing); alone, both run in one transaction.
+  // No RETURNING: SQLite would build an ephemeral table for it on every row.
   std::optional<sqlite::Transaction> tx;
   if (!db_.in_transaction()) tx.emplace(db_);
-  auto s = db_.cached(
-      "INSERT INTO measurements (config_id, run_id, device, size, size_x, size_y, size_z,"
-      " status, error, samples, sample_count, median_ms, mean_ms, min_ms, max_ms, stddev_ms,"
-      " objective, gbps, gflops, compile_ms, verification_ms, benchmark_ms, extra, eval_order,"
-      " simulated_time_ms, strategy_time_ms, replayed, measured_at)"
-      " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
-      " ON CONFLICT (config_id, device, size) DO UPDATE SET run_id = excluded.run_id,"
-      " size_x = excluded.size_x, size_y = excluded.size_y, size_z = excluded.size_z,"
-      " status = excluded.status, error = excluded.error, samples = excluded.samples,"
-      " sample_count = excluded.sample_count, median_ms = excluded.median_ms,"
-      " mean_ms = excluded.mean_ms, min_ms = excluded.min_ms, max_ms = excluded.max_ms,"
-      " stddev_ms = excluded.stddev_ms, objective = excluded.objective, gbps = excluded.gbps,"
-      " gflops = excluded.gflops, compile_ms = excluded.compile_ms,"
-      " verification_ms = excluded.verification_ms, benchmark_ms = excluded.benchmark_ms,"
-      " extra = excluded.extra, eval_order = excluded.eval_order,"
-      " simulated_time_ms = excluded.simulated_time_ms,"
-      " strategy_time_ms = excluded.strategy_time_ms, replayed = excluded.replayed,"
-      " measured_at = excluded.measured_at"
-      " RETURNING id");
-  s->bind_all(m.config_id, m.run_id, m.device, m.size.text, m.size.x, m.size.y, m.size.z,
-              to_string(m.status), m.error, samples_to_json(m.samples_ms),
-              summary ? summary->count : std::int64_t{0}, opt(&TimingSummary::median),
-              opt(&TimingSummary::mean), opt(&TimingSummary::min), opt(&TimingSummary::max),
-              opt(&TimingSummary::stddev), objective, m.gbps, m.gflops, m.compile_ms,
-              m.verification_ms, m.benchmark_ms, m.extra, m.eval_order, m.simulated_time_ms,
-              m.strategy_time_ms, std::int64_t{m.replayed ? 1 : 0}, or_now(m.measured_at));
-  std::int64_t id = s->returning_int64();
+  // Text is bound without copies: everything bound outlives the statements' leases below.
+  const std::string measured_at = or_now(m.measured_at);
+  using sqlite::Borrowed;
+  auto bind = [&](sqlite::Statement& s) {
+    s.bind_all(m.config_id, m.run_id, Borrowed{m.device}, Borrowed{m.size.text}, m.size.x,
+               m.size.y, m.size.z, Borrowed{to_string(m.status)}, Borrowed{m.error},
+               Borrowed{p.samples_json}, summary ? summary->count : std::int64_t{0},
+               opt(&TimingSummary::median), opt(&TimingSummary::mean), opt(&TimingSummary::min),
+               opt(&TimingSummary::max), opt(&TimingSummary::stddev), m.objective, m.gbps,
+               m.gflops, m.compile_ms, m.verification_ms, m.benchmark_ms, Borrowed{m.extra},
+               m.eval_order, m.simulated_time_ms, m.strategy_time_ms,
+               std::int64_t{m.replayed ? 1 : 0}, Borrowed{measured_at});
+  };
+  std::int64_t id = 0;
+  {
+    auto s = db_.cached(
+        "INSERT INTO measurements (config_id, run_id, device, size, size_x, size_y, size_z,"
+        " status, error, samples, sample_count, median_ms, mean_ms, min_ms, max_ms, stddev_ms,"
+        " objective, gbps, gflops, compile_ms, verification_ms, benchmark_ms, extra, eval_order,"
+        " simulated_time_ms, strategy_time_ms, replayed, measured_at)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+        " ON CONFLICT (config_id, device, size) DO NOTHING");
+    bind(*s);
+    s->run();
+    if (db_.changes() == 1) id = db_.last_insert_rowid();
+  }
+  if (id == 0) {  // one is stored already: replace its values, keep its id
+    auto s = db_.cached(
+        "UPDATE measurements SET run_id = ?2, size_x = ?5, size_y = ?6, size_z = ?7,"
+        " status = ?8, error = ?9, samples = ?10, sample_count = ?11, median_ms = ?12,"
+        " mean_ms = ?13, min_ms = ?14, max_ms = ?15, stddev_ms = ?16, objective = ?17,"
+        " gbps = ?18, gflops = ?19, compile_ms = ?20, verification_ms = ?21, benchmark_ms = ?22,"
+        " extra = ?23, eval_order = ?24, simulated_time_ms = ?25, strategy_time_ms = ?26,"
+        " replayed = ?27, measured_at = ?28 WHERE config_id = ?1 AND device = ?3 AND size = ?4"
+        " RETURNING id");
+    bind(*s);
+    id = s->returning_int64();
+  }
   if (tx) tx->commit();
   return id;
 }

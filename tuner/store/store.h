@@ -46,6 +46,11 @@ std::string utc_now();
 std::string canonical_params(const nlohmann::ordered_json& params);
 std::string canonical_params(std::string_view params_json);
 
+// configurations.key (schema v2): the 64-bit FNV-1a hash of kernel, a 0 byte, space_hash, a 0
+// byte and the canonical params, as a signed integer.
+std::int64_t configuration_key(std::string_view kernel, std::string_view space_hash,
+                               std::string_view params);
+
 // A problem size: text "4096", "4096x2048" or "64x64x64"; missing dimensions are 1.
 struct ProblemSize {
   std::string text;
@@ -101,6 +106,19 @@ struct Measurement {
   bool replayed = false;
   std::string measured_at;  // record() fills utc_now() when empty
 };
+
+// What record() makes of a measurement's values before it writes them: summary and objective
+// settled (from the samples when absent), samples rendered as JSON, extra validated. A separate
+// step so that a writer thread (the replay's) can have it done on the thread that produces the
+// measurements; the identity (config_id, run_id, device, size, measured_at) may still be filled
+// in afterwards, nothing else may change.
+struct PreparedMeasurement {
+  Measurement m;
+  std::string samples_json;
+};
+// Throws as record() does: InputError when extra is not a JSON object, Error when status ok
+// comes without timings or a sample is not finite.
+PreparedMeasurement prepare(Measurement m);
 
 // A measurement read back, with its configuration.
 struct StoredMeasurement : Measurement {
@@ -180,14 +198,17 @@ class Store {
   std::int64_t upsert_configuration_text(std::string_view kernel, std::string_view space_hash,
                                          std::string_view params_json);
   // The same for params text that is canonical already (canonical_params() would return it
-  // unchanged, as Space::params_json writes it): no JSON parsing here, one statement when the
-  // configuration is new. The schema's json_valid CHECK still refuses text that is not JSON.
+  // unchanged, as Space::params_json writes it): no JSON document is built, one statement when
+  // the configuration is new inside a Batch. Text that is not a JSON object is refused
+  // (InputError), as is the (astronomically unlikely) configuration whose key collides with a
+  // different stored one (Error).
   std::int64_t upsert_configuration_canonical(std::string_view kernel, std::string_view space_hash,
                                               std::string_view canonical);
   // Stores (or replaces: one per configuration, device, size) a measurement; committed and
   // durable against a process kill when it returns (inside a Batch: when the batch commits; a
   // record() that throws leaves the batch as it was). Returns the measurement id.
   std::int64_t record(const Measurement& m);
+  std::int64_t record(const PreparedMeasurement& m);  // the same, prepared (see prepare())
   void record_ceiling(const Ceiling& c);  // replaces the same (run, device, size, name)
   void record_flag(const Flag& f);        // replaces the same (kernel, device, size, kind, run)
   void put_binary(const CachedBinary& b);  // replaces the same key

@@ -50,7 +50,8 @@ class StoreTest : public ::testing::Test {
 
 TEST_F(StoreTest, OpenCreatesDirectoriesAndSetsUpTheConnection) {
   EXPECT_TRUE(std::filesystem::exists(dir.file("sub/dir/results.db")));
-  EXPECT_EQ(store.version(), 1);
+  EXPECT_EQ(store.version(), schema_version());
+  EXPECT_EQ(store.database().query_int("PRAGMA page_size"), 16384);  // a new file
   auto& db = store.database();
   EXPECT_EQ(db.query_text("PRAGMA journal_mode"), "wal");
   EXPECT_EQ(db.query_int("PRAGMA foreign_keys"), 1);
