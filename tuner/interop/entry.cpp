@@ -273,6 +273,8 @@ Imported from_kt_entry(const std::string& key, const ojson& entry, const std::ve
   } else if (m.samples_ms.empty()) {
     m.summary = store::TimingSummary{*m.objective, *m.objective, *m.objective, *m.objective, 0, 0};
   }
+  // What record() would compute from the samples, computed once: the round trip below needs it.
+  if (!m.summary && !m.samples_ms.empty()) m.summary = store::TimingSummary::of(m.samples_ms);
   if (extra.contains("timestamp") && extra["timestamp"].is_string()) {
     m.measured_at = measured_at_of(extra["timestamp"].get<std::string>());
   }

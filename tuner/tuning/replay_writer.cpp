@@ -1,5 +1,6 @@
 // The replay's writer thread: configuration ids remembered for the whole replay, one prepared
-// INSERT per evaluation inside a batch transaction (store.h: no savepoint per record in a batch).
+// INSERT per evaluation inside a batch transaction (store.h: no savepoint per record in a batch),
+// WAL checkpoints on a thread of their own (store::Checkpointer).
 #include "tuning/replay_internal.h"
 
 #include <pthread.h>
@@ -43,7 +44,7 @@ void ReplayWriter::target(ReplayTarget t) {
   target_ = std::move(t);
 }
 
-void ReplayWriter::push(std::size_t config, store::Measurement m) {
+void ReplayWriter::push(std::size_t config, store::PreparedMeasurement m) {
   std::unique_lock lock(mu_);
   idle_.wait(lock, [&] { return queue_.size() < kQueueLimit || error_; });
   if (error_) std::rethrow_exception(error_);
@@ -143,13 +144,13 @@ void ReplayWriter::write(Item& item) {
     // Canonical already (compact nlohmann dumps in declaration order): no parse and re-dump.
     id = db_.upsert_configuration_canonical(t.kernel, t.space_hash, params);
   }
-  store::Measurement& m = item.m;
+  store::Measurement& m = item.m.m;  // its identity only: the values are prepared
   m.config_id = id;
   m.run_id = t.run_id;
   m.device = t.device;
   m.size = t.size;
   m.measured_at = now_;  // the time the batch opened: within kBatchSeconds of the evaluation
-  db_.record(m);
+  db_.record(item.m);
   if (++pending_ >= kBatchEvaluations) commit();
 }
 
