@@ -17,6 +17,7 @@
 #include <sstream>
 
 #include "run/run.h"
+#include "run/test_args.h"
 
 namespace tune::run {
 namespace {
@@ -75,25 +76,8 @@ std::vector<char> compile_cubin(const std::string& arch) {
   return cubin;
 }
 
-ArgSpec buffer(std::string name, std::size_t count, FillKind fill, double value, bool output = false) {
-  ArgSpec s;
-  s.name = std::move(name);
-  s.count = count;
-  s.fill = fill;
-  s.fill_value = value;
-  s.output = output;
-  return s;
-}
-
-ArgSpec scalar(std::string name, std::string dtype, double value) {
-  ArgSpec s;
-  s.name = std::move(name);
-  s.dtype = std::move(dtype);
-  s.scalar = true;
-  s.count = 1;
-  s.fill_value = value;
-  return s;
-}
+using testing::buffer;
+using testing::scalar;
 
 class Gpu : public ::testing::Test {
  protected:

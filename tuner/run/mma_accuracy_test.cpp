@@ -20,9 +20,13 @@
 
 #include "compile/compile.h"
 #include "run/run.h"
+#include "run/test_args.h"
 
 namespace tune::run {
 namespace {
+
+using testing::buffer;
+using testing::scalar;
 
 constexpr int kM = 512, kN = 512, kK = 256;
 
@@ -42,14 +46,11 @@ float tf32(float x) {
   return x;
 }
 
-struct Errors {
-  double worst = 0.0;  // max over C of |c - exact| / sum_k |a b|
-};
-
-Errors error_of(const std::vector<float>& c, const std::vector<double>& exact, const std::vector<double>& scale) {
-  Errors e;
-  for (std::size_t i = 0; i < c.size(); ++i) e.worst = std::max(e.worst, std::fabs(c[i] - exact[i]) / scale[i]);
-  return e;
+// The worst |c - exact| / sum_k |a b| over C.
+double worst_error(const std::vector<float>& c, const std::vector<double>& exact, const std::vector<double>& scale) {
+  double worst = 0.0;
+  for (std::size_t i = 0; i < c.size(); ++i) worst = std::max(worst, std::fabs(c[i] - exact[i]) / scale[i]);
+  return worst;
 }
 
 // C = A * B (alpha 1, beta 0) with one configuration of kernels_src/gemm.cu.
@@ -64,24 +65,9 @@ std::vector<float> run_gemm(Session& session, const std::vector<std::pair<std::s
   const compile::CompileResult res = compile::compile(req);
   if (!res.ok()) throw Error("gemm.cu does not compile: " + res.log);
   LoadedKernel k(session, std::span<const char>(res.cubin.data(), res.cubin.size()), "gemm");
-  auto buf = [](std::string name, std::size_t n, bool out) {
-    ArgSpec s;
-    s.name = std::move(name);
-    s.count = n;
-    s.output = out;
-    return s;
-  };
-  auto scalar = [](std::string name, std::string dtype, double v) {
-    ArgSpec s;
-    s.name = std::move(name);
-    s.dtype = std::move(dtype);
-    s.scalar = true;
-    s.count = 1;
-    s.fill_value = v;
-    return s;
-  };
   ArgSet args(session,
-              {buf("C", std::size_t(kM) * kN, true), buf("A", a.size(), false), buf("B", b.size(), false),
+              {buffer("C", std::size_t(kM) * kN, FillKind::constant, 0.0, true),
+               buffer("A", a.size(), FillKind::constant, 0.0), buffer("B", b.size(), FillKind::constant, 0.0),
                scalar("M", "int32", kM), scalar("N", "int32", kN), scalar("K", "int32", kK),
                scalar("alpha", "float", 1.0), scalar("beta", "float", 0.0)},
               1);
@@ -99,15 +85,8 @@ TEST(MmaAccuracy, ThreeTf32GemmKeepsFp32Accuracy) {
   if (!gpu_available()) GTEST_SKIP() << "no GPU: " << gpu_unavailable_reason();
   Session session(0);
   std::vector<float> a(std::size_t(kM) * kK), b(std::size_t(kK) * kN);
-  std::uint64_t s = 12345;
-  auto next = [&s] {  // splitmix64 -> [-1, 1)
-    s += 0x9e3779b97f4a7c15ULL;
-    std::uint64_t z = s;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    z ^= z >> 31;
-    return float(double(z >> 40) / double(1ULL << 24) * 2.0 - 1.0);
-  };
+  SplitMix64 rng(12345);
+  auto next = [&rng] { return float(double(rng.next() >> 40) / double(1ULL << 24) * 2.0 - 1.0); };  // [-1, 1)
   for (float& x : a) x = next();
   for (float& x : b) x = next();
 
@@ -134,14 +113,14 @@ TEST(MmaAccuracy, ThreeTf32GemmKeepsFp32Accuracy) {
   D simt = common, mma = common;
   simt.push_back({"transpose_a", "1"});
   mma.push_back({"mma", "1"});
-  const Errors fma = error_of(run_gemm(session, simt, 8, 16, 16, 8, a, b), exact, scale);
-  const Errors three = error_of(run_gemm(session, mma, 8, 16, 16, 8, a, b), exact, scale);
-  const Errors one = error_of(plain_tf32, exact, scale);
+  const double fma = worst_error(run_gemm(session, simt, 8, 16, 16, 8, a, b), exact, scale);
+  const double three = worst_error(run_gemm(session, mma, 8, 16, 16, 8, a, b), exact, scale);
+  const double one = worst_error(plain_tf32, exact, scale);
   std::printf("worst |error| / sum|a b| over %dx%dx%d: FP32 FMA %.3g, 3xTF32 %.3g, plain TF32 (host) %.3g\n", kM, kN,
-              kK, fma.worst, three.worst, one.worst);
-  EXPECT_LE(three.worst, kK * std::ldexp(1.0, -24));
-  EXPECT_GE(one.worst, 30.0 * three.worst);
-  EXPECT_LE(fma.worst, kK * std::ldexp(1.0, -24));
+              kK, fma, three, one);
+  EXPECT_LE(three, kK * std::ldexp(1.0, -24));
+  EXPECT_GE(one, 30.0 * three);
+  EXPECT_LE(fma, kK * std::ldexp(1.0, -24));
 }
 
 }  // namespace
