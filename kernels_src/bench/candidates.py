@@ -6,7 +6,13 @@ and end of the list (their spread is the run's noise).
                                shape, cp.async loads, 2-3 stage pipelines over several tiles per
                                block, persistent grids, cache hints, tile orders
   candidates.py 2 > list.txt   round 2: band interleave on both schemes, persistence with 2-4
-                               tiles per block, the remaining store hints and the L2::256B prefetch"""
+                               tiles per block, the remaining store hints and the L2::256B prefetch
+  candidates.py 3 > list.txt   round 3: tile orders only, around both families' winners: bands 2..16
+                               and group 2..8 on the padded winners, persistent blocks with group
+                               1..128 and 2..8 tiles on three 16-byte tile shapes, bands on those
+  candidates.py 4 > list.txt   round 4: column-major tile order (group >= the tile rows) on every
+                               16-byte tile shape up to 32 x 256, 1..3 tiles per block, adjacent or
+                               a 1/tiles of the matrix apart, and on the padded winners"""
 import sys
 
 KEYS = ["block_size_x", "block_size_y", "tile_size_y", "vector", "use_shared", "padding", "diagonal", "group",
@@ -111,8 +117,49 @@ def round2():
     return out
 
 
+def round3():
+    out = []
+    olds = [old(64, 16, 4, 2, streaming=1), old(32, 32, 2, 4), old(32, 16, 4, 2), old(16, 32, 2, 4, tiles=2),
+            old(16, 8, 8, 4)]
+    for b in olds:
+        for k in (2, 3, 4, 5, 6, 8, 12, 16):
+            out.append(dict(b, bands=k))
+        if b["streaming"] == 0 and b["tiles"] == 1:
+            for g in (2, 3, 8):
+                out.append(dict(b, group=g))
+    for s in [(16, 32, 4), (32, 16, 4), (16, 16, 4)]:
+        for t in (2, 4, 8):
+            for g in (1, 8, 16, 32, 64, 128):
+                for st in (1, 2):
+                    d = cfg(*s, cp_async=1, stages=st, persist=1, tiles=t, group=g)
+                    if smem(d) <= 48 * 1024:
+                        out.append(d)
+        for a in (0, 1):
+            for k in (2, 3, 4):
+                out.append(cfg(*s, cp_async=a, bands=k))
+    return out
+
+
+def round4():
+    out = []
+    col = 1024  # at least the tile rows of any matrix up to 16384 rows with tiles >= 16 rows
+    for s in [(16, 32, 4), (32, 16, 4), (16, 16, 4), (8, 64, 4), (8, 32, 8), (16, 16, 8), (8, 32, 4)]:
+        for a in (0, 1):
+            out.append(cfg(*s, cp_async=a, group=col))  # one tile per block, column-major grid
+            for t in (2, 3):
+                out.append(cfg(*s, cp_async=a, persist=1, tiles=t, group=col))  # tiles 1/t apart
+                out.append(cfg(*s, cp_async=a, tiles=t, group=col))  # t adjacent tiles per block
+    for b in [old(64, 16, 4, 2, streaming=1), old(32, 32, 2, 4), old(32, 16, 4, 2), old(16, 8, 8, 4),
+              old(32, 16, 4, 2, tiles=2), old(16, 32, 4, 2), old(8, 32, 4, 4)]:
+        out.append(dict(b, group=col))
+    return out
+
+
 round_ = sys.argv[1] if len(sys.argv) > 1 else "1"
-out = round1() if round_ == "1" else round2()
+out = {"1": round1, "2": round2, "3": round3, "4": round4}[round_]()
+if round_ in ("3", "4"):
+    baselines = baselines[:2] + [old(32, 16, 4, 2), old(16, 32, 2, 4, tiles=2), old(16, 8, 8, 4),
+                                 cfg(16, 32, 4, cp_async=1, persist=1, tiles=4, group=64)]
 if round_ == "2":
     baselines = baselines[:2] + [old(32, 16, 4, 2), old(16, 32, 2, 4, tiles=2), old(16, 8, 8, 4)]
 
