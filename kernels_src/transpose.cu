@@ -22,7 +22,12 @@
 //   diagonal      0, 1          diagonal block mapping against partition camping
 //   group         1, 2, ...     block swizzle: blocks run through groups of `group` tile rows
 //                               column by column, so concurrent blocks read and write compact
-//                               areas of both matrices (1: row by row; not with diagonal)
+//                               areas of both matrices (1: row by row; not with diagonal). A
+//                               group of at least the matrix's tile rows (1024 in the spaces) is
+//                               column-major order: the blocks in flight write whole output rows
+//                               one after another, as a copy does, and read a 4 * TX-byte piece of
+//                               every input row; on the H200 the best order from 6912 x 6912 up
+//                               (kernels_src/NOTES.md, run 6)
 //   tiles         1, 2, ...     tiles per block along y; the next tile's loads are issued before
 //                               the current tile is written out (register double buffering)
 //   streaming     0, 1, ...     cache hints: 1 evict-first on loads and stores (ld/st.global.cs);
@@ -49,7 +54,8 @@
 //                               a 1/tiles of the matrix apart: the blocks in flight work on `tiles`
 //                               separate regions. With group = 64 the order goes down 64 tile rows
 //                               before the next tile column: the writes in flight are long runs of
-//                               a few output rows, the reads short runs of many input rows.
+//                               a few output rows, the reads short runs of many input rows; group
+//                               128 with 128-row tiles is column-major up to 16384 rows.
 // Conditions a configuration must meet (the spec file states them): block_size_y * tile_size_y
 // divisible by vector; with use_shared = 0 also tile_size_y divisible by vector; with
 // use_shared = 2: vector = 4, tile_size_y % 4 == 0, tile height and width multiples of 32.
