@@ -7,13 +7,18 @@ import sqlite3
 import sys
 
 db = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
+# Per size the fastest verified measurement, against the ceilings of the run that took it (a sweep
+# resumed over several runs measures the ceilings of a size again in each run that touches it).
 rows = db.execute("""
-with best as (select size, size_x, min(median_ms) t, max(gbps) g, count(*) n from measurements
-              where status = 'ok' group by size),
-     cp as (select size, median_ms t, gbps g from ceilings where name = 'd2d_copy'),
-     lib as (select size, median_ms t from ceilings where name = 'cublas_sgeam')
+with ranked as (select size, size_x, run_id, median_ms t, gbps g,
+                       row_number() over (partition by size order by median_ms, id) k,
+                       count(*) over (partition by size) n
+                from measurements where status = 'ok'),
+     best as (select * from ranked where k = 1),
+     cp as (select run_id, size, gbps g from ceilings where name = 'd2d_copy'),
+     lib as (select run_id, size, median_ms t from ceilings where name = 'cublas_sgeam')
 select b.size_x, b.t, b.g, cp.g, b.g / cp.g, lib.t / b.t, b.n
-from best b join cp using (size) join lib using (size) order by b.size_x""").fetchall()
+from best b join cp using (size, run_id) join lib using (size, run_id) order by b.size_x""").fetchall()
 bad = db.execute("select count(*) from measurements where status <> 'ok'").fetchone()[0]
 device = db.execute("select device, min(started_at) from runs").fetchone()
 print(f"device {device[0]}, first run {device[1]}; {len(rows)} sizes, "

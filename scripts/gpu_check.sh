@@ -4,7 +4,8 @@
 # 1. the main job end to end (first run: compiles; second identical run: compiles nothing),
 # 2. kill -9 in the middle of a sweep, then the same command resumes without repeating work,
 # 3. tune best / tune header on the database,
-# 4. every configuration of every space verified at 1000, 1023, 4097 and a rectangular size.
+# 4. every configuration of every space verified at 1000, 1023, 4097 and a rectangular size
+#    (CHECK_SPACES="spaces/a.json ..." limits this to some spaces, e.g. after a change to one).
 set -uo pipefail
 out=${1:?output folder}
 tune=${2:-build/tune}
@@ -36,7 +37,7 @@ echo "== 3. best and header"
 "$tune" header --kernel transpose --db "$out/main.db" --out "$out/transpose_tuned.h"
 
 echo "== 4. every configuration verified at odd and rectangular sizes"
-for s in spaces/*.json; do
+for s in ${CHECK_SPACES:-spaces/*.json}; do
   sizes=1000,1023,4097,4097x1000,1000x4097
   python3 -c "import json,sys; sys.exit(isinstance(json.load(open('$s'))['KernelSpecification']['ProblemSize'], list))" \
     && sizes=1000,1023,4097,16777216,16777217
