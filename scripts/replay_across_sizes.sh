@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Search across sizes, measured on the transpose sweep recorded on an H200 (32 sizes, 282
-# configurations each): every strategy that is built replays all sizes with a fixed small budget
-# per size, with and without starting each size from the best configurations found at the nearest
-# sizes searched before it (--no-seed-sizes), over several seeds. Prints, per strategy and mode:
+# Search across sizes, measured on the transpose sweep recorded on an H200 (32 sizes, every
+# configuration of spaces/transpose.json each): every strategy that is built replays all sizes with
+# a fixed small budget per size, with and without starting each size from the best configurations
+# found at the nearest sizes searched before it (--no-seed-sizes), over several seeds. Prints, per strategy and mode:
 #   quality  = mean over sizes and seeds of (best found / true best of that size) at BUDGET
 #   within 2% = share of (size, seed) pairs whose best found at BUDGET is within 2% of the true best
 #   to 2%    = evaluations until the best found was within 2% of the size's true best, with LONG
@@ -53,13 +53,14 @@ for s in $STRATEGIES; do
   done
 done
 
-python3 - "$tmp" "$budget" "$long" "${ran[@]}" <<'EOF'
+valid=$("$tune" space --space "$space" --json | python3 -c 'import json, sys; print(json.load(sys.stdin)["valid"])')
+python3 - "$tmp" "$budget" "$long" "${#caches[@]}" "$valid" "${ran[@]}" <<'EOF'
 import glob, json, statistics, sys
-tmp, budget, long, strategies = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+tmp, budget, long, n_sizes, valid, strategies = *sys.argv[1:4], int(sys.argv[4]), sys.argv[5], sys.argv[6:]
 def sizes(s, mode, fevals):
     for f in sorted(glob.glob(f"{tmp}/{s}.{mode}.*.{fevals}.json")):
         yield from json.load(open(f))["sizes"]
-print(f"transpose on the H200, 32 sizes x 282 configurations; budget {budget} evaluations per size; 'to 2%' with {long}")
+print(f"transpose on the H200, {n_sizes} sizes x {valid} configurations; budget {budget} evaluations per size; 'to 2%' with {long}")
 print(f"{'strategy':20} {'mode':7} {'quality':>8} {'worst':>6} {'within 2%':>9}   "
       f"{'to 2%: median':>13} {'mean':>5} {'not reached':>11}  runs")
 for s in strategies:
@@ -71,5 +72,5 @@ for s in strategies:
         within = sum(x <= 1.02 for x in q) / len(q)
         print(f"{s:20} {mode:7} {statistics.mean(q):8.4f} {max(q):6.3f} {within:9.0%}   "
               f"{median if median != float('inf') else '>' + long:>13} {statistics.mean(got) if got else float('nan'):5.1f} "
-              f"{len(t) - len(got):5d} of {len(t):<4d} {len(q) // 32:3d}")
+              f"{len(t) - len(got):5d} of {len(t):<4d} {len(q) // n_sizes:3d}")
 EOF
