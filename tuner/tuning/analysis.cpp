@@ -21,12 +21,21 @@ std::string percent(double ratio) {
 }
 }  // namespace
 
-std::vector<SizeFlag> find_flags(const std::vector<SizeResult>& sweep, double dip_ratio) {
+std::vector<SizeFlag> find_flags(const std::vector<SizeResult>& sweep, double dip_ratio, double change_margin) {
   std::vector<SizeFlag> flags;
   for (std::size_t i = 1; i < sweep.size(); ++i) {
-    std::string prev = best_of(sweep[i - 1]), cur = best_of(sweep[i]);
-    if (!prev.empty() && !cur.empty() && prev != cur)
-      flags.push_back({sweep[i].size, "best_changes", "best changes from " + prev + " (at " + sweep[i - 1].size + ") to " + cur});
+    const std::string prev = best_of(sweep[i - 1]), cur = best_of(sweep[i]);
+    if (prev.empty() || cur.empty() || prev == cur) continue;
+    // the former best, here: within the margin of the new best it still holds (a change in the
+    // noise of near-equal configurations is no change); not verified here, it no longer does
+    const double top = sweep[i].throughput.at(cur);
+    const auto kept = sweep[i].throughput.find(prev);
+    if (kept != sweep[i].throughput.end() && kept->second >= (1.0 - change_margin) * top) continue;
+    const std::string why = kept == sweep[i].throughput.end()
+                                ? "; the former best has no verified result here"
+                                : "; the former best is " + percent(kept->second / top) + " slower here";
+    flags.push_back({sweep[i].size, "best_changes",
+                     "best changes from " + prev + " (at " + sweep[i - 1].size + ") to " + cur + why});
   }
   for (std::size_t i = 1; i + 1 < sweep.size(); ++i) {
     const auto &l = sweep[i - 1], &m = sweep[i], &r = sweep[i + 1];

@@ -21,6 +21,10 @@ struct SizeFlag {
 };
 
 // `dip_ratio`: a throughput below dip_ratio x both neighbours' is a dip (0.85: 15% below).
-std::vector<SizeFlag> find_flags(const std::vector<SizeResult>& sweep, double dip_ratio = 0.85);
+// `change_margin`: the best configuration changes at a size when the previous size's best is more
+// than this fraction slower there than the new best, or has no verified result there (0.01: 1%);
+// a closer race is measurement noise between near-equal configurations, not a change.
+std::vector<SizeFlag> find_flags(const std::vector<SizeResult>& sweep, double dip_ratio = 0.85,
+                                 double change_margin = 0.01);
 
 }  // namespace tune::tuning
