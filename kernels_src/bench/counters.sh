@@ -10,12 +10,7 @@ out=${1:-/tmp}
 shift
 sizes=${*:-10880 16384}
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH}
-bin=.gpu/bench_tp
-if ! [ -x "$bin" ] || ldd "$bin" | grep -q "not found"; then
-  bin=/tmp/bench_tp
-  nvcc -O3 -std=c++20 -arch=sm_90 -Ituner -o "$bin" kernels_src/bench/bench.cu tuner/compile/compile.cpp \
-    tuner/compile/resources.cpp tuner/compile/pool.cpp tuner/common/hash.cpp -lnvrtc -lcuda -lcublas || exit 1
-fi
+bin=$(kernels_src/bench/build.sh) || exit 1
 ncu --query-metrics 2>/dev/null | grep -E "^(dram__|fbpa__|lts__t_sectors |lts__t_sector_hit|lts__d_)" > "$out/metrics_available.txt"
 echo "metrics available (dram/fbpa/lts subset): $(wc -l < "$out/metrics_available.txt")"
 list=/tmp/counters_list.txt

@@ -1,8 +1,8 @@
 #!/bin/bash
 # One device call of the experiments in kernels_src/NOTES.md (from the repository root):
 #   kernels_src/bench/experiment.sh "$OUT" [round]
-# round 1 (default) or 2 selects candidates.py's list. Uses the prebuilt .gpu/bench_tp when its
-# libraries resolve there, else builds it with nvcc. Round 1 then runs a memcheck pass over a few
+# round 1 (default) .. 4 selects candidates.py's list. Uses the prebuilt .gpu/bench_tp when its
+# libraries resolve there, else builds it (build.sh). Round 1 then runs a memcheck pass over a few
 # use_shared = 2 configurations at small odd sizes and prints the SASS instruction mix of three;
 # with TUNE_SIZES set, `tune` (.gpu/tune_tp, else build/tune) tunes spaces/transpose.json there.
 set -o pipefail
@@ -10,12 +10,7 @@ out=${1:-/tmp}
 round=${2:-1}
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH}
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,memory.total,temperature.gpu,power.draw --format=csv
-bin=.gpu/bench_tp
-if ! [ -x "$bin" ] || ldd "$bin" | grep -q "not found"; then
-  bin=/tmp/bench_tp
-  nvcc -O3 -std=c++20 -arch=sm_90 -Ituner -o "$bin" kernels_src/bench/bench.cu tuner/compile/compile.cpp \
-    tuner/compile/resources.cpp tuner/compile/pool.cpp tuner/common/hash.cpp -lnvrtc -lcuda -lcublas || exit 1
-fi
+bin=$(kernels_src/bench/build.sh) || exit 1
 list=/tmp/candidates.txt
 python3 kernels_src/bench/candidates.py "$round" > "$list" || exit 1
 export BENCH_SIZES=${BENCH_SIZES:-128,1000,1023,4097,1000x4097,4097x1000,2048,4096,8192,8448,9984,10880,11008,11520,11648,12672,15360,16256,16384}
