@@ -93,13 +93,14 @@ TEST(Query, UnknownOrAmbiguousKernel) {
 }
 
 // The end-of-run table (query/table.h) for a GFLOP/s kernel: fraction of the FP32 peak and the
-// library ratio against the latest ceilings of each size; a GB/s kernel keeps its columns.
+// library ratio against the ceilings of the run that measured the best (else the latest run's); a
+// GB/s kernel keeps its columns.
 namespace {
 
 void add_flops(store::Store& db, std::int64_t run, const std::string& kernel, const std::string& size, float ms,
-               double gflops, std::optional<double> gbps = {}) {
+               double gflops, std::optional<double> gbps = {}, const std::string& params = R"({"tile":64})") {
   store::Measurement m;
-  m.config_id = db.upsert_configuration_text(kernel, "h", R"({"tile":64})");
+  m.config_id = db.upsert_configuration_text(kernel, "h", params);
   m.run_id = run;
   m.device = "NVIDIA H200";
   m.size = store::ProblemSize::parse(size);
@@ -158,11 +159,25 @@ TEST(Table, FlopsRowsShowPeakFractionAndLibraryRatio) {
   ASSERT_TRUE(rows[1].gflops && rows[1].peak_fraction && rows[1].library_ratio);
   EXPECT_DOUBLE_EQ(*rows[1].peak_fraction, 0.5);
   EXPECT_EQ(rows[1].library, "cublas_sgemm");
-  EXPECT_DOUBLE_EQ(*rows[1].library_ratio, 1.25);  // 2.5 ms / 2.0 ms, the latest run's ceiling
+  EXPECT_DOUBLE_EQ(*rows[1].library_ratio, 1.25);  // 2.5 ms / 2.0 ms: the best's run (2), not run 1
   EXPECT_DOUBLE_EQ(*rows[1].gbps, 150.0);
   EXPECT_FALSE(rows[1].copy_fraction);  // no d2d_copy at this size
   EXPECT_FALSE(rows[0].peak_fraction);
   EXPECT_NEAR(*rows[0].library_ratio, 0.8, 1e-6);
+
+  // A size whose best was measured by the earlier run, both runs having measured the copy there: the
+  // ratio is against the best's own run; a ceiling only the later run measured still counts.
+  const std::string sq = "8192x8192x8192";
+  add_flops(db, run1, "gemm", sq, 1.0f, 30000, 400.0);
+  add_flops(db, run2, "gemm", sq, 1.1f, 28000, 380.0, R"({"tile":32})");
+  add_ceiling(db, run1, sq, "d2d_copy", 0.9, {}, 500.0);
+  add_ceiling(db, run2, sq, "d2d_copy", 0.8, {}, 800.0);
+  add_ceiling(db, run2, sq, "cublas_sgemm", 1.5, 20000);
+  auto both = query::run_table(db, "gemm", "NVIDIA H200", {sq});
+  ASSERT_EQ(both.size(), 1u);
+  ASSERT_TRUE(both[0].copy_fraction && both[0].library_ratio);
+  EXPECT_DOUBLE_EQ(*both[0].copy_fraction, 0.8);  // 400 / 500 (run 1), not 400 / 800 (run 2)
+  EXPECT_DOUBLE_EQ(*both[0].library_ratio, 1.5);  // run 2's, the only one
 
   auto m = query::run_table(db, "matching", "NVIDIA H200", {match});
   ASSERT_EQ(m.size(), 1u);

@@ -41,16 +41,23 @@ std::vector<TableRow> run_table(store::Store& db, const std::string& kernel, con
       r.gbps = top[0].gbps;
       r.gflops = top[0].gflops;
     }
-    std::map<std::string, store::Ceiling> latest;
-    for (const auto& c : db.ceilings(device, size))
-      if (!latest.count(c.name) || c.run_id > latest[c.name].run_id) latest[c.name] = c;
-    if (r.gbps && latest.count("d2d_copy") && latest["d2d_copy"].gbps) r.copy_fraction = *r.gbps / *latest["d2d_copy"].gbps;
-    if (r.gflops && latest.count("fp32_peak") && latest["fp32_peak"].gflops && *latest["fp32_peak"].gflops > 0)
-      r.peak_fraction = *r.gflops / *latest["fp32_peak"].gflops;
+    // Per ceiling: the one the best configuration's run measured (ratios within one run), else the
+    // latest run's (a best imported or measured by a run that took no ceilings).
+    const std::int64_t best_run = r.best.empty() ? 0 : top[0].run_id;
+    std::map<std::string, store::Ceiling> ceiling;
+    for (const auto& c : db.ceilings(device, size)) {
+      const auto it = ceiling.find(c.name);
+      if (it == ceiling.end() ||
+          (it->second.run_id != best_run && (c.run_id == best_run || c.run_id > it->second.run_id)))
+        ceiling[c.name] = c;
+    }
+    if (r.gbps && ceiling.count("d2d_copy") && ceiling["d2d_copy"].gbps) r.copy_fraction = *r.gbps / *ceiling["d2d_copy"].gbps;
+    if (r.gflops && ceiling.count("fp32_peak") && ceiling["fp32_peak"].gflops && *ceiling["fp32_peak"].gflops > 0)
+      r.peak_fraction = *r.gflops / *ceiling["fp32_peak"].gflops;
     for (const char* lib : {"cublas_sgeam", "cublas_sgemm", "cublas_sgemm_argmax"})
-      if (latest.count(lib) && r.median_ms > 0) {
+      if (ceiling.count(lib) && r.median_ms > 0) {
         r.library = lib;
-        r.library_ratio = latest[lib].median_ms / r.median_ms;
+        r.library_ratio = ceiling[lib].median_ms / r.median_ms;
       }
     for (const auto& f : db.flags(kernel, device))
       if (f.size == size) r.flags += (r.flags.empty() ? "" : "; ") + std::string(store::to_string(f.kind));

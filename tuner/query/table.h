@@ -28,7 +28,8 @@ struct TableRow {
   std::string flags;
 };
 
-// Rows from the stored results (so a resumed run shows its whole sweep); latest ceilings per size.
+// Rows from the stored results (so a resumed run shows its whole sweep). Ceilings per size: those
+// of the run that measured the best configuration, else the latest run's.
 std::vector<TableRow> run_table(store::Store& db, const std::string& kernel, const std::string& device,
                                 const std::vector<std::string>& sizes);
 
