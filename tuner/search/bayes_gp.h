@@ -39,8 +39,6 @@ class PoolGp {
   const std::vector<std::size_t>& observed() const { return obs_; }
   const std::vector<std::optional<double>>& values() const { return value_; }
   const std::vector<std::size_t>& pool() const { return pool_; }
-  bool in_pool(std::size_t config) const { return slot_[config] != kNone; }
-  std::size_t row(std::size_t config) const { return slot_[config]; }  // in_pool(config) only
   // Takes a configuration out of the pool (it can still be observed).
   void drop(std::size_t config) {
     if (slot_[config] != kNone) remove_row(slot_[config]);

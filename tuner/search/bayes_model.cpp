@@ -67,17 +67,20 @@ void Model::observe(std::size_t config, std::optional<double> objective) {
   if (gp_->observations() >= kMaxModel) rebuild(kept());
 }
 
+std::vector<std::size_t> Model::by_objective(std::vector<std::size_t> indices) const {
+  std::erase_if(indices, [&](std::size_t i) { return !transform(objectives_[i]); });
+  std::stable_sort(indices.begin(), indices.end(),
+                   [&](std::size_t a, std::size_t b) { return *objectives_[a] < *objectives_[b]; });
+  return indices;
+}
+
 std::vector<std::size_t> Model::kept() const {
   std::vector<std::size_t> keep(configs_.size());
   std::iota(keep.begin(), keep.end(), std::size_t{0});
   if (keep.size() < kMaxModel) return keep;
-  std::vector<std::size_t> ok;
-  for (std::size_t i : keep)
-    if (transform(objectives_[i])) ok.push_back(i);
-  std::stable_sort(ok.begin(), ok.end(),
-                   [&](std::size_t a, std::size_t b) { return *objectives_[a] < *objectives_[b]; });
+  std::vector<std::size_t> ok = by_objective(std::move(keep));
   ok.resize(std::min(ok.size(), kKeepBest));
-  for (std::size_t i = keep.size() - kKeepRecent; i < keep.size(); ++i) ok.push_back(i);
+  for (std::size_t i = configs_.size() - kKeepRecent; i < configs_.size(); ++i) ok.push_back(i);
   std::sort(ok.begin(), ok.end());
   ok.erase(std::unique(ok.begin(), ok.end()), ok.end());
   return ok;
@@ -111,9 +114,7 @@ void Model::refit_hyper() {
     if (transform(objectives_[i])) ok.push_back(i);
   if (ok.size() < 3) return;
   if (ok.size() > kFitPoints) {  // the best half and the latest half
-    std::vector<std::size_t> by_value = ok;
-    std::stable_sort(by_value.begin(), by_value.end(),
-                     [&](std::size_t a, std::size_t b) { return *objectives_[a] < *objectives_[b]; });
+    const std::vector<std::size_t> by_value = by_objective(ok);
     std::vector<std::size_t> pick(by_value.begin(), by_value.begin() + kFitPoints / 2);
     for (auto it = ok.rbegin(); it != ok.rend() && pick.size() < kFitPoints; ++it)
       if (std::find(pick.begin(), pick.begin() + kFitPoints / 2, *it) == pick.begin() + kFitPoints / 2)
@@ -149,16 +150,14 @@ double Model::median_objective() const {
 }
 
 std::vector<std::size_t> Model::ranked() const {
-  std::vector<std::size_t> idx;
-  for (std::size_t i = 0; i < configs_.size(); ++i)
-    if (transform(objectives_[i])) idx.push_back(i);
-  std::stable_sort(idx.begin(), idx.end(),
-                   [&](std::size_t a, std::size_t b) { return *objectives_[a] < *objectives_[b]; });
+  std::vector<std::size_t> idx(configs_.size());
+  std::iota(idx.begin(), idx.end(), std::size_t{0});
+  idx = by_objective(std::move(idx));
   for (std::size_t& i : idx) i = configs_[i];
   return idx;
 }
 
-std::optional<std::size_t> Model::best_candidate(Acquisition af, const std::vector<std::size_t>* only) {
+std::optional<std::size_t> Model::best_candidate(Acquisition af) {
   if (fit_ && (fitted_at_ == 0 ||
                (configs_.size() >= kRefitGrowth * static_cast<double>(fitted_at_) && configs_.size() <= kRefitMax)))
     refit_hyper();
@@ -185,24 +184,15 @@ std::optional<std::size_t> Model::best_candidate(Acquisition af, const std::vect
     if (prune && p.mean - kPruneZ * p.sd > fbest) hopeless.push_back(pool[r]);
   }
   mean_sd /= static_cast<double>(pool.size());
-  if (hopeless.size() < pool.size())
+  if (hopeless.size() < pool.size())  // never the whole pool
     for (std::size_t c : hopeless) gp_->drop(c);
-  if (pool.empty()) return std::nullopt;
   if (!initial_sd_) initial_sd_ = mean_sd;
   const double explore = *initial_sd_ > 0 ? mean_sd / *initial_sd_ : 0.0;
   const double target = fbest - kXi * explore;
 
-  std::vector<std::size_t> rows;
-  if (only) {
-    for (std::size_t c : *only)
-      if (gp_->in_pool(c)) rows.push_back(gp_->row(c));
-    if (rows.empty()) return std::nullopt;
-  }
-  const std::size_t count = only ? rows.size() : pool.size();
   std::size_t arg = 0;
   double top = -std::numeric_limits<double>::infinity();
-  for (std::size_t i = 0; i < count; ++i) {
-    const std::size_t r = only ? rows[i] : i;
+  for (std::size_t r = 0; r < pool.size(); ++r) {
     const auto p = gp_->predict(r, mean, scale, hi);
     const double gain = target - p.mean, z = gain / p.sd;
     double a;

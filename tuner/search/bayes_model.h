@@ -25,15 +25,12 @@ class Model {
   // Records a result (nullopt = failed). Objectives are modelled as their logarithm while every
   // objective seen is positive; the first one that is not switches the model to the raw values.
   void observe(std::size_t config, std::optional<double> objective);
-  std::size_t observations() const { return gp_->observations(); }
   std::size_t ok_count() const { return ok_; }
   // The median successful objective (raw), for the portfolio's bookkeeping of failures.
   double median_objective() const;
-  const gp::Hyper& hyper() const { return hyper_; }
 
   // The pool candidate that maximises the acquisition function; nullopt when the pool is empty.
-  // With `only`: the best of those configurations that are in the pool (nullopt when none is).
-  std::optional<std::size_t> best_candidate(Acquisition af, const std::vector<std::size_t>* only = nullptr);
+  std::optional<std::size_t> best_candidate(Acquisition af);
   // Observed configurations, best objective first (failures left out).
   std::vector<std::size_t> ranked() const;
 
@@ -41,6 +38,8 @@ class Model {
   std::optional<double> transform(std::optional<double> objective) const;
   // The observations the model keeps: all of them up to kMaxModel, else the best and the latest.
   std::vector<std::size_t> kept() const;
+  // Indices of the successful observations among `indices`, best objective first (stable).
+  std::vector<std::size_t> by_objective(std::vector<std::size_t> indices) const;
   void rebuild(const std::vector<std::size_t>& keep);
   void refit_hyper();
 

@@ -55,8 +55,7 @@ constexpr std::size_t kLocalFrom = 10;  // from the best this many configuration
 std::optional<std::size_t> local_step(Context& ctx, const bo::Model& model) {
   const auto ranked = model.ranked();
   for (std::size_t k = 0; k < std::min(ranked.size(), kLocalFrom); ++k) {
-    auto around = ctx.neighbours(ranked[k], Neighbourhood::hamming);
-    std::erase_if(around, [&](std::size_t n) { return ctx.visited(n); });
+    const auto around = ctx.unvisited_neighbours(ranked[k], Neighbourhood::hamming);
     if (!around.empty()) return around[ctx.rng().below(around.size())];
   }
   return std::nullopt;
@@ -89,9 +88,7 @@ void bayes_opt(Context& ctx) {
     const std::optional<double> r = ctx.evaluate(c);
     model.observe(c, r);
     if (sampled_pool && r && *r < best_before) {  // look around every new best
-      auto around = ctx.neighbours(c, Neighbourhood::hamming);
-      std::erase_if(around, [&](std::size_t n) { return ctx.visited(n); });
-      model.add_candidates(around);
+      model.add_candidates(ctx.unvisited_neighbours(c, Neighbourhood::hamming));
     }
     return r;
   };
@@ -120,7 +117,7 @@ void bayes_opt(Context& ctx) {
     const auto pick = model.best_candidate(af);
     const std::size_t c = pick ? *pick : ctx.random_unvisited();
     const std::optional<double> r = evaluate(c);
-    portfolio.record(af, r, model.median_objective());
+    portfolio.record(af, r ? *r : model.median_objective());  // a failure counts as the median
   }
 }
 

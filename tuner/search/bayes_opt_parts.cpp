@@ -130,10 +130,10 @@ Portfolio::Portfolio(Method method) : method_(method) {
 
 Acquisition Portfolio::next() { return active_[turn_ % active_.size()]; }
 
-void Portfolio::record(Acquisition af, std::optional<double> objective, double failed_as) {
+void Portfolio::record(Acquisition af, double objective) {
   ++turn_;
   if (method_ != Method::multi_advanced || active_.size() < 2) return;
-  results_[static_cast<std::size_t>(af)].push_back(objective ? *objective : failed_as);
+  results_[static_cast<std::size_t>(af)].push_back(objective);
   if (turn_ >= active_.size()) end_of_round(), turn_ = 0;
 }
 

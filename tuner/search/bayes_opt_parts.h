@@ -43,8 +43,8 @@ class Portfolio {
  public:
   explicit Portfolio(Method method);
   Acquisition next();
-  // The result of the configuration `af` proposed (nullopt = failed: counted as `failed_as`).
-  void record(Acquisition af, std::optional<double> objective, double failed_as);
+  // The result of the configuration `af` proposed (a failure counted as the caller chooses).
+  void record(Acquisition af, double objective);
 
  private:
   void end_of_round();

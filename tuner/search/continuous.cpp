@@ -117,9 +117,7 @@ double evaluate_fresh(Context& ctx, const Continuous& box, std::vector<double>& 
 
 std::size_t fresh_near(Context& ctx, std::size_t config) {
   if (!ctx.visited(config)) return config;
-  std::vector<std::size_t> options;
-  for (std::size_t c : ctx.neighbours(config, Neighbourhood::hamming))
-    if (!ctx.visited(c)) options.push_back(c);
+  const auto options = ctx.unvisited_neighbours(config, Neighbourhood::hamming);
   if (!options.empty()) return options[ctx.rng().below(options.size())];
   return ctx.random_unvisited();
 }

@@ -124,6 +124,12 @@ std::vector<std::size_t> Context::neighbours(std::size_t config, Neighbourhood k
   return out;
 }
 
+std::vector<std::size_t> Context::unvisited_neighbours(std::size_t config, Neighbourhood kind) const {
+  auto out = neighbours(config, kind);
+  std::erase_if(out, [&](std::size_t c) { return visited(c); });
+  return out;
+}
+
 namespace {
 const std::string* lookup(const StrategyOptions& o, const std::string& key) {
   auto it = o.find(key);

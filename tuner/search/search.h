@@ -105,6 +105,8 @@ class Context {
   // Valid configurations that differ from `config` in exactly one parameter (hamming), or by at
   // most one step of value index in every parameter (adjacent, excluding config itself).
   std::vector<std::size_t> neighbours(std::size_t config, Neighbourhood kind) const;
+  // The same, without the visited ones (in the same order).
+  std::vector<std::size_t> unvisited_neighbours(std::size_t config, Neighbourhood kind) const;
 
   // Strategy options with defaults; a value that does not parse throws InputError naming the key.
   double option(const std::string& key, double fallback) const;

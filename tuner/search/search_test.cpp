@@ -95,6 +95,19 @@ TEST(Context, NeighboursAreValidAndDiffer) {
   }
 }
 
+TEST(Context, UnvisitedNeighboursLeaveTheVisitedOut) {
+  auto space = small_space();
+  TableEvaluator ev(std::vector<std::optional<double>>(space.size(), 1.0), std::vector<double>(space.size(), 0));
+  Context ctx(space, ev, Budget{}, 1);
+  const std::size_t c = *space.find(std::vector<tune::space::Index>{8, 4});
+  auto all = ctx.neighbours(c, Neighbourhood::hamming);
+  ctx.evaluate(all[0]);
+  ctx.evaluate(all[5]);
+  all.erase(all.begin() + 5);
+  all.erase(all.begin());
+  EXPECT_EQ(ctx.unvisited_neighbours(c, Neighbourhood::hamming), all);  // same order, 10 of 12
+}
+
 namespace {
 // The configurations a strategy evaluates, in order, over small_space() with no budget.
 std::vector<std::size_t> order_of(const std::string& strategy, std::uint64_t seed) {
