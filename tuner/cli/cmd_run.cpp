@@ -12,7 +12,8 @@ namespace {
 std::string strategy_help() {
   std::string names;
   for (const auto& s : search::strategies()) names += (names.empty() ? "" : ", ") + s.name;
-  return "search strategy: " + names + " (default: the spec's Search.Name, else greedy_ils)";
+  return "search strategy: " + names + " (default: the spec's Search.Name, else " +
+         std::string(tuning::kDefaultStrategy) + ")";
 }
 
 }  // namespace

@@ -71,26 +71,27 @@ Prepared validate(const Options& opts) {
     if (size.rank > problem_rank(spec))
       throw InputError("bad --sizes: " + size.label() + " has " + std::to_string(size.rank) + " dimensions, but " + opts.space +
                        "'s ProblemSize has " + std::to_string(problem_rank(spec)));
-  search::find_strategy(strategy_for(opts, spec), opts.strategy_options);
+  std::string strategy = strategy_for(opts, spec);
+  search::find_strategy(strategy, opts.strategy_options);
   check_database_writable(opts.db);
   spdlog::info("{}: {} valid configurations of {} ({} parameters), {} sizes", opts.space, space.size(),
                space.cartesian(), space.num_params(), opts.sizes.size());
-  return Prepared{std::move(spec), std::move(space)};
+  return Prepared{std::move(spec), std::move(space), std::move(strategy)};
 }
 
 std::string strategy_for(const Options& opts, const spec::Spec& spec) {
   if (!opts.strategy.empty()) return opts.strategy;
   const auto names = search::strategy_names();
-  if (spec.search.empty()) return "greedy_ils";
+  if (spec.search.empty()) return std::string(kDefaultStrategy);
   if (std::find(names.begin(), names.end(), spec.search) != names.end()) return spec.search;
-  spdlog::warn("{}: Search.Name {} is not a strategy of tune; using greedy_ils", opts.space, spec.search);
-  return "greedy_ils";
+  spdlog::warn("{}: Search.Name {} is not a strategy of tune; using {}", opts.space, spec.search, kDefaultStrategy);
+  return std::string(kDefaultStrategy);
 }
 
 int tune(const Options& given) {
   Prepared prepared = validate(given);
   Options opts = given;
-  opts.strategy = strategy_for(given, prepared.spec);
+  opts.strategy = prepared.strategy;
   if (!opts.replay.empty()) return run_replay(opts, std::move(prepared));
   if (!run::gpu_available()) throw UnavailableError(run::gpu_unavailable_reason());
   // A configuration that faults the GPU context poisons this process for good (run/isolate.h):

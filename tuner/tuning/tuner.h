@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "search/search.h"
@@ -41,18 +42,23 @@ struct Options {
   std::vector<std::string> argv;
 };
 
+// The default strategy: the best mean score of `tune evaluate` over the shared caches (BENCHMARKS.md).
+inline constexpr std::string_view kDefaultStrategy = "greedy_ils";
+
 // The strategy a run uses: --strategy when given (opts.strategy not empty), else the spec's
-// Search.Name when it is one of ours (Kernel Tuner's rule), else greedy_ils, the best mean score of
-// `tune evaluate` over the shared caches (BENCHMARKS.md).
+// Search.Name when it is one of ours (Kernel Tuner's rule), else kDefaultStrategy (with a warning
+// when Search.Name names another).
 std::string strategy_for(const Options& opts, const spec::Spec& spec);
 
 // The run record's fields that come from the command: spec, kernel, command line, strategy, budget.
 store::RunInfo run_info(const Options& opts, const spec::Spec& spec);
 
-// The spec and its constructed space, built once by validate() for the run that follows.
+// The spec, its constructed space and the strategy (strategy_for), settled once by validate() for
+// the run that follows.
 struct Prepared {
   spec::Spec spec;
   space::Space space;
+  std::string strategy;
 };
 
 // Validates everything that needs no GPU (spec, kernel file, space, sizes, database) and throws
