@@ -138,8 +138,7 @@ std::string kt_timestamp_of(const std::string& at) {
 }
 
 store::Measurement settled(store::Measurement m) {
-  if (!m.summary && !m.samples_ms.empty()) m.summary = store::TimingSummary::of(m.samples_ms);
-  if (!m.objective && m.summary && m.status == MeasurementStatus::ok) m.objective = m.summary->median;
+  store::settle(m);
   return m;
 }
 
@@ -282,6 +281,7 @@ Imported from_kt_entry(const std::string& key, const ojson& entry, const std::ve
   meta["key"] = key;
   if (!ints.empty()) meta["int"] = ints;
   // Rebuild the entry from what will be stored; keep the order, or the whole entry, if needed.
+  const store::Measurement stored = settled(m);
   for (int attempt = 0; attempt < 3; ++attempt) {
     if (attempt == 1) {
       meta["order"] = ojson::array();
@@ -292,7 +292,7 @@ Imported from_kt_entry(const std::string& key, const ojson& entry, const std::ve
     }
     extra[kKtMeta] = meta;
     std::string rebuilt_key;
-    if (same_json(to_kt_entry(settled(m), out.params, extra, rebuilt_key), entry)) break;
+    if (same_json(to_kt_entry(stored, out.params, extra, rebuilt_key), entry)) break;
   }
   m.extra = extra.dump();
   return out;

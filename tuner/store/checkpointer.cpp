@@ -2,23 +2,22 @@
 
 #include <sqlite3.h>
 
-#include <optional>
-
 namespace tune::store {
 
-namespace {
-// SQLite's default automatic checkpoint threshold, restored on the Store's connection.
-constexpr int kAutoCheckpointFrames = 1000;
-}  // namespace
-
 Checkpointer::Checkpointer(Store& store, int frames)
-    : store_(store), frames_(frames), thread_([this] { work(); }) {
+    : store_(store),
+      frames_(frames),
+      auto_frames_(static_cast<int>(store.database().query_int("PRAGMA wal_autocheckpoint"))),
+      db_(store.path(), sqlite::Database::Access::read_write) {
+  db_.set_busy_timeout(kBusyTimeoutMs);
+  db_.query_text("PRAGMA journal_mode");  // reads the header: the connection now uses the WAL
+  thread_ = std::thread([this] { work(); });
   // Replaces SQLite's automatic checkpoint (itself a WAL hook) on the writing connection.
   sqlite3_wal_hook(store_.database().get(), &Checkpointer::on_commit, this);
 }
 
 Checkpointer::~Checkpointer() {
-  sqlite3_wal_autocheckpoint(store_.database().get(), kAutoCheckpointFrames);
+  sqlite3_wal_autocheckpoint(store_.database().get(), auto_frames_);
   {
     std::lock_guard lock(mu_);
     stop_ = true;
@@ -46,25 +45,16 @@ int Checkpointer::on_commit(void* self, sqlite3*, const char*, int frames) {
 }
 
 void Checkpointer::work() {
-  std::optional<sqlite::Database> db;
-  try {
-    db.emplace(store_.path(), sqlite::Database::Access::read_write);
-    db->set_busy_timeout(10000);
-    db->query_text("PRAGMA journal_mode");  // reads the header: the connection now uses the WAL
-  } catch (const sqlite::Failure&) {
-    db.reset();  // no checkpoints from here: the Store's close (or the next writer) does them
-  }
   std::unique_lock lock(mu_);
   while (true) {
     wake_.wait(lock, [&] { return wanted_ || stop_; });
     if (stop_) break;
     wanted_ = false;
-    if (!db) continue;
     lock.unlock();
     int log = 0, done = 0;
     // PASSIVE: copies what no reader still needs, never waits; SQLITE_BUSY (another checkpoint
     // under way) is no error, nor is anything else worth stopping the writer for.
-    const int rc = sqlite3_wal_checkpoint_v2(db->get(), "main", SQLITE_CHECKPOINT_PASSIVE, &log, &done);
+    const int rc = sqlite3_wal_checkpoint_v2(db_.get(), "main", SQLITE_CHECKPOINT_PASSIVE, &log, &done);
     lock.lock();
     if (rc == SQLITE_OK && done > 0) ++checkpoints_;
   }

@@ -15,6 +15,7 @@
 #include <string>
 #include <thread>
 
+#include "store/sqlite.h"
 #include "store/store.h"
 
 namespace tune::store {
@@ -22,11 +23,12 @@ namespace tune::store {
 // Construct and destroy it while no other thread uses the Store (it sets the connection's hook).
 class Checkpointer {
  public:
-  // Starts the thread; a passive checkpoint runs whenever a commit of `store` leaves at least
-  // `frames` frames in the WAL. Throws like sqlite::Database when its connection cannot open.
+  // Opens its own connection (throws like sqlite::Database when it cannot: nothing is changed
+  // then) and starts the thread; a passive checkpoint runs whenever a commit of `store` leaves at
+  // least `frames` frames in the WAL.
   explicit Checkpointer(Store& store, int frames = 64);
   // Stops the thread (a checkpoint under way completes) and restores the Store's automatic
-  // checkpoints. What is still in the WAL is checkpointed later, at the latest when the last
+  // checkpoints (their threshold as it was). What is still in the WAL is checkpointed later, at the latest when the last
   // connection closes.
   ~Checkpointer();
   Checkpointer(const Checkpointer&) = delete;
@@ -41,11 +43,13 @@ class Checkpointer {
 
   Store& store_;
   const int frames_;
+  const int auto_frames_;  // the Store's automatic checkpoint threshold, restored at the end
+  sqlite::Database db_;    // this thread's connection
   mutable std::mutex mu_;
   std::condition_variable wake_;
   bool wanted_ = false, stop_ = false;
   std::int64_t checkpoints_ = 0;
-  std::thread thread_;  // last: starts once everything above is constructed
+  std::thread thread_;  // started by the constructor once the connection is open
 };
 
 }  // namespace tune::store

@@ -54,5 +54,13 @@ TEST(CheckpointerTest, CopiesCommitsIntoTheDatabaseWhileTheStoreWrites) {
   EXPECT_EQ(s.integrity_check(), "ok");
 }
 
+TEST(CheckpointerTest, RestoresTheStoresOwnThreshold) {
+  TempDir dir;
+  Store s = Store::open(dir.file("t.db"), Store::Mode::read_write);
+  s.database().query_int("PRAGMA wal_autocheckpoint = 250");
+  { Checkpointer c(s); }
+  EXPECT_EQ(s.database().query_int("PRAGMA wal_autocheckpoint"), 250);
+}
+
 }  // namespace
 }  // namespace tune::store

@@ -233,10 +233,10 @@ void Database::exec(std::string_view sql) {
 
 Statement Database::prepare(std::string_view sql) const { return Statement(db_, sql, path_); }
 
-Lease Database::cached(const std::string& sql) {
+Lease Database::cached(std::string_view sql) {
   auto it = cache_.find(sql);
   if (it == cache_.end()) {
-    it = cache_.emplace(sql, std::make_unique<Statement>(db_, sql, path_)).first;
+    it = cache_.emplace(std::string(sql), std::make_unique<Statement>(db_, sql, path_)).first;
   }
   return Lease(*it->second);
 }

@@ -123,7 +123,7 @@ class Database {
   void exec(std::string_view sql);  // one or more statements, no results
   Statement prepare(std::string_view sql) const;
   // A statement prepared once per connection and reused; reset when the lease ends.
-  Lease cached(const std::string& sql);
+  Lease cached(std::string_view sql);  // the text is copied only when first prepared
   // Runs a single-value query such as "PRAGMA user_version".
   std::int64_t query_int(std::string_view sql) const;
   std::string query_text(std::string_view sql) const;

@@ -21,6 +21,9 @@
 
 namespace tune::store {
 
+// Every connection to a database waits this long for another's write transaction (or migration).
+inline constexpr int kBusyTimeoutMs = 10000;
+
 enum class RunStatus { running, completed, interrupted, failed };
 enum class RunKind { gpu, replay, import };
 enum class MeasurementStatus {
@@ -106,6 +109,10 @@ struct Measurement {
   bool replayed = false;
   std::string measured_at;  // record() fills utc_now() when empty
 };
+
+// The summary computed from the samples when absent, and the objective (the median) when absent
+// and the status is ok: what record() stores and a read back returns.
+void settle(Measurement& m);
 
 // What record() makes of a measurement's values before it writes them: summary and objective
 // settled (from the samples when absent), samples rendered as JSON, extra validated. A separate

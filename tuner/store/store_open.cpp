@@ -15,9 +15,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Writers wait this long for another writer's transaction (or a migration) to finish.
-constexpr int kBusyTimeoutMs = 10000;
-
 [[noreturn]] void input_error(const std::string& path, const std::string& cause) {
   throw InputError("database " + path + " " + cause);
 }

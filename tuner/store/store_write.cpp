@@ -91,11 +91,13 @@ std::int64_t Store::upsert_configuration_canonical(std::string_view kernel,
 std::int64_t Store::upsert_configuration_text(std::string_view kernel,
                                               std::string_view space_hash,
                                               std::string_view params_json) {
-  auto j = nlohmann::ordered_json::parse(params_json, nullptr, false);
-  if (j.is_discarded()) {
-    throw InputError("configuration parameters are not valid JSON: " + std::string(params_json));
-  }
-  return upsert_configuration(kernel, space_hash, j);
+  require_writable("store a configuration");
+  return upsert_configuration_canonical(kernel, space_hash, canonical_params(params_json));
+}
+
+void settle(Measurement& m) {
+  if (!m.summary && !m.samples_ms.empty()) m.summary = TimingSummary::of(m.samples_ms);
+  if (!m.objective && m.summary && m.status == MeasurementStatus::ok) m.objective = m.summary->median;
 }
 
 PreparedMeasurement prepare(Measurement m) {
@@ -104,11 +106,10 @@ PreparedMeasurement prepare(Measurement m) {
            " at size " + m.size.text;
   };
   require_json(m.extra, "extra metrics", true);
-  if (!m.summary && !m.samples_ms.empty()) m.summary = TimingSummary::of(m.samples_ms);
+  settle(m);
   if (m.status == MeasurementStatus::ok && !m.summary) {
     throw Error(where() + ": status ok needs timing samples or a summary");
   }
-  if (!m.objective && m.summary && m.status == MeasurementStatus::ok) m.objective = m.summary->median;
   std::string samples = samples_to_json(m.samples_ms);
   return PreparedMeasurement{std::move(m), std::move(samples)};
 }
@@ -132,7 +133,8 @@ std::int64_t Store::record(const PreparedMeasurement& p) {
   std::optional<sqlite::Transaction> tx;
   if (!db_.in_transaction()) tx.emplace(db_);
   // Text is bound without copies: everything bound outlives the statements' leases below.
-  const std::string measured_at = or_now(m.measured_at);
+  const std::string now = m.measured_at.empty() ? utc_now() : std::string();
+  const std::string& measured_at = m.measured_at.empty() ? now : m.measured_at;
   using sqlite::Borrowed;
   auto bind = [&](sqlite::Statement& s) {
     s.bind_all(m.config_id, m.run_id, Borrowed{m.device}, Borrowed{m.size.text}, m.size.x,
