@@ -11,7 +11,7 @@
 //  - The next configuration is the unvisited one that maximises the acquisition function over the
 //    discrete valid space (all of it, or a random pool of kPool configurations plus the
 //    neighbours of every new best in larger spaces). Candidates whose predicted mean lies 4 sds
-//    above the best leave the pool until the next refit (bayes_opt_parts.cpp).
+//    above the best leave the pool until the next refit (bayes_model.cpp).
 //  - Every kLocalEvery-th step after the initial sample is model-free: a random unvisited Hamming
 //    neighbour of the best configuration that has one. The model alone over-exploits a region it
 //    believes in (convolution_milo/A4000: a quarter of the runs spent 200 evaluations in the
