@@ -1,0 +1,208 @@
+#include "decision/decision.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <numeric>
+#include <set>
+
+#include "common/error.h"
+
+namespace tune::decision {
+
+namespace {
+
+// Two-sided 95% quantile of Student's t with `df` degrees of freedom (1..30 exact to 3 digits,
+// then the normal 1.96 approached as 1.96 + 2.4 / df).
+double t95(std::size_t df) {
+  static constexpr std::array<double, 30> kTable = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306,
+                                                    2.262,  2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120,
+                                                    2.110,  2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
+                                                    2.060,  2.056, 2.052, 2.048, 2.045, 2.042};
+  if (df == 0) return 0;
+  if (df <= kTable.size()) return kTable[df - 1];
+  return 1.96 + 2.4 / static_cast<double>(df);
+}
+
+bool usable(const Estimate& e) { return std::isfinite(e.value) && e.value > 0 && std::isfinite(e.half_width); }
+
+double median_of_sorted(const std::vector<double>& v) {
+  const std::size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// Half-width of the 95% interval of the statistic over sorted samples.
+double half_width(const std::vector<double>& sorted, Statistic statistic) {
+  const std::size_t n = sorted.size();
+  if (n < 2) return 0;
+  if (statistic == Statistic::mean) {
+    const double mean = std::accumulate(sorted.begin(), sorted.end(), 0.0) / static_cast<double>(n);
+    double squares = 0;
+    for (double v : sorted) squares += (v - mean) * (v - mean);
+    const double sd = std::sqrt(squares / static_cast<double>(n - 1));
+    return t95(n - 1) * sd / std::sqrt(static_cast<double>(n));
+  }
+  // Median: the order statistics at ranks n/2 -+ 0.98 sqrt(n) (binomial, normal approximation);
+  // below 6 samples the interval is the whole range.
+  if (n < 6) return 0.5 * (sorted.back() - sorted.front());
+  const double spread = 0.98 * std::sqrt(static_cast<double>(n));
+  const auto lo = static_cast<std::size_t>(std::max(0.0, std::floor(static_cast<double>(n) / 2 - spread)));
+  const auto hi = std::min(n - 1, static_cast<std::size_t>(std::ceil(static_cast<double>(n) / 2 + spread)));
+  return 0.5 * (sorted[hi] - sorted[lo]);
+}
+
+}  // namespace
+
+std::string_view to_string(Statistic s) { return s == Statistic::mean ? "mean" : "median"; }
+
+Statistic parse_statistic(std::string_view s) {
+  if (s == "mean") return Statistic::mean;
+  if (s == "median") return Statistic::median;
+  throw InputError("statistic '" + std::string(s) + "': expected \"mean\" or \"median\"");
+}
+
+Estimate estimate(std::span<const double> samples, Statistic statistic) {
+  if (samples.empty()) throw Error("estimate: no samples");
+  std::vector<double> sorted(samples.begin(), samples.end());
+  std::sort(sorted.begin(), sorted.end());
+  Estimate e;
+  e.samples = sorted.size();
+  e.value = statistic == Statistic::mean
+                ? std::accumulate(sorted.begin(), sorted.end(), 0.0) / static_cast<double>(sorted.size())
+                : median_of_sorted(sorted);
+  e.half_width = half_width(sorted, statistic);
+  return e;
+}
+
+Estimate estimate(double value, std::span<const double> samples, Statistic statistic) {
+  Estimate e;
+  e.value = value;
+  if (samples.empty()) return e;
+  std::vector<double> sorted(samples.begin(), samples.end());
+  std::sort(sorted.begin(), sorted.end());
+  e.samples = sorted.size();
+  e.half_width = half_width(sorted, statistic);
+  return e;
+}
+
+bool tied(const Estimate& a, const Estimate& b, const Rule& rule) {
+  const double lo = std::min(a.value, b.value);
+  const double diff = std::fabs(a.value - b.value);
+  const double noise = std::hypot(a.half_width, b.half_width);
+  return diff <= std::max(noise, rule.tie_margin * lo);
+}
+
+Verdict decide(std::span<const Entry> entries, const Rule& rule) {
+  if (entries.empty()) throw Error("decide: no configurations");
+  std::vector<const Entry*> order;
+  for (const auto& e : entries)
+    if (usable(e.estimate)) order.push_back(&e);
+  if (order.empty()) throw Error("decide: no configuration has a positive, finite value");
+  std::stable_sort(order.begin(), order.end(),
+                   [](const Entry* a, const Entry* b) { return a->estimate.value < b->estimate.value; });
+  Verdict v;
+  const Entry& w = *order.front();
+  v.winner = w.id;
+  v.noise = w.estimate.relative();
+  for (const Entry* e : order)
+    if (e == &w || tied(e->estimate, w.estimate, rule)) v.tied.push_back(e->id);
+  return v;
+}
+
+std::vector<std::size_t> contenders(std::span<const Entry> entries, const Rule& rule, double widen, std::size_t cap) {
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < entries.size(); ++i)
+    if (usable(entries[i].estimate)) order.push_back(i);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return entries[a].estimate.value < entries[b].estimate.value;
+  });
+  std::vector<std::size_t> out;
+  if (order.empty() || cap == 0) return out;
+  const Estimate& best = entries[order.front()].estimate;
+  for (std::size_t i : order) {
+    if (out.size() >= cap) break;
+    const Estimate& e = entries[i].estimate;
+    const double margin = widen * std::max(std::hypot(e.half_width, best.half_width), rule.tie_margin * best.value);
+    // the best and the runner-up always: the decision between the two closest is worth a re-take
+    if (out.size() < 2 || e.value - best.value <= margin) out.push_back(i);
+  }
+  return out;
+}
+
+std::vector<std::optional<std::size_t>> select_across_sizes(const std::vector<std::vector<std::int64_t>>& tied) {
+  const std::size_t n = tied.size();
+  std::vector<std::set<std::int64_t>> sets(n);
+  for (std::size_t s = 0; s < n; ++s) sets[s] = {tied[s].begin(), tied[s].end()};
+  // How many sizes from `s` on keep `id` tied (sizes without results neither break nor extend it).
+  auto run_length = [&](std::size_t s, std::int64_t id) {
+    std::size_t len = 0;
+    for (std::size_t t = s; t < n; ++t) {
+      if (sets[t].empty()) continue;
+      if (!sets[t].count(id)) break;
+      ++len;
+    }
+    return len;
+  };
+  std::vector<std::optional<std::size_t>> out(n);
+  std::optional<std::int64_t> kept;
+  for (std::size_t s = 0; s < n; ++s) {
+    if (tied[s].empty()) continue;
+    std::size_t pick = 0;
+    if (kept && sets[s].count(*kept)) {
+      pick = static_cast<std::size_t>(std::find(tied[s].begin(), tied[s].end(), *kept) - tied[s].begin());
+    } else {
+      std::size_t longest = 0;
+      for (std::size_t i = 0; i < tied[s].size(); ++i)
+        if (const std::size_t len = run_length(s, tied[s][i]); len > longest) longest = len, pick = i;
+    }
+    out[s] = pick;
+    kept = tied[s][pick];
+  }
+  return out;
+}
+
+std::optional<SingleBest> single_best(const std::vector<std::vector<std::pair<std::int64_t, double>>>& values) {
+  if (values.empty()) return std::nullopt;
+  std::vector<double> best(values.size(), 0);
+  std::map<std::int64_t, std::vector<double>> by_id;  // id -> value per size (NaN: not measured)
+  for (std::size_t s = 0; s < values.size(); ++s) {
+    double b = INFINITY;
+    for (const auto& [id, v] : values[s])
+      if (std::isfinite(v) && v > 0) b = std::min(b, v);
+    best[s] = b;
+    for (const auto& [id, v] : values[s]) {
+      auto& row = by_id.try_emplace(id, values.size(), NAN).first->second;
+      if (std::isfinite(v) && v > 0) row[s] = v;
+    }
+  }
+  std::optional<SingleBest> out;
+  double best_score = INFINITY;
+  for (const auto& [id, row] : by_id) {
+    double log_sum = 0;
+    bool everywhere = true;
+    for (std::size_t s = 0; s < row.size() && everywhere; ++s) {
+      everywhere = std::isfinite(row[s]) && std::isfinite(best[s]);
+      if (everywhere) log_sum += std::log(row[s] / best[s]);
+    }
+    if (!everywhere || log_sum >= best_score) continue;
+    best_score = log_sum;
+    SingleBest sb;
+    sb.id = id;
+    for (std::size_t s = 0; s < row.size(); ++s) sb.loss.push_back(row[s] / best[s]);
+    out = std::move(sb);
+  }
+  return out;
+}
+
+std::string describe(const Rule& rule) {
+  char buf[400];
+  std::snprintf(buf, sizeof buf,
+                "winner: the lowest %s time; tied: within the combined 95%% confidence interval or within %.1f%% "
+                "of the winner; across sizes the tied configuration kept from the previous size is used",
+                std::string(to_string(rule.statistic)).c_str(), 100.0 * rule.tie_margin);
+  return buf;
+}
+
+}  // namespace tune::decision

@@ -1,0 +1,97 @@
+// The verdict at one problem size: which configuration wins, which stay indistinguishable from it
+// (tied), and, across sizes, which of the tied ones to use so that the choice switches least.
+//
+// The rule (stated in `tune db --schema`, the report and the end-of-run table):
+//   - every configuration has an estimate of the objective's statistic (Kernel Tuner's `time`:
+//     the mean of the samples, unless the spec's Tune.statistic says median) with a 95%
+//     confidence interval computed from its samples (Student's t for the mean; order statistics
+//     for the median); a value without samples has no interval;
+//   - the winner is the lowest value;
+//   - a configuration is tied with the winner when the difference is within the combined 95%
+//     interval, sqrt(hw_c^2 + hw_w^2), or within `tie_margin` of the winner's value (the
+//     run-to-run spread of one configuration: a smaller difference does not repeat);
+//   - across the sizes of one device, among each size's tied configurations, the one kept from the
+//     previous size wins; where the previous one is not tied, the one that stays tied over the most
+//     following sizes (then the fastest): the fewest switches, and a switch only for a difference
+//     beyond the noise.
+// Pure: no database, no GPU.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tune::decision {
+
+enum class Statistic { mean, median };
+std::string_view to_string(Statistic s);
+// "mean" or "median"; throws InputError naming the value otherwise.
+Statistic parse_statistic(std::string_view s);
+
+// The statistic's value and the half-width of its 95% confidence interval (0 without samples or
+// with one sample).
+struct Estimate {
+  double value = 0;
+  double half_width = 0;
+  std::size_t samples = 0;
+  double relative() const { return value > 0 ? half_width / value : 0; }
+};
+
+// Estimate of `statistic` over `samples` (non-empty, finite).
+Estimate estimate(std::span<const double> samples, Statistic statistic);
+// The same with a value given by the data (an imported Kernel Tuner `time`): the interval still
+// comes from the samples' spread around their own statistic; no samples, no interval.
+Estimate estimate(double value, std::span<const double> samples, Statistic statistic);
+
+struct Rule {
+  Statistic statistic = Statistic::mean;
+  double tie_margin = 0.01;  // 1%: differences smaller than this do not repeat from run to run
+};
+
+// Default tie margin, also what `--tie-margin` defaults to.
+inline constexpr double kDefaultTieMargin = 0.01;
+
+struct Entry {
+  std::int64_t id = 0;  // the caller's identifier (configuration id or index)
+  Estimate estimate;
+};
+
+struct Verdict {
+  std::int64_t winner = 0;
+  std::vector<std::int64_t> tied;  // the winner first, then the tied ones by value
+  double noise = 0;                // the winner's relative half-width
+};
+
+// Throws Error on no entries. Entries with a non-positive or non-finite value are ignored (Error
+// when none is left).
+Verdict decide(std::span<const Entry> entries, const Rule& rule);
+
+// Whether `a` and `b` are indistinguishable by the rule (the tie test, symmetric).
+bool tied(const Estimate& a, const Estimate& b, const Rule& rule);
+
+// Which entries to measure again, interleaved, before deciding: those within `widen` times the
+// tie test's margin of the best (at least the best and, when there is one, the runner-up), the
+// closest first, at most `cap` of them. Returns indices into `entries`.
+std::vector<std::size_t> contenders(std::span<const Entry> entries, const Rule& rule, double widen = 3.0,
+                                    std::size_t cap = 12);
+
+// For each size (in sweep order) its tied set (winner first): the index into that set of the
+// configuration to use (see the rule above). Empty sets give std::nullopt.
+std::vector<std::optional<std::size_t>> select_across_sizes(const std::vector<std::vector<std::int64_t>>& tied);
+
+// The single configuration that does best over all sizes: among those measured at every size,
+// the lowest geometric mean of (its value / the size's best value). `values[s]` maps ids to values
+// at size s. Returns std::nullopt when no configuration was measured at every size.
+struct SingleBest {
+  std::int64_t id = 0;
+  std::vector<double> loss;  // per size: its value / the size's best value (>= 1)
+};
+std::optional<SingleBest> single_best(const std::vector<std::vector<std::pair<std::int64_t, double>>>& values);
+
+// One line stating the rule, for reports and the schema documentation.
+std::string describe(const Rule& rule);
+
+}  // namespace tune::decision

@@ -1,0 +1,221 @@
+#include "decision/decision.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <random>
+
+#include "common/error.h"
+
+namespace tune::decision {
+namespace {
+
+Entry entry(std::int64_t id, double value, double hw = 0) { return {id, Estimate{value, hw, hw > 0 ? 10u : 1u}}; }
+
+TEST(Estimate, MeanAndStudentInterval) {
+  const std::vector<double> s = {1.0, 2.0, 3.0, 4.0, 5.0};
+  auto e = estimate(s, Statistic::mean);
+  EXPECT_DOUBLE_EQ(e.value, 3.0);
+  // sd = sqrt(2.5), t(4) = 2.776: 2.776 * 1.5811 / sqrt(5)
+  EXPECT_NEAR(e.half_width, 2.776 * std::sqrt(2.5) / std::sqrt(5.0), 1e-9);
+  EXPECT_EQ(e.samples, 5u);
+}
+
+TEST(Estimate, MedianIsRobustAndHasAnInterval) {
+  std::vector<double> s(41, 1.0);
+  for (std::size_t i = 0; i < s.size(); ++i) s[i] = 1.0 + 0.001 * static_cast<double>(i);
+  s[40] = 100.0;  // an outlier moves the mean, not the median
+  auto med = estimate(s, Statistic::median);
+  auto mean = estimate(s, Statistic::mean);
+  EXPECT_NEAR(med.value, 1.020, 1e-12);
+  EXPECT_GT(mean.value, 3.0);
+  EXPECT_GT(med.half_width, 0.0);
+  EXPECT_LT(med.half_width, 0.01);
+}
+
+TEST(Estimate, OneSampleOrAGivenValueWithoutSamplesHasNoInterval) {
+  const std::vector<double> one = {2.5};
+  EXPECT_EQ(estimate(one, Statistic::mean).half_width, 0.0);
+  auto given = estimate(50.36, std::vector<double>{}, Statistic::mean);
+  EXPECT_EQ(given.value, 50.36);
+  EXPECT_EQ(given.half_width, 0.0);
+  EXPECT_THROW(estimate(std::vector<double>{}, Statistic::mean), Error);
+}
+
+TEST(Estimate, AGivenValueKeepsItsValueAndTakesTheSpreadOfTheSamples) {
+  const std::vector<double> s = {49.0, 50.0, 51.0, 52.0};
+  auto e = estimate(50.36, s, Statistic::mean);
+  EXPECT_EQ(e.value, 50.36);  // Kernel Tuner's `time`, not recomputed
+  EXPECT_NEAR(e.half_width, estimate(s, Statistic::mean).half_width, 1e-12);
+}
+
+TEST(Statistic, ParsesItsNames) {
+  EXPECT_EQ(parse_statistic("mean"), Statistic::mean);
+  EXPECT_EQ(parse_statistic("median"), Statistic::median);
+  EXPECT_THROW(parse_statistic("Mean"), InputError);
+  EXPECT_EQ(to_string(Statistic::median), "median");
+}
+
+TEST(Decide, TheLowestValueWinsAndCloseOnesAreTied) {
+  Rule rule;  // 1% margin
+  const std::vector<Entry> e = {entry(7, 1.030), entry(3, 1.000), entry(5, 1.009), entry(9, 1.2)};
+  auto v = decide(e, rule);
+  EXPECT_EQ(v.winner, 3);
+  EXPECT_EQ(v.tied, (std::vector<std::int64_t>{3, 5}));  // 0.9% within the margin, 3% not
+}
+
+TEST(Decide, OverlappingIntervalsAreTiedBeyondTheMargin) {
+  Rule rule;
+  // 4% apart, but each +-3.5%: indistinguishable
+  const std::vector<Entry> noisy = {entry(1, 1.00, 0.035), entry(2, 1.04, 0.035)};
+  EXPECT_EQ(decide(noisy, rule).tied.size(), 2u);
+  // the same difference with tight intervals is a real difference
+  const std::vector<Entry> tight = {entry(1, 1.00, 0.002), entry(2, 1.04, 0.002)};
+  EXPECT_EQ(decide(tight, rule).tied, (std::vector<std::int64_t>{1}));
+  EXPECT_NEAR(decide(tight, rule).noise, 0.002, 1e-12);
+}
+
+TEST(Decide, AZeroMarginTiesOnlyWithinTheInterval) {
+  Rule rule;
+  rule.tie_margin = 0;
+  const std::vector<Entry> e = {entry(1, 1.000), entry(2, 1.001)};
+  EXPECT_EQ(decide(e, rule).tied.size(), 1u);
+}
+
+TEST(Decide, IgnoresUnusableValuesAndRefusesNothing) {
+  Rule rule;
+  const std::vector<Entry> e = {entry(1, NAN), entry(2, -1.0), entry(3, 2.0), entry(4, INFINITY)};
+  auto v = decide(e, rule);
+  EXPECT_EQ(v.winner, 3);
+  EXPECT_EQ(v.tied, (std::vector<std::int64_t>{3}));
+  EXPECT_THROW(decide(std::vector<Entry>{}, rule), Error);
+  EXPECT_THROW(decide(std::vector<Entry>{entry(1, 0.0)}, rule), Error);
+}
+
+TEST(Decide, TiedIsSymmetric) {
+  Rule rule;
+  Estimate a{1.0, 0.01, 10}, b{1.02, 0.01, 10};
+  EXPECT_EQ(tied(a, b, rule), tied(b, a, rule));
+  EXPECT_FALSE(tied(a, b, rule));  // 2% apart: beyond the combined interval (1.4%) and the margin (1%)
+  Estimate c{1.012, 0.01, 10};
+  EXPECT_TRUE(tied(a, c, rule));  // 1.2%: within the combined interval
+  EXPECT_EQ(tied(a, c, rule), tied(c, a, rule));
+}
+
+TEST(Contenders, TheClosestWithinTheWidenedMarginAtMostCap) {
+  Rule rule;  // 1%; widen 3: 3% around the best
+  std::vector<Entry> e;
+  for (int i = 0; i < 20; ++i) e.push_back(entry(i, 1.0 + 0.0045 * (19 - i)));  // 1.0855 .. 1.0
+  auto c = contenders(e, rule, 3.0, 12);
+  ASSERT_EQ(c.size(), 7u);  // 1.000 .. 1.027 (1.0315 is out)
+  EXPECT_EQ(c[0], 19u);
+  EXPECT_EQ(c[1], 18u);
+  EXPECT_EQ(contenders(e, rule, 3.0, 4).size(), 4u);
+  // a runner-up far away is still re-measured once with the best
+  const std::vector<Entry> far = {entry(1, 1.0), entry(2, 2.0), entry(3, 3.0)};
+  EXPECT_EQ(contenders(far, rule).size(), 2u);
+}
+
+// Switches of a choice sequence (sizes without a choice skipped).
+std::size_t switches(const std::vector<std::vector<std::int64_t>>& tied, const std::vector<std::optional<std::size_t>>& pick) {
+  std::size_t n = 0;
+  std::optional<std::int64_t> prev;
+  for (std::size_t s = 0; s < tied.size(); ++s) {
+    if (!pick[s]) continue;
+    const std::int64_t id = tied[s][*pick[s]];
+    if (prev && *prev != id) ++n;
+    prev = id;
+  }
+  return n;
+}
+
+// Fewest switches by dynamic programming over (size, chosen id): the reference the greedy must match.
+std::size_t fewest_switches(const std::vector<std::vector<std::int64_t>>& tied) {
+  std::map<std::int64_t, std::size_t> cost;  // cost of ending at id
+  for (const auto& set : tied) {
+    if (set.empty()) continue;
+    std::size_t best_prev = SIZE_MAX;
+    for (const auto& [id, c] : cost) best_prev = std::min(best_prev, c);
+    std::map<std::int64_t, std::size_t> next;
+    for (std::int64_t id : set) {
+      const auto it = cost.find(id);
+      std::size_t c = cost.empty() ? 0 : best_prev + 1;
+      if (it != cost.end()) c = std::min(c, it->second);
+      next[id] = c;
+    }
+    cost = std::move(next);
+  }
+  std::size_t best = 0;
+  bool first = true;
+  for (const auto& [id, c] : cost) best = first ? c : std::min(best, c), first = false;
+  return best;
+}
+
+TEST(SelectAcrossSizes, KeepsThePreviousChoiceWhileItIsTied) {
+  // size 0: {A, B}; 1: {B, A}; 2: {B}; 3: {C, B}
+  const std::vector<std::vector<std::int64_t>> tied = {{1, 2}, {2, 1}, {2}, {3, 2}};
+  auto pick = select_across_sizes(tied);
+  // B is tied everywhere: choose it at size 0 (longest run) and keep it
+  EXPECT_EQ(tied[0][*pick[0]], 2);
+  EXPECT_EQ(tied[1][*pick[1]], 2);
+  EXPECT_EQ(tied[3][*pick[3]], 2);
+  EXPECT_EQ(switches(tied, pick), 0u);
+}
+
+TEST(SelectAcrossSizes, AWinnerWithoutTiesIsTakenAndGapsAreSkipped) {
+  const std::vector<std::vector<std::int64_t>> tied = {{5}, {}, {6}, {6, 5}};
+  auto pick = select_across_sizes(tied);
+  EXPECT_EQ(pick[0], std::optional<std::size_t>(0));
+  EXPECT_FALSE(pick[1].has_value());
+  EXPECT_EQ(tied[3][*pick[3]], 6);
+  // the longest run prefers the fastest on equal length
+  const std::vector<std::vector<std::int64_t>> equal = {{8, 9}};
+  EXPECT_EQ(select_across_sizes(equal)[0], std::optional<std::size_t>(0));
+}
+
+TEST(SelectAcrossSizes, MatchesTheFewestSwitchesOnRandomInstances) {
+  std::mt19937 rng(12345);
+  for (int trial = 0; trial < 500; ++trial) {
+    const std::size_t sizes = 1 + rng() % 12;
+    std::vector<std::vector<std::int64_t>> tied(sizes);
+    for (auto& set : tied) {
+      const std::size_t k = rng() % 4;  // 0 .. 3 tied configurations (0: no result)
+      while (set.size() < k) {
+        const std::int64_t id = rng() % 5;
+        if (std::find(set.begin(), set.end(), id) == set.end()) set.push_back(id);
+      }
+    }
+    auto pick = select_across_sizes(tied);
+    for (std::size_t s = 0; s < sizes; ++s) ASSERT_EQ(pick[s].has_value(), !tied[s].empty());
+    ASSERT_EQ(switches(tied, pick), fewest_switches(tied)) << "trial " << trial;
+  }
+}
+
+TEST(SingleBest, TheLowestGeometricMeanLossAmongThoseMeasuredEverywhere) {
+  // config 1 best at size 0, 2 best at size 1, 3 measured only at size 0
+  const std::vector<std::vector<std::pair<std::int64_t, double>>> v = {
+      {{1, 1.0}, {2, 1.10}, {3, 0.9}},
+      {{1, 2.4}, {2, 2.0}},
+  };
+  auto sb = single_best(v);
+  ASSERT_TRUE(sb);
+  // 1: losses 1/0.9, 2.4/2.0 -> product 1.333; 2: 1.1/0.9, 1.0 -> 1.222
+  EXPECT_EQ(sb->id, 2);
+  ASSERT_EQ(sb->loss.size(), 2u);
+  EXPECT_NEAR(sb->loss[0], 1.1 / 0.9, 1e-12);
+  EXPECT_NEAR(sb->loss[1], 1.0, 1e-12);
+  EXPECT_FALSE(single_best({{{1, 1.0}}, {{2, 1.0}}}));
+}
+
+TEST(Describe, StatesTheStatisticAndTheMargin) {
+  Rule rule;
+  rule.statistic = Statistic::median;
+  rule.tie_margin = 0.005;
+  const std::string d = describe(rule);
+  EXPECT_NE(d.find("median"), std::string::npos);
+  EXPECT_NE(d.find("0.5%"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tune::decision
