@@ -36,7 +36,14 @@ int cmd_best(const Args& args) {
       j["measured_size"] = b.measured_size;
       j["nearest"] = b.nearest;
       j["params"] = nlohmann::ordered_json::parse(b.params);
-      j["median_ms"] = b.median_ms;
+      j["statistic"] = b.statistic;
+      j["time_ms"] = b.time_ms;
+      j["half_width_ms"] = b.half_width_ms;
+      j["noise"] = b.noise;
+      auto& tied = j["tied"] = nlohmann::ordered_json::array();
+      for (const auto& t : b.tied) tied.push_back(nlohmann::ordered_json::parse(t));
+      j["winner"] = b.winner.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json::parse(b.winner);
+      j["remeasured"] = b.remeasured;
       j["gbps"] = b.gbps ? nlohmann::ordered_json(*b.gbps) : nlohmann::ordered_json();
       j["gflops"] = b.gflops ? nlohmann::ordered_json(*b.gflops) : nlohmann::ordered_json();
       j["candidates"] = b.candidates;
@@ -49,13 +56,17 @@ int cmd_best(const Args& args) {
     std::printf("no verified results\n");
     return 0;
   }
-  std::printf("%-28s %-14s %10s %10s  %s\n", "device", "size", "median ms", "GB/s", "best configuration");
+  std::printf("%-28s %-14s %10s %6s %10s %4s  %s\n", "device", "size", (rows[0].statistic + " ms").c_str(), "noise",
+              "GB/s", "tied", "best configuration");
   for (const auto& b : rows) {
     std::string size = b.nearest ? b.size + " (nearest measured: " + b.measured_size + ")" : b.size;
     std::string gbps = b.gbps ? std::to_string(static_cast<long long>(*b.gbps + 0.5)) : "-";
-    std::printf("%-28s %-14s %10.4f %10s  %s\n", b.device.c_str(), size.c_str(), b.median_ms, gbps.c_str(),
-                b.params.c_str());
+    std::printf("%-28s %-14s %10.4f %5.1f%% %10s %4zu  %s\n", b.device.c_str(), size.c_str(), b.time_ms,
+                100.0 * b.noise, gbps.c_str(), b.tied.size(), b.params.c_str());
   }
+  std::printf("best: the lowest %s time; tied: configurations indistinguishable from it (95%% interval or 1%%), "
+              "broken towards the neighbouring sizes' choice\n",
+              rows[0].statistic.c_str());
   return 0;
 }
 

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "common/error.h"
+#include "query/verdict.h"
 
 namespace tune::query {
 
@@ -45,6 +46,32 @@ std::string nearest_size(const std::vector<std::string>& measured, const std::st
   return best;
 }
 
+namespace {
+
+Best best_of(const std::string& kernel, const std::string& device, const SizeVerdict& v) {
+  const Contender& u = v.used();
+  Best b;
+  b.kernel = kernel;
+  b.device = device;
+  b.size = b.measured_size = v.size;
+  b.params = u.params;
+  b.time_ms = u.estimate.value;
+  b.half_width_ms = u.estimate.half_width;
+  b.gbps = u.gbps;
+  b.gflops = u.gflops;
+  b.config_id = u.config_id;
+  b.run_id = u.run_id;
+  b.candidates = v.candidates;
+  for (const auto& c : v.tied)
+    if (c.config_id != u.config_id) b.tied.push_back(c.params);
+  if (v.chosen != 0) b.winner = v.winner().params;
+  b.noise = v.noise;
+  b.remeasured = v.remeasured;
+  return b;
+}
+
+}  // namespace
+
 std::vector<Best> best(store::Store& db, const BestQuery& q) {
   std::string kernel = resolve_kernel(db, q.kernel);
   std::vector<std::string> devices = q.device ? std::vector<std::string>{*q.device} : db.devices(kernel);
@@ -55,46 +82,30 @@ std::vector<Best> best(store::Store& db, const BestQuery& q) {
       if (q.device) throw InputError("no results for kernel '" + kernel + "' on device '" + device + "' in " + db.path());
       continue;
     }
-    std::vector<std::pair<std::string, std::string>> wanted;  // (asked, measured)
-    if (q.size) {
-      std::string canonical = store::ProblemSize::parse(*q.size).text;
-      // "4096" for a kernel measured at 2-D (3-D) sizes means 4096x4096 (x4096), as in --sizes
-      auto rank = std::count(measured[0].begin(), measured[0].end(), 'x');
-      if (canonical.find('x') == std::string::npos)
-        for (long d = 0, n = rank, side = store::ProblemSize::parse(*q.size).x; d < n; ++d) {
-          canonical += 'x';
-          canonical += std::to_string(side);
-        }
-      bool exact = std::find(measured.begin(), measured.end(), canonical) != measured.end();
-      wanted.emplace_back(canonical, exact ? canonical : nearest_size(measured, canonical));
-    } else {
-      for (const auto& m : measured) wanted.emplace_back(m, m);
+    const auto all = verdicts(db, kernel, device);
+    std::map<std::string, const SizeVerdict*> at;
+    for (const auto& v : all) at[v.size] = &v;
+    if (!q.size) {
+      for (const auto& v : all) out.push_back(best_of(kernel, device, v));
+      continue;
     }
-    for (const auto& [asked, at] : wanted) {
-      store::MeasurementFilter f;
-      f.kernel = kernel;
-      f.device = device;
-      f.size = at;
-      auto rows = db.measurements(f);
-      if (rows.empty()) continue;  // only failures there
-      const auto* top = &rows[0];
-      for (const auto& r : rows)
-        if (r.summary && top->summary && r.summary->median < top->summary->median) top = &r;
-      Best b;
-      b.kernel = kernel;
-      b.device = device;
-      b.size = asked;
-      b.measured_size = at;
-      b.nearest = asked != at;
-      b.params = top->params;
-      b.median_ms = top->summary ? top->summary->median : top->objective.value_or(0);
-      b.gbps = top->gbps;
-      b.gflops = top->gflops;
-      b.config_id = top->config_id;
-      b.run_id = top->run_id;
-      b.candidates = rows.size();
-      out.push_back(std::move(b));
-    }
+    std::string canonical = store::ProblemSize::parse(*q.size).text;
+    // "4096" for a kernel measured at 2-D (3-D) sizes means 4096x4096 (x4096), as in --sizes
+    auto rank = std::count(measured[0].begin(), measured[0].end(), 'x');
+    if (canonical.find('x') == std::string::npos)
+      for (long d = 0, n = rank, side = store::ProblemSize::parse(*q.size).x; d < n; ++d) {
+        canonical += 'x';
+        canonical += std::to_string(side);
+      }
+    std::vector<std::string> verified;
+    for (const auto& v : all) verified.push_back(v.size);
+    const bool exact = at.count(canonical) > 0;
+    const std::string size = exact ? canonical : nearest_size(verified, canonical);
+    if (size.empty()) continue;  // only failures on this device
+    Best b = best_of(kernel, device, *at.at(size));
+    b.size = canonical;
+    b.nearest = !exact;
+    out.push_back(std::move(b));
   }
   return out;
 }

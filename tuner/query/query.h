@@ -14,11 +14,17 @@ struct Best {
   std::string size;           // the size asked for (or measured, when listing)
   std::string measured_size;  // the size the answer was measured at
   bool nearest = false;       // true when size was never measured and measured_size stands in
-  std::string params;         // canonical JSON
-  double median_ms = 0;
+  std::string params;         // canonical JSON: the configuration to use (verdict.h)
+  double time_ms = 0;         // its objective (the statistic below)
+  double half_width_ms = 0;   // of its 95% interval
   std::optional<double> gbps, gflops;
   std::int64_t config_id = 0, run_id = 0;
   std::size_t candidates = 0;  // ok measurements at that (device, size)
+  std::vector<std::string> tied;  // the other configurations tied with it (canonical JSON)
+  std::string winner;             // the fastest measured, when a tie-break chose another; else ""
+  double noise = 0;               // the winner's relative 95% half-width at that size
+  bool remeasured = false;        // decided by a GPU run's interleaved re-measurement
+  std::string statistic = "mean";
 };
 
 struct BestQuery {
@@ -27,8 +33,9 @@ struct BestQuery {
   std::optional<std::string> size;    // every measured size when absent
 };
 
-// Best (lowest median time among verified, ok measurements) per device and size, ordered by
-// device, then size. Throws InputError when the kernel is unknown or not given and ambiguous.
+// The configuration to use per device and size (query/verdict.h: the lowest objective, ties
+// broken towards the neighbouring sizes' choice), ordered by device, then size. Throws InputError
+// when the kernel is unknown or not given and ambiguous.
 std::vector<Best> best(store::Store& db, const BestQuery& q);
 
 // The measured size closest to `size` (in elements, on a log scale; ties go to the smaller).

@@ -52,7 +52,8 @@ TEST(Query, BestPerDeviceAndSizeAndNearest) {
   EXPECT_EQ(all[0].size, "1024x1024");
   EXPECT_EQ(all[0].params, R"({"tile":64})");  // the faster verified one, not the failed one
   EXPECT_EQ(all[0].candidates, 2u);
-  EXPECT_DOUBLE_EQ(all[0].median_ms, 1.5);
+  EXPECT_DOUBLE_EQ(all[0].time_ms, 1.5);  // the mean of its samples, the objective
+  EXPECT_TRUE(all[0].tied.empty());
   EXPECT_EQ(all[1].params, R"({"tile":32})");
   EXPECT_EQ(all[2].device, "H200");
 
@@ -117,7 +118,7 @@ void add_ceiling(store::Store& db, std::int64_t run, const std::string& size, co
   c.device = "NVIDIA H200";
   c.size = size;
   c.name = name;
-  c.median_ms = ms;
+  c.time_ms = ms;
   c.gflops = gflops;
   c.gbps = gbps;
   c.samples_ms = {static_cast<float>(ms)};
@@ -152,10 +153,10 @@ TEST(Table, FlopsRowsShowPeakFractionAndLibraryRatio) {
   add_ceiling(db, run2, match, "cublas_sgemm", 1.8, 38000);
   add_ceiling(db, run2, match, "cublas_sgemm_argmax", 2.4, 29000);  // the matching equivalent wins
 
-  auto rows = query::run_table(db, "gemm", "NVIDIA H200", {small, gemm});
+  auto rows = query::run_table(db, "gemm", "NVIDIA H200", {small, gemm}).rows;
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[1].best, R"({"tile":64})");
-  EXPECT_DOUBLE_EQ(rows[1].median_ms, 2.0);
+  EXPECT_DOUBLE_EQ(rows[1].time_ms, 2.0);
   ASSERT_TRUE(rows[1].gflops && rows[1].peak_fraction && rows[1].library_ratio);
   EXPECT_DOUBLE_EQ(*rows[1].peak_fraction, 0.5);
   EXPECT_EQ(rows[1].library, "cublas_sgemm");
@@ -173,35 +174,35 @@ TEST(Table, FlopsRowsShowPeakFractionAndLibraryRatio) {
   add_ceiling(db, run1, sq, "d2d_copy", 0.9, {}, 500.0);
   add_ceiling(db, run2, sq, "d2d_copy", 0.8, {}, 800.0);
   add_ceiling(db, run2, sq, "cublas_sgemm", 1.5, 20000);
-  auto both = query::run_table(db, "gemm", "NVIDIA H200", {sq});
+  auto both = query::run_table(db, "gemm", "NVIDIA H200", {sq}).rows;
   ASSERT_EQ(both.size(), 1u);
   ASSERT_TRUE(both[0].copy_fraction && both[0].library_ratio);
   EXPECT_DOUBLE_EQ(*both[0].copy_fraction, 0.8);  // 400 / 500 (run 1), not 400 / 800 (run 2)
   EXPECT_DOUBLE_EQ(*both[0].library_ratio, 1.5);  // run 2's, the only one
 
-  auto m = query::run_table(db, "matching", "NVIDIA H200", {match});
+  auto m = query::run_table(db, "matching", "NVIDIA H200", {match}).rows;
   ASSERT_EQ(m.size(), 1u);
   EXPECT_EQ(m[0].library, "cublas_sgemm_argmax");
   EXPECT_NEAR(*m[0].library_ratio, 0.8, 1e-6);  // 2.4 / 3.0
   EXPECT_NEAR(*m[0].peak_fraction, 23000.0 / 64000.0, 1e-12);
 
-  const std::string text = captured([&] { query::print_run_table(db, "matching", "NVIDIA H200", {match}, {}, {}, false); });
-  EXPECT_NE(text.find("size             median ms   GFLOP/s of peak    vs lib"), std::string::npos) << text;
-  EXPECT_NE(text.find("16384x16384x128     3.0000     23000   0.359    0.800x"), std::string::npos) << text;
+  const std::string text = captured([&] { query::print_run_table(db, "matching", "NVIDIA H200", {match}, {}, false); });
+  EXPECT_NE(text.find("size                   ms  noise GFLOP/s of peak   vs lib  single tied"), std::string::npos) << text;
+  EXPECT_NE(text.find("16384x16384x128    3.0000  12.4%   23000  0.359    0.800x  1.000x    0"), std::string::npos) << text;
   EXPECT_EQ(text.find("GB/s"), std::string::npos) << text;
 
   // A GFLOP/s kernel shows GB/s only where a copy ceiling gives it a fraction.
-  const std::string g = captured([&] { query::print_run_table(db, "gemm", "NVIDIA H200", {gemm}, {}, {}, false); });
+  const std::string g = captured([&] { query::print_run_table(db, "gemm", "NVIDIA H200", {gemm}, {}, false); });
   EXPECT_EQ(g.find("GB/s"), std::string::npos) << g;
   const std::string pairwise = "1024x2048x128";
   add_flops(db, run2, "pairwise", pairwise, 0.05f, 10737, 3400);
   add_ceiling(db, run2, pairwise, "fp32_peak", 0.5, 65000);
   add_ceiling(db, run2, pairwise, "d2d_copy", 0.04, {}, 4000);
-  const std::string p = captured([&] { query::print_run_table(db, "pairwise", "NVIDIA H200", {pairwise}, {}, {}, false); });
-  EXPECT_NE(p.find("     GB/s of copy   GFLOP/s of peak    vs lib"), std::string::npos) << p;
-  EXPECT_NE(p.find("      3400   0.850     10737   0.165         -"), std::string::npos) << p;
+  const std::string p = captured([&] { query::print_run_table(db, "pairwise", "NVIDIA H200", {pairwise}, {}, false); });
+  EXPECT_NE(p.find("  GB/s of copy GFLOP/s of peak   vs lib"), std::string::npos) << p;
+  EXPECT_NE(p.find("  3400  0.850    10737  0.165         -"), std::string::npos) << p;
 
-  const std::string js = captured([&] { query::print_run_table(db, "gemm", "NVIDIA H200", {gemm}, {}, {}, true); });
+  const std::string js = captured([&] { query::print_run_table(db, "gemm", "NVIDIA H200", {gemm}, {}, true); });
   auto j = nlohmann::json::parse(js);
   EXPECT_DOUBLE_EQ(j["sizes"][0]["gflops"].get<double>(), 33000);
   EXPECT_DOUBLE_EQ(j["sizes"][0]["peak_fraction"].get<double>(), 0.5);
@@ -225,13 +226,13 @@ TEST(Table, BytesKernelKeepsItsColumns) {
   db.record(m);
   add_ceiling(db, run, "4096x4096", "d2d_copy", 0.0355, {}, 3780);
   add_ceiling(db, run, "4096x4096", "cublas_sgeam", 0.0406, {}, 3306);
-  const std::string text = captured([&] { query::print_run_table(db, "transpose", "NVIDIA H200", {"4096x4096"}, {}, {}, false); });
-  // The header and row exactly as before GFLOP/s kernels existed.
+  const std::string text = captured([&] { query::print_run_table(db, "transpose", "NVIDIA H200", {"4096x4096"}, {}, false); });
+  // GB/s and the fraction of the copy, no GFLOP/s columns.
   char head[200], row[300];
-  std::snprintf(head, sizeof head, "%-12s %10s %9s %7s %9s  %-12s %s\n", "size", "median ms", "GB/s", "of copy", "vs lib",
-                "flags", "best configuration");
-  std::snprintf(row, sizeof row, "%-12s %10.4f %9s %7s %9s  %-12s %s\n", "4096x4096", 0.0365, "3678", "0.973", "1.112x", "",
-                R"({"tile":64})");
+  std::snprintf(head, sizeof head, "%-12s %9s %6s %6s %7s %8s %7s %4s  %-16s %s\n", "size", "ms", "noise", "GB/s",
+                "of copy", "vs lib", "single", "tied", "flags", "configuration");
+  std::snprintf(row, sizeof row, "%-12s %9.4f %5.1f%% %6s %6s  %8s %7s %4d  %-16s %s\n", "4096x4096", 0.0365, 0.0,
+                "3678", "0.973", "1.112x", "1.000x", 0, "", R"({"tile":64})");
   EXPECT_NE(text.find(head), std::string::npos) << text;
   EXPECT_NE(text.find(row), std::string::npos) << text;
   EXPECT_EQ(text.find("of peak"), std::string::npos) << text;

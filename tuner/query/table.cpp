@@ -6,8 +6,10 @@
 #include <cstdarg>
 #include <cstdio>
 #include <iostream>
+#include <map>
+#include <set>
 
-#include "query/query.h"
+#include "query/verdict.h"
 
 namespace tune::query {
 
@@ -26,73 +28,153 @@ namespace {
 // "-" for no value.
 std::string num(const char* fmt, const std::optional<double>& v) { return v ? strf(fmt, *v) : "-"; }
 
+nlohmann::ordered_json opt(const std::optional<double>& v) { return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(); }
+
+// Per ceiling: the one the used configuration's run measured (ratios within one run), else the
+// latest run's (a result imported or measured by a run that took no ceilings).
+std::map<std::string, store::Ceiling> ceilings_at(store::Store& db, const std::string& device, const std::string& size,
+                                                  std::int64_t run) {
+  std::map<std::string, store::Ceiling> out;
+  for (const auto& c : db.ceilings(device, size)) {
+    const auto it = out.find(c.name);
+    if (it == out.end() || (it->second.run_id != run && (c.run_id == run || c.run_id > it->second.run_id)))
+      out[c.name] = c;
+  }
+  return out;
+}
+
+// A ceiling's rate at a size: GB/s when it has one, else work per ms (elements / time).
+std::optional<double> rate(const std::map<std::string, store::Ceiling>& c, const std::string& name, double elements) {
+  const auto it = c.find(name);
+  if (it == c.end()) return std::nullopt;
+  if (it->second.gbps) return *it->second.gbps;
+  if (it->second.gflops) return *it->second.gflops;
+  return it->second.time_ms > 0 ? std::optional(elements / it->second.time_ms) : std::nullopt;
+}
+
+double elements(const std::string& size) {
+  const auto p = store::ProblemSize::parse(size);
+  return double(p.x) * double(p.y) * double(p.z);
+}
+
 }  // namespace
 
-std::vector<TableRow> run_table(store::Store& db, const std::string& kernel, const std::string& device,
-                                const std::vector<std::string>& sizes) {
-  std::vector<TableRow> rows;
+bool implausible(double value, std::optional<double> left, std::optional<double> right) {
+  if (!left || !right || *left <= 0 || *right <= 0 || value <= 0) return false;
+  return value < std::min(*left, *right) / 3.0 || value > 3.0 * std::max(*left, *right);
+}
+
+Table run_table(store::Store& db, const std::string& kernel, const std::string& device,
+                const std::vector<std::string>& sizes) {
+  Table t;
+  decision::Rule rule;
+  t.rule = decision::describe(rule);
+  const auto all = verdicts(db, kernel, device, rule);
+  std::map<std::string, const SizeVerdict*> at;
+  for (const auto& v : all) at[v.size] = &v;
+  std::vector<SizeVerdict> shown;  // the verdicts at the table's sizes, for the single best
+  for (const auto& s : sizes)
+    if (at.count(s)) shown.push_back(*at[s]);
+  const auto single = single_best(shown);
+  if (single) t.single_best = single->params;
+
+  std::map<std::int64_t, store::RunInfo> runs;
+  std::set<std::string> timing;
+  std::vector<std::map<std::string, store::Ceiling>> ceilings;
+  std::size_t k = 0;  // index into shown
   for (const auto& size : sizes) {
     TableRow r;
     r.size = size;
-    auto top = best(db, {kernel, device, size});
-    if (!top.empty() && !top[0].nearest) {
-      r.best = top[0].params;
-      r.median_ms = top[0].median_ms;
-      r.gbps = top[0].gbps;
-      r.gflops = top[0].gflops;
+    std::int64_t run = 0;
+    if (const auto it = at.find(size); it != at.end()) {
+      const SizeVerdict& v = *it->second;
+      const Contender& u = v.used();
+      r.best = u.params;
+      r.time_ms = u.estimate.value;
+      r.noise = v.noise;
+      r.tied = v.tied.size() - 1;
+      r.remeasured = v.remeasured;
+      r.gbps = u.gbps;
+      r.gflops = u.gflops;
+      if (single) r.single_loss = single->loss.at(k);
+      ++k;
+      run = u.run_id;
+      if (!runs.count(run))
+        if (auto info = db.run(run)) runs[run] = *info;
+      if (runs.count(run)) {
+        const auto& info = runs[run];
+        if (info.kind != store::RunKind::gpu) t.replayed = true;
+        timing.insert(!info.timing.empty() ? info.timing
+                                           : std::string(store::to_string(info.kind)) +
+                                                 " data of an older tune (per-launch CUDA events, median)");
+      }
     }
-    // Per ceiling: the one the best configuration's run measured (ratios within one run), else the
-    // latest run's (a best imported or measured by a run that took no ceilings).
-    const std::int64_t best_run = r.best.empty() ? 0 : top[0].run_id;
-    std::map<std::string, store::Ceiling> ceiling;
-    for (const auto& c : db.ceilings(device, size)) {
-      const auto it = ceiling.find(c.name);
-      if (it == ceiling.end() ||
-          (it->second.run_id != best_run && (c.run_id == best_run || c.run_id > it->second.run_id)))
-        ceiling[c.name] = c;
-    }
-    if (r.gbps && ceiling.count("d2d_copy") && ceiling["d2d_copy"].gbps) r.copy_fraction = *r.gbps / *ceiling["d2d_copy"].gbps;
+    ceilings.push_back(ceilings_at(db, device, size, run));
+    auto& ceiling = ceilings.back();
+    if (r.gbps && ceiling.count("d2d_copy") && ceiling["d2d_copy"].gbps)
+      r.copy_fraction = *r.gbps / *ceiling["d2d_copy"].gbps;
     if (r.gflops && ceiling.count("fp32_peak") && ceiling["fp32_peak"].gflops && *ceiling["fp32_peak"].gflops > 0)
       r.peak_fraction = *r.gflops / *ceiling["fp32_peak"].gflops;
     for (const char* lib : {"cublas_sgeam", "cublas_sgemm", "cublas_sgemm_argmax"})
-      if (ceiling.count(lib) && r.median_ms > 0) {
+      if (ceiling.count(lib) && r.time_ms > 0) {
         r.library = lib;
-        r.library_ratio = ceiling[lib].median_ms / r.median_ms;
+        r.library_ratio = ceiling[lib].time_ms / r.time_ms;
       }
-    for (const auto& f : db.flags(kernel, device))
-      if (f.size == size) r.flags += (r.flags.empty() ? "" : "; ") + std::string(store::to_string(f.kind));
-    rows.push_back(std::move(r));
+    t.rows.push_back(std::move(r));
   }
-  return rows;
+  for (const auto& f : db.flags(kernel, device))
+    for (auto& r : t.rows)
+      if (f.size == r.size) r.flags += (r.flags.empty() ? "" : ",") + std::string(store::to_string(f.kind));
+  // ceilings that disagree implausibly with both neighbours
+  for (std::size_t i = 1; i + 1 < t.rows.size(); ++i)
+    for (const auto& [name, c] : ceilings[i]) {
+      const double e = elements(t.rows[i].size);
+      const auto v = rate(ceilings[i], name, e);
+      if (v && implausible(*v, rate(ceilings[i - 1], name, elements(t.rows[i - 1].size)),
+                           rate(ceilings[i + 1], name, elements(t.rows[i + 1].size))))
+        t.rows[i].ceiling_suspect = true;
+    }
+  t.timing.assign(timing.begin(), timing.end());
+  return t;
 }
 
 void print_run_table(store::Store& db, const std::string& kernel, const std::string& device,
-                     const std::vector<std::string>& sizes, const std::vector<std::string>& flag_lines,
-                     const RunTotals& t, bool json) {
-  auto rows = run_table(db, kernel, device, sizes);
+                     const std::vector<std::string>& sizes, const RunTotals& totals, bool json) {
+  const Table t = run_table(db, kernel, device, sizes);
+  const auto flags = db.flags(kernel, device);
   if (json) {
     nlohmann::ordered_json out;
     out["kernel"] = kernel;
     out["device"] = device;
-    out["compiled"] = t.compiled;
-    out["from_cache"] = t.cached;
-    out["measured"] = t.measured;
-    out["failed"] = t.failed;
-    out["compile_cpu_seconds"] = t.compile_s;
-    out["measure_seconds"] = t.measure_s;
-    out["wall_seconds"] = t.wall_s;
+    out["statistic"] = t.statistic;
+    out["timing"] = t.timing;
+    out["replayed"] = t.replayed;
+    out["rule"] = t.rule;
+    out["single_best"] = t.single_best.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json::parse(t.single_best);
+    out["compiled"] = totals.compiled;
+    out["from_cache"] = totals.cached;
+    out["measured"] = totals.measured;
+    out["failed"] = totals.failed;
+    out["compile_cpu_seconds"] = totals.compile_s;
+    out["measure_seconds"] = totals.measure_s;
+    out["wall_seconds"] = totals.wall_s;
     auto& arr = out["sizes"] = nlohmann::ordered_json::array();
-    for (const auto& r : rows) {
+    for (const auto& r : t.rows) {
       nlohmann::ordered_json j;
       j["size"] = r.size;
-      j["best"] = r.best.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json::parse(r.best);
-      j["median_ms"] = r.median_ms;
-      j["gbps"] = r.gbps ? nlohmann::ordered_json(*r.gbps) : nlohmann::ordered_json();
-      j["copy_fraction"] = r.copy_fraction ? nlohmann::ordered_json(*r.copy_fraction) : nlohmann::ordered_json();
-      j["gflops"] = r.gflops ? nlohmann::ordered_json(*r.gflops) : nlohmann::ordered_json();
-      j["peak_fraction"] = r.peak_fraction ? nlohmann::ordered_json(*r.peak_fraction) : nlohmann::ordered_json();
+      j["params"] = r.best.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json::parse(r.best);
+      j["time_ms"] = r.time_ms;
+      j["noise"] = r.noise;
+      j["tied"] = r.tied;
+      j["remeasured"] = r.remeasured;
+      j["gbps"] = opt(r.gbps);
+      j["copy_fraction"] = opt(r.copy_fraction);
+      j["gflops"] = opt(r.gflops);
+      j["peak_fraction"] = opt(r.peak_fraction);
       j["library"] = r.library;
-      j["library_ratio"] = r.library_ratio ? nlohmann::ordered_json(*r.library_ratio) : nlohmann::ordered_json();
+      j["library_ratio"] = opt(r.library_ratio);
+      j["single_loss"] = opt(r.single_loss);
+      j["ceiling_suspect"] = r.ceiling_suspect;
       j["flags"] = r.flags;
       arr.push_back(j);
     }
@@ -100,30 +182,48 @@ void print_run_table(store::Store& db, const std::string& kernel, const std::str
     return;
   }
   std::printf("\n%s on %s\n", kernel.c_str(), device.c_str());
-  bool any_gflops = false, any_copy = false;
+  for (const auto& line : t.timing) std::printf("timing: %s\n", line.c_str());
+  if (t.replayed) std::printf("data: replayed or imported measurements (not measured by this run)\n");
+  std::printf("decision: %s\n", t.rule.c_str());
+  bool any_gflops = false, any_copy = false, any_suspect = false;
   int w = 12;  // the size column: 12 wide, wider for long sizes such as 16384x16384x128
-  for (const auto& r : rows) {
+  for (const auto& r : t.rows) {
     any_gflops = any_gflops || r.gflops.has_value();
     any_copy = any_copy || r.copy_fraction.has_value();
+    any_suspect = any_suspect || r.ceiling_suspect;
     w = std::max(w, static_cast<int>(r.size.size()));
   }
   // GB/s for bytes-only kernels; for GFLOP/s kernels only with a copy ceiling to compare with.
   const bool bytes_cols = any_copy || !any_gflops;
-  std::string head = strf("%-*s %10s", w, "size", "median ms");
-  if (bytes_cols) head += strf(" %9s %7s", "GB/s", "of copy");
-  if (any_gflops) head += strf(" %9s %7s", "GFLOP/s", "of peak");
-  std::printf("%s %9s  %-12s %s\n", head.c_str(), "vs lib", "flags", "best configuration");
-  for (const auto& r : rows) {
-    std::string line = strf("%-*s %10.4f", w, r.size.c_str(), r.median_ms);
-    if (bytes_cols) line += strf(" %9s %7s", num("%.0f", r.gbps).c_str(), num("%.3f", r.copy_fraction).c_str());
-    if (any_gflops) line += strf(" %9s %7s", num("%.0f", r.gflops).c_str(), num("%.3f", r.peak_fraction).c_str());
+  std::string head = strf("%-*s %9s %6s", w, "size", "ms", "noise");
+  if (bytes_cols) head += strf(" %6s %7s", "GB/s", "of copy");
+  if (any_gflops) head += strf(" %7s %7s", "GFLOP/s", "of peak");
+  std::printf("%s %8s %7s %4s  %-16s %s\n", head.c_str(), "vs lib", "single", "tied", "flags", "configuration");
+  for (const auto& r : t.rows) {
+    std::string line = strf("%-*s %9.4f %5.1f%%", w, r.size.c_str(), r.time_ms, 100.0 * r.noise);
+    const char* mark = r.ceiling_suspect ? "?" : " ";
+    if (bytes_cols)
+      line += strf(" %6s %6s%s", num("%.0f", r.gbps).c_str(), num("%.3f", r.copy_fraction).c_str(), mark);
+    if (any_gflops)
+      line += strf(" %7s %6s%s", num("%.0f", r.gflops).c_str(), num("%.3f", r.peak_fraction).c_str(), mark);
     const std::string lr = r.library_ratio ? strf("%.3fx", *r.library_ratio) : "-";
-    std::printf("%s %9s  %-12s %s\n", line.c_str(), lr.c_str(), r.flags.c_str(), r.best.c_str());
+    const std::string sl = r.single_loss ? strf("%.3fx", *r.single_loss) : "-";
+    std::printf("%s %8s %7s %4zu  %-16s %s\n", line.c_str(), lr.c_str(), sl.c_str(), r.tied, r.flags.c_str(),
+                r.best.c_str());
   }
-  for (const auto& f : flag_lines) std::printf("flag %s\n", f.c_str());
+  if (any_suspect)
+    std::printf("?: a ceiling at this size disagrees implausibly with both neighbouring sizes (re-measured; kept)\n");
+  if (!t.single_best.empty())
+    std::printf("single: the best single configuration over these sizes, %s, is that many times slower than the "
+                "configuration used\n",
+                t.single_best.c_str());
+  for (const auto& f : flags)
+    if (std::find(sizes.begin(), sizes.end(), f.size) != sizes.end())
+      std::printf("flag %s %s: %s\n", f.size.c_str(), std::string(store::to_string(f.kind)).c_str(), f.text.c_str());
   std::printf("%zu measured, %zu failed; %zu compiled (%.1f s of compile time on %u threads), %zu from the binary cache; "
               "measurement %.1f s; wall %.1f s\n",
-              t.measured, t.failed, t.compiled, t.compile_s, t.workers, t.cached, t.measure_s, t.wall_s);
+              totals.measured, totals.failed, totals.compiled, totals.compile_s, totals.workers, totals.cached,
+              totals.measure_s, totals.wall_s);
 }
 
 }  // namespace tune::query

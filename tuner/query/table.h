@@ -1,7 +1,12 @@
-// The table of a sweep (end of `tune run`, `tune report`): for each size of the sweep, the best configuration, its time and
-// throughput, its fraction of the copy ceiling (GB/s kernels) or of the FP32 peak (GFLOP/s kernels), its ratio to the
-// library, and the flags.
+// The table of a sweep (end of `tune run`, `tune report`): for each size, the configuration used
+// (verdict.h), its time by the objective's statistic with the size's noise, its throughput, its
+// fraction of the copy ceiling (GB/s kernels) or of the FP32 peak (GFLOP/s kernels), its ratio to
+// the library, how many configurations are tied with it, what it gains over the best single
+// configuration across the sizes, and the flags; with the notes that make it a claim: how the data
+// was timed (or that it is a replay), the decision rule, ceilings that disagree with their
+// neighbours.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,8 +21,11 @@ struct RunTotals {
 };
 
 struct TableRow {
-  std::string size, best;
-  double median_ms = 0;
+  std::string size, best;  // best: the configuration used (canonical JSON), "" without a verified result
+  double time_ms = 0;      // its objective
+  double noise = 0;        // the winner's relative 95% half-width at this size
+  std::size_t tied = 0;    // other configurations tied with it
+  bool remeasured = false;
   std::optional<double> gbps, gflops;
   std::optional<double> copy_fraction;  // gbps / d2d copy GB/s at this size
   std::optional<double> peak_fraction;  // gflops / fp32_peak GFLOP/s at this size
@@ -25,19 +33,35 @@ struct TableRow {
   // "cublas_sgeam", "cublas_sgemm" or "cublas_sgemm_argmax" (the last of these measured at this
   // size, in that order: the most specific library equivalent wins)
   std::string library;
+  std::optional<double> single_loss;  // the best single configuration's time here / ours
+  bool ceiling_suspect = false;       // a ceiling here disagrees implausibly with its neighbours
   std::string flags;
 };
 
-// Rows from the stored results (so a resumed run shows its whole sweep). Ceilings per size: those
-// of the run that measured the best configuration, else the latest run's.
-std::vector<TableRow> run_table(store::Store& db, const std::string& kernel, const std::string& device,
-                                const std::vector<std::string>& sizes);
+struct Table {
+  std::vector<TableRow> rows;
+  std::vector<std::string> timing;  // how the rows' data was timed: one line per distinct method
+  bool replayed = false;            // some rows come from replayed or imported data
+  std::string rule;                 // the decision rule (decision::describe)
+  std::string statistic = "mean";
+  std::string single_best;          // the best single configuration, "" when none was measured at every size
+};
 
-// Flags as "size kind: text" lines printed under the table. Columns: GFLOP/s and "of peak" when any
-// row has GFLOP/s; GB/s and "of copy" otherwise, or when a copy ceiling was measured too. JSON:
-// every field of TableRow.
+// Rows from the stored results (so a resumed run shows its whole sweep). Ceilings per size: those
+// of the run that measured the configuration used, else the latest run's.
+Table run_table(store::Store& db, const std::string& kernel, const std::string& device,
+                const std::vector<std::string>& sizes);
+
+// A ceiling value that is implausible against its neighbours: below a third of both neighbouring
+// sizes' (or above three times both). Throughput curves rise with size, so a neighbour-relative
+// test catches a measurement disturbed by the host (the 341 GB/s between 2078 and 3212 seen on an
+// H100) without flagging the real curve.
+bool implausible(double value, std::optional<double> left, std::optional<double> right);
+
+// The table, then the flags as "size kind: text" lines and the totals. Columns: GFLOP/s and
+// "of peak" when any row has GFLOP/s; GB/s and "of copy" otherwise, or when a copy ceiling was
+// measured too. JSON: the same, one object.
 void print_run_table(store::Store& db, const std::string& kernel, const std::string& device,
-                     const std::vector<std::string>& sizes, const std::vector<std::string>& flag_lines,
-                     const RunTotals& totals, bool json);
+                     const std::vector<std::string>& sizes, const RunTotals& totals, bool json);
 
 }  // namespace tune::query

@@ -143,7 +143,8 @@ std::string html(store::Store& db, const std::string& kernel_in) {
   bool any = false;
   for (const auto& device : db.devices(kernel)) {
     auto sizes = db.sizes(kernel, device);
-    auto rows = query::run_table(db, kernel, device, sizes);
+    const query::Table table = query::run_table(db, kernel, device, sizes);
+    const auto& rows = table.rows;
     bool any_gbps = false, any_gflops = false, any_copy = false, three_d = false;
     for (const auto& r : rows) {
       if (r.best.empty()) continue;
@@ -161,24 +162,32 @@ std::string html(store::Store& db, const std::string& kernel_in) {
     for (const auto& r : rows)
       if (!r.best.empty() && !r.flags.empty()) marks.emplace_back(plot_x(r.size), r.size + ": " + r.flags);
     o << "<h2>" << esc(device) << "</h2>\n<p class=\"note\">" << sizes.size()
-      << " problem sizes. Ceilings were measured in the same runs as the kernels, with the same timing policy "
-         "(medians of event-timed launches after warm-up). Dashed red lines mark sizes where the best configuration "
-         "changes or throughput dips below both neighbouring sizes.</p>\n";
+      << " problem sizes. Ceilings were measured in the same runs as the kernels, with the same timing method. "
+         "Dashed red lines mark flagged sizes: the configuration used changes beyond the noise, or the best "
+         "throughput dips below both neighbouring sizes.</p>\n<ul class=\"note\">";
+    for (const auto& line : table.timing) o << "<li>Timing: " << esc(line) << "</li>";
+    if (table.replayed) o << "<li>Data: replayed or imported measurements, not measured by tune on this device.</li>";
+    o << "<li>Decision: " << esc(table.rule) << ". Noise is the winner's relative 95% half-width.</li>";
+    if (!table.single_best.empty())
+      o << "<li>Best single configuration over these sizes: <code>" << esc(compact(table.single_best))
+        << "</code>; the column \"single\" is its time over the configuration used.</li>";
+    o << "</ul>\n";
     // One plot per unit: GB/s against the copy, GFLOP/s against the FP32 peak; the library in both.
     if (bytes_cols) o << plot(throughput_series(rows, false), marks, "GB/s", xlabel);
     if (any_gflops) o << plot(throughput_series(rows, true), marks, "GFLOP/s", xlabel);
-    o << "<table><tr><th>size</th><th>median ms</th>";
+    o << "<table><tr><th>size</th><th>" << esc(table.statistic) << " ms</th><th>noise</th>";
     if (bytes_cols) o << "<th>GB/s</th><th>of copy</th>";
     if (any_gflops) o << "<th>GFLOP/s</th><th>of peak</th>";
-    o << "<th>vs library</th><th>flags</th><th>best configuration</th></tr>\n";
+    o << "<th>vs library</th><th>single</th><th>tied</th><th>flags</th><th>configuration used</th></tr>\n";
     auto cell = [](const char* f, const std::optional<double>& v) { return "<td>" + (v ? fmt(f, *v) : "-") + "</td>"; };
     for (const auto& r : rows) {
-      o << "<tr" << (r.flags.empty() ? "" : " class=\"flag\"") << "><td>" << esc(r.size) << "</td><td>" << fmt("%.4f", r.median_ms)
-        << "</td>";
-      if (bytes_cols) o << cell("%.0f", r.gbps) << cell("%.3f", r.copy_fraction);
-      if (any_gflops) o << cell("%.0f", r.gflops) << cell("%.3f", r.peak_fraction);
-      o << cell("%.3fx", r.library_ratio) << "<td>" << esc(r.flags) << "</td><td class=\"cfg\">" << esc(compact(r.best))
-        << "</td></tr>\n";
+      o << "<tr" << (r.flags.empty() ? "" : " class=\"flag\"") << "><td>" << esc(r.size) << "</td><td>" << fmt("%.4f", r.time_ms)
+        << "</td><td>" << fmt("%.1f%%", 100.0 * r.noise) << "</td>";
+      const std::string suspect = r.ceiling_suspect ? " (ceiling disagrees with its neighbours)" : "";
+      if (bytes_cols) o << cell("%.0f", r.gbps) << cell(("%.3f" + suspect).c_str(), r.copy_fraction);
+      if (any_gflops) o << cell("%.0f", r.gflops) << cell(("%.3f" + suspect).c_str(), r.peak_fraction);
+      o << cell("%.3fx", r.library_ratio) << cell("%.3fx", r.single_loss) << "<td>" << r.tied << "</td><td>"
+        << esc(r.flags) << "</td><td class=\"cfg\">" << esc(compact(r.best)) << "</td></tr>\n";
     }
     o << "</table>\n";
     auto flags = db.flags(kernel, device);

@@ -201,9 +201,43 @@ CREATE INDEX measurements_run ON measurements(run_id);
 CREATE INDEX measurements_device_size ON measurements(device, size, status);
 )sql";
 
+// Version 3: measurements you can trust (decisions, flags of the data, the timing method).
+// - decisions: one per (kernel, device, size), the verdict of the stated rule (decision/decision.h)
+//   over the configurations measured again, interleaved, after a GPU sweep's size: the winner, every
+//   candidate with its value and 95% interval, which are tied. Replaced when a later run decides
+//   that size again.
+// - flags belong to the data, not to a run: one per (kernel, device, size, kind), run_id NULL,
+//   recomputed from the decisions after every run (a re-run adds none). The per-run rows of older
+//   versions collapse to the latest of each.
+// - ceilings.median_ms is ceilings.time_ms: the run's statistic, as the kernels' objective.
+// - runs.timing: how that run timed (run::describe(), the statistic, the L2 policy), or for a replay
+//   or an import where its data came from.
+constexpr std::string_view kMigration3 = R"sql(
+CREATE TABLE decisions (
+  id          INTEGER PRIMARY KEY,
+  run_id      INTEGER NOT NULL REFERENCES runs(id),
+  kernel      TEXT NOT NULL,
+  device      TEXT NOT NULL,
+  size        TEXT NOT NULL,
+  statistic   TEXT NOT NULL CHECK (statistic IN ('mean', 'median')),
+  tie_margin  REAL NOT NULL CHECK (tie_margin >= 0),
+  winner_id   INTEGER NOT NULL REFERENCES configurations(id),
+  candidates  TEXT NOT NULL CHECK (json_valid(candidates)),
+  rounds      INTEGER NOT NULL CHECK (rounds >= 0),
+  noise       REAL NOT NULL,
+  decided_at  TEXT NOT NULL,
+  UNIQUE (kernel, device, size)
+);
+DELETE FROM flags WHERE id NOT IN (SELECT max(id) FROM flags GROUP BY kernel, device, size, kind);
+UPDATE flags SET run_id = NULL;
+ALTER TABLE runs ADD COLUMN timing TEXT NOT NULL DEFAULT '';
+ALTER TABLE ceilings RENAME COLUMN median_ms TO time_ms;
+)sql";
+
 constexpr std::array kMigrations = {
     Migration{1, kMigration1},
     Migration{2, kMigration2},
+    Migration{3, kMigration3},
 };
 
 }  // namespace

@@ -11,8 +11,14 @@ Units: times in milliseconds (ms), bandwidth in GB/s (1e9 bytes/s), throughput i
 (1e9 flop/s); timestamps are ISO-8601 UTC text such as 2025-01-31T12:34:56.789Z; JSON columns
 hold valid JSON text (CHECKed by SQLite in runs and ceilings; in configurations and measurements,
 which get a row per evaluation, validated by tune before it writes them). PRAGMA user_version is
-the schema version, PRAGMA application_id is 0x54554E45 ("TUNE"). Version 1 databases are
-upgraded in place when tune opens them to record.
+the schema version, PRAGMA application_id is 0x54554E45 ("TUNE"). Older databases are upgraded
+in place when tune opens them to record.
+
+The objective: every ranking (`tune best`, the header, the report, the flags, replay and the
+search strategies) uses measurements.objective, the statistic of the spec (Tune.statistic: mean,
+as Kernel Tuner's `time`, unless it says median) of the timing samples; for imported Kernel Tuner
+data it is the entry's own `time`. The decision at a size and the ties follow the rule in
+decisions (below).
 
 runs -- one tuning session: a `tune run` on a GPU, a replay of stored data, or an import.
   id                  integer key
@@ -34,6 +40,8 @@ runs -- one tuning session: a `tune run` on a GPU, a replay of stored data, or a
   status              running | completed | interrupted | failed
   kind                gpu | replay | import
   notes               free text
+  timing              how the run timed its samples (method, statistic, L2 policy, stop rule),
+                      or for a replay where its recorded data came from
 
 configurations -- one point of a search space (parameter values), shared across runs.
   id                  integer key
@@ -64,9 +72,11 @@ measurements -- one per (configuration, device, problem size); a re-measurement 
   min_ms              smallest sample
   max_ms              largest sample
   stddev_ms           sample standard deviation (n-1); 0 for one sample
-  objective           the value the search minimised or maximised (by default median_ms)
-  gbps                effective bandwidth, bytes moved / median time
-  gflops              arithmetic throughput, flops / median time
+  objective           the objective's statistic in ms (mean_ms, or median_ms with
+                      Tune.statistic "median"; Kernel Tuner's `time` for imported data): what
+                      every ranking uses
+  gbps                effective bandwidth, bytes moved / objective
+  gflops              arithmetic throughput, flops / objective
   compile_ms          NVRTC compile (and load) time of this configuration
   verification_ms     time spent checking the output against the reference
   benchmark_ms        wall time of the timing loop
@@ -83,22 +93,46 @@ ceilings -- reference speeds measured in the same run, to report results as frac
   device              GPU name
   size                problem size text (as measurements.size)
   name                what was measured, e.g. "d2d_copy", "cublas_sgeam", "cublas_sgemm"
-  median_ms           median time
+  time_ms             its time by the objective's statistic, timed as the kernels are
   gbps                bandwidth it reached, if meaningful
   gflops              throughput it reached, if meaningful
   samples             timing samples in ms (JSON array)
   measured_at         when it was measured; UNIQUE(run_id, device, size, name)
 
-flags -- observations about a kernel on a device and size, e.g. partition camping.
+decisions -- the verdict at one (kernel, device, size) of a GPU run: after every configuration
+was measured, those within reach of the best (decision::contenders) were measured again,
+interleaved round robin, and the rule decided: the winner is the lowest objective; a candidate is
+tied with it when the difference is within their combined 95% confidence interval or within
+tie_margin of the winner. Across sizes the tied configuration kept from the previous size is used
+(`tune best`, the header). Sizes without a decision (replays, imports) are decided by the same rule
+from the stored samples when asked.
   id                  integer key
-  run_id              the run that raised it, or NULL for a kernel-wide flag
+  run_id              the run that decided (runs.id)
+  kernel              kernel name
+  device              GPU name
+  size                problem size text; UNIQUE(kernel, device, size): a later decision replaces it
+  statistic           mean | median: the objective's statistic
+  tie_margin          the relative difference below which configurations are tied regardless
+  winner_id           the winning configuration (configurations.id)
+  candidates          JSON array, by value: {"config_id", "value" (ms), "half_width" (ms, 95%),
+                      "samples", "tied"}
+  rounds              interleaved rounds of the re-measurement
+  noise               the winner's relative 95% half-width (half_width / value)
+  decided_at          when
+
+flags -- observations about the data of a kernel on a device at a size; recomputed from the
+decisions after every run and replay, so a re-run adds none.
+  id                  integer key
+  run_id              NULL (flags of schema version 2 and older named the run that raised them)
   kernel              kernel name
   device              GPU name
   size                problem size text
-  kind                best_changes (the best configuration differs from neighbouring sizes)
-                      | dip (performance drops sharply at this size)
+  kind                best_changes (the configuration used here is not the one used at the
+                      previous size, and the previous one is slower here beyond the noise)
+                      | dip (the best throughput drops below both neighbouring sizes by more
+                      than 15% and more than the noise)
   text                human-readable explanation
-  created_at          when it was raised; unique per (kernel, device, size, kind, run_id)
+  created_at          when it was raised; unique per (kernel, device, size, kind)
 
 binaries -- cache of compiled cubins, so unchanged configurations are not recompiled.
   key                 hash of source, compile options, architecture and compiler version

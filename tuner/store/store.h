@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "decision/decision.h"
 #include "store/sqlite.h"
 
 namespace tune::store {
@@ -78,6 +79,7 @@ struct RunInfo {
   RunStatus status = RunStatus::running;
   RunKind kind = RunKind::gpu;
   std::string notes;
+  std::string timing;  // how the run timed (run::describe()), or where replayed data came from
 };
 
 // Summary of timing samples in ms.
@@ -99,8 +101,9 @@ struct Measurement {
   // record() computes it from samples_ms when absent and samples exist (imports with only a
   // mean may set it directly). Required (given or computable) when status is ok.
   std::optional<TimingSummary> summary;
-  // objective: what the search optimised; record() stores the median when it is absent and
-  // status is ok. gbps/gflops: derived from the median by the caller.
+  // objective: what every ranking uses (schema_doc: the objective); record() stores the mean of
+  // the samples (Kernel Tuner's `time`) when it is absent and status is ok; a GPU run whose spec
+  // asks for the median sets it. gbps/gflops: derived from the objective by the caller.
   std::optional<double> objective, gbps, gflops;
   std::optional<double> compile_ms, verification_ms, benchmark_ms;
   std::string extra = "{}";  // JSON object text
@@ -110,7 +113,7 @@ struct Measurement {
   std::string measured_at;  // record() fills utc_now() when empty
 };
 
-// The summary computed from the samples when absent, and the objective (the median) when absent
+// The summary computed from the samples when absent, and the objective (the mean) when absent
 // and the status is ok: what record() stores and a read back returns.
 void settle(Measurement& m);
 
@@ -155,7 +158,7 @@ struct Ceiling {
   std::string device;
   std::string size;
   std::string name;  // e.g. "d2d_copy", "cublas_sgeam"
-  double median_ms = 0;
+  double time_ms = 0;  // by the objective's statistic (measured as the kernels are)
   std::optional<double> gbps, gflops;
   std::vector<float> samples_ms;
   std::string measured_at;  // filled when empty
@@ -167,6 +170,26 @@ struct Flag {
   FlagKind kind = FlagKind::dip;
   std::string text;
   std::string created_at;  // filled when empty
+};
+
+// The verdict at one (kernel, device, size) of a GPU run (decision/decision.h has the rule).
+struct Decision {
+  struct Candidate {
+    std::int64_t config_id = 0;
+    double value = 0;       // the statistic, ms
+    double half_width = 0;  // of its 95% interval, ms
+    std::int64_t samples = 0;
+    bool tied = false;      // tied with the winner (the winner itself too)
+  };
+  std::int64_t run_id = 0;
+  std::string kernel, device, size;
+  decision::Statistic statistic = decision::Statistic::mean;
+  double tie_margin = decision::kDefaultTieMargin;
+  std::int64_t winner_id = 0;
+  std::vector<Candidate> candidates;  // by value
+  std::int64_t rounds = 0;            // interleaved rounds of the re-measurement
+  double noise = 0;                   // the winner's relative half-width
+  std::string decided_at;             // filled when empty
 };
 
 struct CachedBinary {
@@ -218,6 +241,11 @@ class Store {
   std::int64_t record(const PreparedMeasurement& m);  // the same, prepared (see prepare())
   void record_ceiling(const Ceiling& c);  // replaces the same (run, device, size, name)
   void record_flag(const Flag& f);        // replaces the same (kernel, device, size, kind, run)
+  // The flags of a kernel on a device are a property of its data: replaces all of them at once
+  // (each stored with run_id NULL).
+  void replace_flags(std::string_view kernel, std::string_view device, const std::vector<Flag>& flags);
+  // Replaces the decision at the same (kernel, device, size).
+  void record_decision(const Decision& d);
   void put_binary(const CachedBinary& b);  // replaces the same key
 
   // All-or-nothing bulk writes: records between batch() and commit() land together, or not
@@ -251,6 +279,7 @@ class Store {
   std::vector<Ceiling> ceilings(std::string_view device, std::optional<std::string> size = {},
                                 std::optional<std::int64_t> run_id = {});
   std::vector<Flag> flags(std::string_view kernel, std::optional<std::string> device = {});
+  std::vector<Decision> decisions(std::string_view kernel, std::optional<std::string> device = {});
   std::optional<CachedBinary> get_binary(std::string_view key);
 
   // The connection itself, for tests and for `tune db` maintenance commands.

@@ -105,6 +105,10 @@ void make_version1(const std::string& path) {
 }
 
 const std::string kConfigColumns = "id, kernel, space_hash, params";
+// runs as version 1 had them (version 3 adds `timing`)
+const std::string kRunColumns =
+    "id, spec_path, spec_hash, kernel, device, compute_capability, driver_version, runtime_version, nvrtc_version,"
+    " host, command_line, started_at, ended_at, strategy, strategy_options, budget, status, kind, notes";
 
 TEST(StoreMigrateTest, Version1IsUpgradedInPlaceWithEveryRowIntact) {
   TempDir dir;
@@ -113,7 +117,7 @@ TEST(StoreMigrateTest, Version1IsUpgradedInPlaceWithEveryRowIntact) {
   std::vector<std::string> runs, configurations, measurements;
   {
     sqlite::Database raw(path, sqlite::Database::Access::read_only);
-    runs = rows(raw, "runs", "*");
+    runs = rows(raw, "runs", kRunColumns);
     configurations = rows(raw, "configurations", kConfigColumns);
     measurements = rows(raw, "measurements", "*");
   }
@@ -123,15 +127,16 @@ TEST(StoreMigrateTest, Version1IsUpgradedInPlaceWithEveryRowIntact) {
     Store::open(path, Store::Mode::read_only);
     ADD_FAILURE() << "a version 1 database opened read-only";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("has schema version 1, older than this tune's 2; open it read-write"),
+    EXPECT_NE(std::string(e.what()).find("has schema version 1, older than this tune's " + std::to_string(schema_version()) + "; open it read-write"),
               std::string::npos)
         << e.what();
   }
 
   Store s = Store::open(path, Store::Mode::read_write);
-  EXPECT_EQ(s.version(), 2);
+  EXPECT_EQ(s.version(), schema_version());
   auto& db = s.database();
-  EXPECT_EQ(rows(db, "runs", "*"), runs);
+  EXPECT_EQ(rows(db, "runs", kRunColumns), runs);
+  EXPECT_EQ(db.query_int("SELECT count(*) FROM runs WHERE timing = ''"), static_cast<std::int64_t>(runs.size()));
   EXPECT_EQ(rows(db, "configurations", kConfigColumns), configurations);
   EXPECT_EQ(rows(db, "measurements", "*"), measurements);
   sqlite::Statement keys = db.prepare("SELECT kernel, space_hash, params, key FROM configurations");
@@ -213,6 +218,33 @@ TEST(StoreMigrateTest, TheSchemaStillRefusesBadValues) {
                                  " median_ms, measured_at) VALUES (999, 1, 'd', '2', 1, 'ok', 1, 'now')"),
                Error);  // no such configuration: foreign keys are on
   EXPECT_THROW(s.database().exec("UPDATE runs SET strategy_options = 'x'"), Error);  // runs keep json_valid
+}
+
+
+// Version 3: flags belong to the data. The per-run flags of older versions (each re-run stored the
+// same flags again) collapse to the latest of each (kernel, device, size, kind), kernel-wide.
+TEST(StoreMigrateTest, PerRunFlagsCollapseToOneFlagOfTheData) {
+  TempDir dir;
+  const std::string path = dir.file("v1.db");
+  make_version1(path);
+  {
+    sqlite::Database raw(path, sqlite::Database::Access::read_write);
+    for (int run : {1, 2})
+      for (const char* size : {"256", "512"})
+        raw.prepare("INSERT INTO flags (run_id, kernel, device, size, kind, text, created_at)"
+                    " VALUES (?, 'transpose', 'GPU A', ?, 'best_changes', ?, '2026-01-01T00:00:00.000Z')")
+            .bind_all(run, size, std::string("run ") + std::to_string(run))
+            .run();
+  }
+  Store s = Store::open(path, Store::Mode::read_write);
+  const auto flags = s.flags("transpose");
+  ASSERT_EQ(flags.size(), 2u);
+  for (const auto& f : flags) {
+    EXPECT_FALSE(f.run_id.has_value());
+    EXPECT_EQ(f.text, "run 2");  // the latest
+  }
+  EXPECT_TRUE(s.decisions("transpose").empty());
+  EXPECT_EQ(s.integrity_check(), "ok");
 }
 
 }  // namespace

@@ -69,7 +69,7 @@ TEST(StoreOpenTest, EmptyFileIsMigratedToTheCurrentSchema) {
   EXPECT_EQ(read_bytes(dir.file("empty.db")), "");
   Store s = Store::open(dir.file("empty.db"), Store::Mode::read_write);
   EXPECT_EQ(s.version(), schema_version());
-  EXPECT_EQ(s.database().query_int("SELECT count(*) FROM sqlite_schema WHERE type = 'table'"), 6);
+  EXPECT_EQ(s.database().query_int("SELECT count(*) FROM sqlite_schema WHERE type = 'table'"), 7);
 }
 
 TEST(StoreOpenTest, ReadOnlyOpenNeverWrites) {

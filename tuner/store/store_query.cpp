@@ -9,7 +9,7 @@ namespace {
 constexpr const char* kRunColumns =
     "id, spec_path, spec_hash, kernel, device, compute_capability, driver_version,"
     " runtime_version, nvrtc_version, host, command_line, started_at, ended_at, strategy,"
-    " strategy_options, budget, status, kind, notes";
+    " strategy_options, budget, status, kind, notes, timing";
 
 RunInfo read_run(const sqlite::Statement& s) {
   RunInfo r;
@@ -32,6 +32,7 @@ RunInfo read_run(const sqlite::Statement& s) {
   r.status = parse_run_status(s.text(16));
   r.kind = parse_run_kind(s.text(17));
   r.notes = s.text(18);
+  r.timing = s.text(19);
   return r;
 }
 
@@ -104,7 +105,7 @@ std::vector<StoredMeasurement> Store::measurements(const MeasurementFilter& f) {
   if (f.space_hash) sql += " AND c.space_hash = ?";
   if (f.run_id) sql += " AND m.run_id = ?";
   if (f.ok_only) sql += " AND m.status = 'ok'";
-  sql += " ORDER BY m.device, m.size_x, m.size_y, m.size_z, m.size, m.median_ms, m.id";
+  sql += " ORDER BY m.device, m.size_x, m.size_y, m.size_z, m.size, m.objective, m.id";
   auto s = db_.cached(sql);
   int i = 1;
   s->bind(i++, f.kernel);
@@ -172,7 +173,7 @@ std::vector<std::string> Store::sizes(std::string_view kernel, std::optional<std
 std::vector<Ceiling> Store::ceilings(std::string_view device, std::optional<std::string> size,
                                      std::optional<std::int64_t> run_id) {
   auto s = db_.cached(
-      "SELECT run_id, device, size, name, median_ms, gbps, gflops, samples, measured_at"
+      "SELECT run_id, device, size, name, time_ms, gbps, gflops, samples, measured_at"
       " FROM ceilings WHERE device = ?1 AND (?2 IS NULL OR size = ?2)"
       " AND (?3 IS NULL OR run_id = ?3) ORDER BY measured_at, id");
   s->bind(1, device).bind(2, size).bind(3, run_id);

@@ -126,7 +126,7 @@ TEST_F(StoreTest, MeasurementRoundTripsWithSummary) {
   EXPECT_DOUBLE_EQ(r.summary->min, double{0.1f});
   EXPECT_DOUBLE_EQ(r.summary->max, double{0.4f});
   EXPECT_NEAR(r.summary->stddev, 0.1290994, 1e-6);  // sample stddev of 0.1..0.4
-  EXPECT_EQ(r.objective, r.summary->median);       // objective defaults to the median
+  EXPECT_EQ(r.objective, r.summary->mean);         // objective defaults to the mean (Kernel Tuner's time)
   EXPECT_EQ(r.gbps, 812.5);
   EXPECT_EQ(r.gflops, std::nullopt);
   EXPECT_EQ(r.compile_ms, 120);
@@ -244,7 +244,7 @@ TEST_F(StoreTest, CeilingsAreReplacedPerRunDeviceSizeAndName) {
   auto c = store.ceilings("GPU A", "4096");
   ASSERT_EQ(c.size(), 2u);
   auto copy = c[0].name == "d2d_copy" ? c[0] : c[1];
-  EXPECT_EQ(copy.median_ms, 0.4);
+  EXPECT_EQ(copy.time_ms, 0.4);
   EXPECT_EQ(copy.gbps, 1800.0);
   EXPECT_EQ(copy.samples_ms, std::vector<float>{0.4f});
   EXPECT_EQ(store.ceilings("GPU A").size(), 3u);

@@ -27,13 +27,13 @@ std::int64_t Store::begin_run(RunInfo info) {
   auto s = db_.cached(
       "INSERT INTO runs (spec_path, spec_hash, kernel, device, compute_capability,"
       " driver_version, runtime_version, nvrtc_version, host, command_line, started_at,"
-      " ended_at, strategy, strategy_options, budget, status, kind, notes)"
-      " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id");
+      " ended_at, strategy, strategy_options, budget, status, kind, notes, timing)"
+      " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id");
   s->bind_all(info.spec_path, info.spec_hash, info.kernel, info.device, info.compute_capability,
               info.driver_version, info.runtime_version, info.nvrtc_version, info.host,
               info.command_line, or_now(info.started_at), info.ended_at, info.strategy,
               info.strategy_options, info.budget, to_string(info.status), to_string(info.kind),
-              info.notes);
+              info.notes, info.timing);
   return s->returning_int64();
 }
 
@@ -97,7 +97,7 @@ std::int64_t Store::upsert_configuration_text(std::string_view kernel,
 
 void settle(Measurement& m) {
   if (!m.summary && !m.samples_ms.empty()) m.summary = TimingSummary::of(m.samples_ms);
-  if (!m.objective && m.summary && m.status == MeasurementStatus::ok) m.objective = m.summary->median;
+  if (!m.objective && m.summary && m.status == MeasurementStatus::ok) m.objective = m.summary->mean;
 }
 
 PreparedMeasurement prepare(Measurement m) {
@@ -177,12 +177,12 @@ std::int64_t Store::record(const PreparedMeasurement& p) {
 
 void Store::record_ceiling(const Ceiling& c) {
   require_writable("record a ceiling");
-  db_.cached("INSERT INTO ceilings (run_id, device, size, name, median_ms, gbps, gflops, samples,"
+  db_.cached("INSERT INTO ceilings (run_id, device, size, name, time_ms, gbps, gflops, samples,"
              " measured_at) VALUES (?,?,?,?,?,?,?,?,?)"
              " ON CONFLICT (run_id, device, size, name) DO UPDATE SET"
-             " median_ms = excluded.median_ms, gbps = excluded.gbps, gflops = excluded.gflops,"
+             " time_ms = excluded.time_ms, gbps = excluded.gbps, gflops = excluded.gflops,"
              " samples = excluded.samples, measured_at = excluded.measured_at")
-      ->bind_all(c.run_id, c.device, c.size, c.name, c.median_ms, c.gbps, c.gflops,
+      ->bind_all(c.run_id, c.device, c.size, c.name, c.time_ms, c.gbps, c.gflops,
                  samples_to_json(c.samples_ms), or_now(c.measured_at))
       .run();
 }

@@ -10,6 +10,7 @@
 
 #include "common/error.h"
 #include "common/progress.h"
+#include "query/flags.h"
 #include "query/table.h"
 #include "tuning/sweep.h"
 
@@ -195,7 +196,6 @@ std::optional<std::size_t> Sweep::next_config(std::size_t size_index, std::size_
 int Sweep::run() {
   plan();
   start_compiles();
-  sweep_.resize(problem_.size());
   best_of_size_.assign(problem_.size(), {});
   progress_ = std::make_unique<Progress>("measuring", todo_);
   bool out_of_time = false;
@@ -210,36 +210,11 @@ int Sweep::run() {
   return 0;
 }
 
-// Flags over everything stored for this kernel and device (a resumed run sees the whole sweep),
-// the run's end, and the table.
+// Flags of the data (every stored size of this kernel and device, so a resumed run sees its whole
+// sweep, and a re-run stores the same flags again, once), the run's end, and the table.
 void Sweep::finish(bool out_of_time) {
   const std::string& device = session_.device().name;
-  for (std::size_t s = 0; s < problem_.size(); ++s) {
-    if (!sweep_[s].throughput.empty()) continue;
-    sweep_[s].size = size_text_[s];
-    sweep_[s].elements = double(problem_[s].dims[0]) * double(problem_[s].dims[1]) * double(problem_[s].dims[2]);
-    store::MeasurementFilter f;
-    f.kernel = kernel_;
-    f.device = device;
-    f.size = size_text_[s];
-    f.space_hash = space_hash_;
-    for (const auto& m : db_.measurements(f))
-      if (m.summary && m.summary->median > 0)
-        sweep_[s].throughput[m.params] = m.gbps ? *m.gbps : (m.gflops ? *m.gflops : sweep_[s].elements / m.summary->median);
-  }
-  auto flags = find_flags(sweep_);
-  std::vector<std::string> flag_lines;
-  for (const auto& f : flags) {
-    store::Flag fl;
-    fl.run_id = run_id_;
-    fl.kernel = kernel_;
-    fl.device = device;
-    fl.size = f.size;
-    fl.kind = store::parse_flag_kind(f.kind);
-    fl.text = f.text;
-    db_.record_flag(fl);
-    flag_lines.push_back(f.size + " " + f.kind + ": " + f.text);
-  }
+  query::refresh_flags(db_, kernel_, device);
   db_.finish_run(run_id_, out_of_time ? store::RunStatus::interrupted : store::RunStatus::completed);
 
   query::RunTotals totals;
@@ -251,7 +226,7 @@ void Sweep::finish(bool out_of_time) {
   totals.measure_s = count_.measure_ms / 1000.0;
   totals.wall_s = ms_since(start_) / 1000.0;
   totals.workers = pool_.workers();
-  query::print_run_table(db_, kernel_, device, size_text_, flag_lines, totals, o_.json);
+  query::print_run_table(db_, kernel_, device, size_text_, totals, o_.json);
 }
 
 int run_engine(const Options& opts, Prepared prepared) { return Sweep(opts, std::move(prepared)).run(); }

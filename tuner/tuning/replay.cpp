@@ -12,11 +12,13 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <set>
 #include <tuple>
 
 #include "common/error.h"
 #include "interop/interop.h"
 #include "interop/recorded.h"
+#include "query/flags.h"
 #include "search/search.h"
 #include "space/space.h"
 #include "tuning/launch.h"
@@ -124,6 +126,8 @@ SizeReplay replay_one(const Options& o, const spec::Spec& spec, const space::Spa
   info.kernel = job.kernel;
   info.device = job.device;
   info.kind = store::RunKind::replay;
+  info.timing = "replayed from the Kernel Tuner cache " + out.cache + " (recorded on " + job.device +
+                "): each configuration's `time`, Kernel Tuner's objective, as recorded";
   nlohmann::json notes{{"replay_of", out.cache}, {"seed", o.seed}};
   if (!out.starts.empty()) notes["seeded_from"] = out.seeded_from;
   info.notes = notes.dump();
@@ -194,6 +198,11 @@ std::vector<SizeReplay> replay(const Options& o, const Prepared& prepared,
     job.cache.entries = {};  // searched: its entries are not needed again
     if (on_size) on_size(done.back());
   }
+  // Flags of the data, over every stored size of each replayed kernel and device.
+  writer.sync();
+  std::set<std::pair<std::string, std::string>> replayed;
+  for (const auto& r : done) replayed.emplace(r.kernel, r.device);
+  for (const auto& [kernel, device] : replayed) query::refresh_flags(writer.db(), kernel, device);
   return done;
 }
 

@@ -9,6 +9,7 @@
 
 #include "common/error.h"
 #include "interop/interop.h"
+#include "query/query.h"
 #include "search/search.h"
 #include "store/store.h"
 #include "store/test_util.h"
@@ -43,6 +44,37 @@ std::vector<store::StoredMeasurement> stored(const fs::path& db, std::int64_t ru
 }
 
 }  // namespace
+
+// One objective: after a brute-force replay of a Kernel Tuner cache, `tune best` (query::best) names
+// that cache's best configuration, the lowest `time` (with `tied` listing the indistinguishable).
+TEST(Replay, BestNamesEachCachesBestAfterABruteForceReplay) {
+  for (const char* name : {"convolution_milo", "dedispersion_milo"})
+    for (const char* gpu : {"A100", "A4000", "MI250X"}) {
+      SCOPED_TRACE(std::string(name) + "/" + gpu);
+      store::testing::TempDir t;
+      const fs::path cache = kHub / name / (std::string(gpu) + ".json.gz");
+      auto o = options(kHub / (std::string(name) + ".json"), {cache}, t.path() / "r.db");
+      const auto r = tuning::replay(o, tuning::validate(o));
+      ASSERT_EQ(r.size(), 1u);
+      const auto file = interop::read_cache(cache);
+      double best = INFINITY;
+      for (const auto& e : file.entries)
+        if (e.value["time"].is_number()) best = std::min(best, e.value["time"].get<double>());
+      std::vector<std::string> at_best;  // configurations at exactly the best time
+      for (const auto& e : file.entries)
+        if (e.value["time"].is_number() && e.value["time"].get<double>() == best) {
+          nlohmann::ordered_json p = nlohmann::ordered_json::object();
+          for (const auto& k : file.param_names()) p[k] = e.value[k];
+          at_best.push_back(store::canonical_params(p));
+        }
+      auto db = store::Store::open((t.path() / "r.db").string(), store::Store::Mode::read_only);
+      const auto b = query::best(db, {});
+      ASSERT_EQ(b.size(), 1u);
+      EXPECT_DOUBLE_EQ(b[0].time_ms, best);
+      EXPECT_NE(std::find(at_best.begin(), at_best.end(), b[0].params), at_best.end()) << b[0].params;
+      EXPECT_TRUE(b[0].winner.empty());  // the one used is the fastest: no other size to break a tie towards
+    }
+}
 
 TEST(Replay, BruteForceFindsEachCachesBest) {
   for (auto [name, gpu] : {std::pair{"convolution_milo", "MI250X"}, std::pair{"dedispersion_milo", "A100"}}) {

@@ -19,7 +19,6 @@
 #include "run/timing.h"
 #include "space/space.h"
 #include "store/store.h"
-#include "tuning/analysis.h"
 #include "tuning/device_check.h"
 #include "tuning/extension.h"
 #include "tuning/launch.h"
@@ -118,7 +117,6 @@ class Sweep {
 
   run::TimingOptions timing_;
   bool modifies_inputs_ = false;
-  std::vector<SizeResult> sweep_;
   Counters count_;
   std::unique_ptr<Progress> progress_;
 };

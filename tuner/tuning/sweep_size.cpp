@@ -118,7 +118,7 @@ void Sweep::measure_ceilings(SizeState& st) {
     sc.device = session_.device().name;
     sc.size = size_text_[st.index];
     sc.name = name;
-    sc.median_ms = c.median_ms;
+    sc.time_ms = c.median_ms;
     if (c.unit == "GB/s") sc.gbps = c.value;
     else sc.gflops = c.value;
     for (double v : c.timing.samples_ms) sc.samples_ms.push_back(static_cast<float>(v));
@@ -220,8 +220,6 @@ store::Measurement Sweep::measure_config(std::size_t c, SizeState& st, Geometry&
 
 bool Sweep::measure_size(std::size_t s) {
   const sizes::Size& size = problem_[s];
-  sweep_[s].size = size_text_[s];
-  sweep_[s].elements = double(size.dims[0]) * double(size.dims[1]) * double(size.dims[2]);
   bool work = false;
   for (std::size_t c = 0; c < n_configs_ && !work; ++c) work = needed_[c] && !done_.count({params_[c], size_text_[s]});
   if (!work && !guided_ && (s > 0 || pending_ == 0)) return true;  // all stored: no reference, no ceilings
@@ -268,7 +266,6 @@ store::Measurement Sweep::measure_and_store(std::size_t c, SizeState& st) {
                   size_text_[st.index], g.grid[0], g.grid[1], g.grid[2], g.block[0], g.block[1], g.block[2], *m.objective,
                   m.samples_ms.size());
     ++count_.measured;
-    sweep_[st.index].throughput[params_[c]] = m.gbps ? *m.gbps : (m.gflops ? *m.gflops : sweep_[st.index].elements / *m.objective);
   } else {
     ++count_.failed;
     spdlog::debug("{} at {}: {}: {}", params_[c], size_text_[st.index], store::to_string(m.status), m.error.substr(0, 200));

@@ -1,0 +1,123 @@
+#include "query/verdict.h"
+
+#include <algorithm>
+#include <map>
+
+namespace tune::query {
+
+namespace {
+
+Contender contender(const store::StoredMeasurement& m, decision::Statistic statistic) {
+  Contender c;
+  c.config_id = m.config_id;
+  c.params = m.params;
+  std::vector<double> samples(m.samples_ms.begin(), m.samples_ms.end());
+  const double value = m.objective ? *m.objective : (m.summary ? m.summary->median : 0);
+  c.estimate = decision::estimate(value, samples, statistic);
+  c.gbps = m.gbps;
+  c.gflops = m.gflops;
+  c.run_id = m.run_id;
+  return c;
+}
+
+double elements(const std::string& size) {
+  const auto p = store::ProblemSize::parse(size);
+  return double(p.x) * double(p.y) * double(p.z);
+}
+
+// The stored decision, when it still holds: its winner is the fastest stored at the size and every
+// tied configuration is still stored there.
+bool apply_decision(const store::Decision& d, SizeVerdict& v) {
+  if (v.all.empty() || v.all.front().config_id != d.winner_id) return false;
+  std::map<std::int64_t, const Contender*> by_id;
+  for (const auto& c : v.all) by_id[c.config_id] = &c;
+  std::vector<Contender> tied;
+  for (const auto& c : d.candidates) {
+    if (!c.tied) continue;
+    const auto it = by_id.find(c.config_id);
+    if (it == by_id.end()) return false;
+    tied.push_back(*it->second);
+    tied.back().estimate = decision::Estimate{c.value, c.half_width, static_cast<std::size_t>(c.samples)};
+  }
+  if (tied.empty() || tied.front().config_id != d.winner_id) return false;
+  v.tied = std::move(tied);
+  v.noise = d.noise;
+  v.remeasured = true;
+  v.rounds = d.rounds;
+  return true;
+}
+
+void decide_from_samples(const decision::Rule& rule, SizeVerdict& v) {
+  std::vector<decision::Entry> entries;
+  for (std::size_t i = 0; i < v.all.size(); ++i) entries.push_back({static_cast<std::int64_t>(i), v.all[i].estimate});
+  const auto verdict = decision::decide(entries, rule);
+  for (std::int64_t i : verdict.tied) v.tied.push_back(v.all[static_cast<std::size_t>(i)]);
+  v.noise = verdict.noise;
+}
+
+}  // namespace
+
+double SizeVerdict::throughput() const {
+  const Contender& c = used();
+  if (c.gbps) return *c.gbps;
+  if (c.gflops) return *c.gflops;
+  return c.estimate.value > 0 ? elements(size) / c.estimate.value : 0;
+}
+
+std::vector<SizeVerdict> verdicts(store::Store& db, const std::string& kernel, const std::string& device,
+                                  const decision::Rule& rule) {
+  store::MeasurementFilter f;
+  f.kernel = kernel;
+  f.device = device;
+  f.with_samples = true;
+  std::map<std::string, std::vector<store::StoredMeasurement>> by_size;
+  for (auto& m : db.measurements(f))
+    if (m.objective || m.summary) by_size[m.size.text].push_back(std::move(m));
+  std::map<std::string, store::Decision> decided;
+  for (auto& d : db.decisions(kernel, device)) decided[d.size] = std::move(d);
+
+  std::vector<SizeVerdict> out;
+  for (const auto& size : db.sizes(kernel, device)) {
+    const auto it = by_size.find(size);
+    if (it == by_size.end()) continue;  // only failures there
+    SizeVerdict v;
+    v.size = size;
+    const auto d = decided.find(size);
+    const decision::Statistic statistic = d != decided.end() ? d->second.statistic : rule.statistic;
+    for (const auto& m : it->second) v.all.push_back(contender(m, statistic));
+    std::erase_if(v.all, [](const Contender& c) { return !(c.estimate.value > 0); });
+    if (v.all.empty()) continue;
+    std::stable_sort(v.all.begin(), v.all.end(), [](const Contender& a, const Contender& b) {
+      return a.estimate.value < b.estimate.value;
+    });
+    v.candidates = v.all.size();
+    if (d == decided.end() || !apply_decision(d->second, v)) decide_from_samples(rule, v);
+    out.push_back(std::move(v));
+  }
+  std::vector<std::vector<std::int64_t>> tied(out.size());
+  for (std::size_t s = 0; s < out.size(); ++s)
+    for (const auto& c : out[s].tied) tied[s].push_back(c.config_id);
+  const auto pick = decision::select_across_sizes(tied);
+  for (std::size_t s = 0; s < out.size(); ++s) out[s].chosen = pick[s].value_or(0);
+  return out;
+}
+
+std::optional<SingleBest> single_best(const std::vector<SizeVerdict>& v) {
+  std::vector<std::vector<std::pair<std::int64_t, double>>> values(v.size());
+  std::map<std::int64_t, std::string> params;
+  for (std::size_t s = 0; s < v.size(); ++s)
+    for (const auto& c : v[s].all) {
+      values[s].emplace_back(c.config_id, c.estimate.value);
+      params.emplace(c.config_id, c.params);
+    }
+  const auto sb = decision::single_best(values);
+  if (!sb) return std::nullopt;
+  SingleBest out;
+  out.params = params[sb->id];
+  for (std::size_t s = 0; s < v.size(); ++s)
+    for (const auto& c : v[s].all)
+      if (c.config_id == sb->id) out.loss.push_back(c.estimate.value / v[s].used().estimate.value);
+  return out;
+}
+
+}  // namespace tune::query

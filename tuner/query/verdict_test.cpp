@@ -1,0 +1,179 @@
+// The verdicts behind `tune best`, the header, the report and the flags: one objective (the mean,
+// as Kernel Tuner's `time`), ties, stored decisions, the tie-break across sizes, flags of the data.
+#include "query/verdict.h"
+
+#include <gtest/gtest.h>
+
+#include "query/flags.h"
+#include "query/query.h"
+#include "store/test_util.h"
+
+using namespace tune;
+
+namespace {
+
+struct Db {
+  store::testing::TempDir dir;
+  store::Store db = store::Store::open(dir.file("v.db"), store::Store::Mode::read_write);
+  std::int64_t run = db.begin_run(store::RunInfo{});
+
+  std::int64_t add(const std::string& params, const std::string& size, std::vector<float> samples,
+                   std::optional<double> objective = {}, std::optional<double> gbps = {}) {
+    store::Measurement m;
+    m.config_id = db.upsert_configuration_text("k", "h", params);
+    m.run_id = run;
+    m.device = "GPU";
+    m.size = store::ProblemSize::parse(size);
+    m.samples_ms = std::move(samples);
+    m.objective = objective;
+    m.gbps = gbps;
+    db.record(m);
+    return m.config_id;
+  }
+};
+
+std::vector<float> around(float v, float spread = 0.0f) { return {v - spread, v, v + spread, v, v - spread, v + spread}; }
+
+const std::string A = R"({"t":1})", B = R"({"t":2})", C = R"({"t":3})";
+
+}  // namespace
+
+TEST(Verdict, TheObjectiveIsTheMeanNotTheMedian) {
+  Db d;
+  // A: median 1.0 but mean 1.6 (one slow sample); B: 1.2 throughout
+  d.add(A, "64", {1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 4.0f});
+  d.add(B, "64", around(1.2f));
+  auto v = query::verdicts(d.db, "k", "GPU");
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].winner().params, B);  // 1.2 < 1.6: the mean decides
+  auto best = query::best(d.db, {"k", "GPU", "64"});
+  ASSERT_EQ(best.size(), 1u);
+  EXPECT_EQ(best[0].params, B);
+  EXPECT_DOUBLE_EQ(best[0].time_ms, 1.2000000476837158);  // the stored objective (float samples)
+}
+
+TEST(Verdict, AnImportedTimeIsTheObjectiveEvenWhenItsSamplesSaySomethingElse) {
+  Db d;
+  // Kernel Tuner's `time` is what it ranks by: 50.36 vs 50.50, whatever the samples' median
+  d.add(A, "64", {49.0f, 49.6f, 49.7f, 53.0f}, 50.36);
+  d.add(B, "64", {49.5f, 49.6f, 49.64f, 53.5f}, 50.50);
+  d.add(C, "64", {60.0f}, 60.0);
+  auto best = query::best(d.db, {"k", "GPU", {}});
+  ASSERT_EQ(best.size(), 1u);
+  EXPECT_EQ(best[0].params, A);
+  EXPECT_DOUBLE_EQ(best[0].time_ms, 50.36);
+  EXPECT_EQ(best[0].tied, std::vector<std::string>{B});  // 0.3% apart: tied, and said so
+  EXPECT_TRUE(best[0].winner.empty());                   // the winner is the one used
+}
+
+TEST(Verdict, TiesAreBrokenTowardsTheNeighbouringSizesChoice) {
+  Db d;
+  // A and B within 0.5% at 64 and 256; B alone at 128: B is used at every size
+  d.add(A, "64", around(1.000f), {}, 10.0);
+  d.add(B, "64", around(1.004f), {}, 9.96);
+  d.add(A, "128", around(2.2f));
+  d.add(B, "128", around(2.0f));
+  d.add(A, "256", around(4.000f));
+  d.add(B, "256", around(4.010f));
+  auto best = query::best(d.db, {"k", "GPU", {}});
+  ASSERT_EQ(best.size(), 3u);
+  for (const auto& b : best) EXPECT_EQ(b.params, B) << b.size;
+  EXPECT_EQ(best[0].winner, A);  // the fastest at 64, said so
+  EXPECT_EQ(best[0].tied, std::vector<std::string>{A});
+  EXPECT_TRUE(best[1].tied.empty());
+  // no flag: the configuration used never changes, and A and B trade places within the noise
+  EXPECT_TRUE(query::refresh_flags(d.db, "k", "GPU").empty());
+}
+
+TEST(Verdict, AStoredDecisionHoldsWhileItsWinnerIsTheFastest) {
+  Db d;
+  const auto a = d.add(A, "64", around(1.00f, 0.001f));
+  const auto b = d.add(B, "64", around(1.05f, 0.001f));  // 5% apart: not tied by the samples
+  store::Decision dec;
+  dec.run_id = d.run;
+  dec.kernel = "k";
+  dec.device = "GPU";
+  dec.size = "64";
+  dec.winner_id = a;
+  dec.candidates = {{a, 1.0, 0.06, 10, true}, {b, 1.05, 0.06, 10, true}};  // the re-measurement tied them
+  dec.rounds = 10;
+  dec.noise = 0.06;
+  d.db.record_decision(dec);
+  auto best = query::best(d.db, {"k", "GPU", {}});
+  ASSERT_EQ(best.size(), 1u);
+  EXPECT_TRUE(best[0].remeasured);
+  EXPECT_EQ(best[0].tied, std::vector<std::string>{B});
+  EXPECT_DOUBLE_EQ(best[0].noise, 0.06);
+  // a later, faster measurement of C invalidates it: decided again from the stored samples
+  d.add(C, "64", around(0.5f, 0.001f));
+  best = query::best(d.db, {"k", "GPU", {}});
+  EXPECT_EQ(best[0].params, C);
+  EXPECT_FALSE(best[0].remeasured);
+  EXPECT_TRUE(best[0].tied.empty());
+  // decisions are replaced, not accumulated
+  d.db.record_decision(dec);
+  EXPECT_EQ(d.db.decisions("k").size(), 1u);
+}
+
+TEST(Flags, ARealChangeIsFlaggedWithItsLossOnce) {
+  Db d;
+  d.add(A, "1", around(1.00f), {}, 100);
+  d.add(B, "1", around(1.20f), {}, 83);
+  d.add(A, "2", around(1.30f), {}, 77);  // A is 30% slower than B at 2
+  d.add(B, "2", around(1.00f), {}, 100);
+  d.add(B, "3", around(1.00f), {}, 100);  // A has no result at 3
+  auto flags = query::refresh_flags(d.db, "k", "GPU");
+  ASSERT_EQ(flags.size(), 1u);
+  EXPECT_EQ(flags[0].size, "2");
+  EXPECT_EQ(flags[0].kind, store::FlagKind::best_changes);
+  EXPECT_NE(flags[0].text.find("is 30.0% slower here"), std::string::npos) << flags[0].text;
+  // flags belong to the data: refreshing again (a re-run that measured nothing) stores them once
+  query::refresh_flags(d.db, "k", "GPU");
+  EXPECT_EQ(d.db.flags("k").size(), 1u);
+  EXPECT_FALSE(d.db.flags("k")[0].run_id.has_value());
+}
+
+TEST(Flags, ADipIsTheCurveDippingNotAConfiguration) {
+  Db d;
+  // the best throughput: 100, 50, 100 -> a dip at 2; at 5 only a non-best configuration collapses
+  d.add(A, "1", around(1.0f), {}, 100);
+  d.add(A, "2", around(2.0f), {}, 50);
+  d.add(A, "3", around(1.0f), {}, 100);
+  d.add(A, "4", around(1.0f), {}, 100);
+  d.add(B, "4", around(1.1f), {}, 90);
+  d.add(A, "5", around(1.0f), {}, 100);
+  d.add(B, "5", around(3.0f), {}, 33);
+  d.add(A, "6", around(1.0f), {}, 100);
+  d.add(B, "6", around(1.1f), {}, 90);
+  auto flags = query::flags_of("k", "GPU", query::verdicts(d.db, "k", "GPU"));
+  ASSERT_EQ(flags.size(), 1u);
+  EXPECT_EQ(flags[0].size, "2");
+  EXPECT_EQ(flags[0].kind, store::FlagKind::dip);
+  EXPECT_NE(flags[0].text.find("50.0% below both"), std::string::npos) << flags[0].text;
+}
+
+TEST(Flags, NoDipWithinTheNoise) {
+  Db d;
+  // 20% lower at 2, but each size's interval is +-30%: not beyond the noise
+  d.add(A, "1", {0.5f, 1.5f, 1.0f}, {}, 100);
+  d.add(A, "2", {0.6f, 1.9f, 1.25f}, {}, 80);
+  d.add(A, "3", {0.5f, 1.5f, 1.0f}, {}, 100);
+  EXPECT_TRUE(query::flags_of("k", "GPU", query::verdicts(d.db, "k", "GPU")).empty());
+}
+
+TEST(SingleBestAcrossSizes, NamesItAndWhatEachSizeGains) {
+  Db d;
+  d.add(A, "1", around(1.0f));
+  d.add(B, "1", around(1.5f));
+  d.add(A, "2", around(2.6f));
+  d.add(B, "2", around(2.0f));
+  d.add(A, "3", around(1.0f));
+  d.add(B, "3", around(1.6f));
+  auto sb = query::single_best(query::verdicts(d.db, "k", "GPU"));
+  ASSERT_TRUE(sb);
+  EXPECT_EQ(sb->params, A);
+  ASSERT_EQ(sb->loss.size(), 3u);
+  EXPECT_NEAR(sb->loss[0], 1.0, 1e-6);
+  EXPECT_NEAR(sb->loss[1], 1.3, 1e-6);  // size 2 gains 30% over A
+  EXPECT_NEAR(sb->loss[2], 1.0, 1e-6);
+}
