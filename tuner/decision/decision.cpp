@@ -200,8 +200,9 @@ std::string describe(const Rule& rule) {
   char buf[400];
   std::snprintf(buf, sizeof buf,
                 "winner: the lowest %s time; tied: within the combined 95%% confidence interval or within %.1f%% "
-                "of the winner; across sizes the tied configuration kept from the previous size is used",
-                std::string(to_string(rule.statistic)).c_str(), 100.0 * rule.tie_margin);
+                "of the winner; across sizes the configuration kept from the previous size is used while it is tied "
+                "and within %.1f%%",
+                std::string(to_string(rule.statistic)).c_str(), 100.0 * rule.tie_margin, 100.0 * rule.tie_margin);
   return buf;
 }
 

@@ -10,10 +10,11 @@
 //   - a configuration is tied with the winner when the difference is within the combined 95%
 //     interval, sqrt(hw_c^2 + hw_w^2), or within `tie_margin` of the winner's value (the
 //     run-to-run spread of one configuration: a smaller difference does not repeat);
-//   - across the sizes of one device, among each size's tied configurations, the one kept from the
-//     previous size wins; where the previous one is not tied, the one that stays tied over the most
-//     following sizes (then the fastest): the fewest switches, and a switch only for a difference
-//     beyond the noise.
+//   - across the sizes of one device, among each size's tied configurations whose value is within
+//     `tie_margin` of the winner's (one tied only by a wide interval is not chosen), the one kept
+//     from the previous size wins; where the previous one is not eligible, the one that stays
+//     eligible over the most following sizes (then the fastest): the fewest switches, a switch
+//     only for a difference beyond the noise, and never more than the margin lost.
 // Pure: no database, no GPU.
 #pragma once
 #include <cstddef>

@@ -42,6 +42,7 @@ bool apply_decision(const store::Decision& d, SizeVerdict& v) {
   if (tied.empty() || tied.front().config_id != d.winner_id) return false;
   v.tied = std::move(tied);
   v.noise = d.noise;
+  v.tie_margin = d.tie_margin;
   v.remeasured = true;
   v.rounds = d.rounds;
   return true;
@@ -53,6 +54,7 @@ void decide_from_samples(const decision::Rule& rule, SizeVerdict& v) {
   const auto verdict = decision::decide(entries, rule);
   for (std::int64_t i : verdict.tied) v.tied.push_back(v.all[static_cast<std::size_t>(i)]);
   v.noise = verdict.noise;
+  v.tie_margin = rule.tie_margin;
 }
 
 }  // namespace
@@ -94,9 +96,12 @@ std::vector<SizeVerdict> verdicts(store::Store& db, const std::string& kernel, c
     if (d == decided.end() || !apply_decision(d->second, v)) decide_from_samples(rule, v);
     out.push_back(std::move(v));
   }
+  // The tie-break may use a tied configuration only within the margin of the winner's value: a
+  // configuration tied by a wide interval alone is indistinguishable, not as good.
   std::vector<std::vector<std::int64_t>> tied(out.size());
   for (std::size_t s = 0; s < out.size(); ++s)
-    for (const auto& c : out[s].tied) tied[s].push_back(c.config_id);
+    for (const auto& c : out[s].tied)
+      if (c.estimate.value <= out[s].winner().estimate.value * (1.0 + out[s].tie_margin)) tied[s].push_back(c.config_id);
   const auto pick = decision::select_across_sizes(tied);
   for (std::size_t s = 0; s < out.size(); ++s) out[s].chosen = pick[s].value_or(0);
   return out;

@@ -1,5 +1,7 @@
 // The verdict at every stored size of a kernel on a device: the winner, the configurations tied with
-// it, and the one used there (the tie-break across sizes, decision::select_across_sizes). A size a
+// it, and the one used there (the tie-break across sizes, decision::select_across_sizes, among the
+// tied configurations within the rule's margin of the winner's value: a configuration tied only by
+// a wide interval is indistinguishable, not as good, and is reported but never chosen). A size a
 // GPU run decided (store::Decision, from an interleaved re-measurement) keeps that decision while
 // its winner is still the fastest stored there; any other size (replays, imports, older databases)
 // is decided by the same rule from the stored objectives and samples. Every ranking of the project
@@ -26,7 +28,9 @@ struct Contender {
 struct SizeVerdict {
   std::string size;
   std::vector<Contender> tied;  // the winner first, then the tied ones by value
-  std::size_t chosen = 0;       // index into tied: the configuration used at this size
+  std::size_t chosen = 0;       // index into tied: the configuration used at this size, among those
+                                // within tie_margin of the winner's value
+  double tie_margin = decision::kDefaultTieMargin;
   std::size_t candidates = 0;   // verified measurements at this size
   double noise = 0;             // the winner's relative 95% half-width
   bool remeasured = false;      // decided by a GPU run's interleaved re-measurement

@@ -74,6 +74,14 @@ Extension parse_extension(const spec::Spec& spec) {
     ext.relative_tolerance = tol.value("relative", 0.0);
     ext.absolute_tolerance = tol.value("absolute", 0.0);
   }
+  if (t.contains("statistic")) {
+    if (!t["statistic"].is_string()) throw InputError(file + ": Tune.statistic: expected \"mean\" or \"median\"");
+    try {
+      ext.statistic = decision::parse_statistic(t["statistic"].get<std::string>());
+    } catch (const InputError& e) {
+      throw InputError(file + ": Tune.statistic: " + e.what());
+    }
+  }
   return ext;
 }
 

@@ -14,6 +14,8 @@
 //               (result[0] = error count, result[1] = first bad element index)
 //   "tolerance": {"relative": r, "absolute": a} for that comparison (default exact)
 //   "fill_values": {"arg": expression}: a scalar argument's value per size (launch.h)
+//   "statistic": "mean" (default, Kernel Tuner's `time`) or "median": the objective's statistic of
+//               the timing samples, which every ranking uses (decision/decision.h)
 // Expressions see the parameters (configuration values) and ProblemSize.
 #pragma once
 #include <array>
@@ -21,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "decision/decision.h"
 #include "spec/spec.h"
 
 namespace tune::tuning {
@@ -40,6 +43,7 @@ struct Extension {
   std::optional<Reference> reference;
   std::optional<Reference> check;  // Tune.check: same fields as the reference
   double relative_tolerance = 0, absolute_tolerance = 0;
+  decision::Statistic statistic = decision::Statistic::mean;
 };
 
 // Throws InputError (naming the spec and "Tune.<key>") on anything malformed.

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Reproducibility benchmark (GPU machine, repository root, prebuilt binary):
+#   scripts/bench_repro.sh OUT_DIR [TUNE_BINARY] [SPACE] [SIZES]
+# Two independent runs of the main job (default: spaces/transpose.json at 128:4096), each into a
+# fresh database on the same GPU, one after the other; then per size the configuration each uses,
+# its regret in the other run (target <= 1.02 both ways at every size), whether both report the
+# tie, the run-to-run spread of each configuration, and the time per measurement
+# (scripts/repro_table.py). The table goes to OUT_DIR/repro.md; the exit status is 1 when a regret
+# exceeds 1.02.
+set -uo pipefail
+out=${1:?output folder}
+tune=${2:-build/tune}
+space=${3:-spaces/transpose.json}
+sizes=${4:-128:4096}
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+mkdir -p "$out"
+kernel=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['KernelSpecification']['KernelName'])" "$space")
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv | tee "$out/gpu.txt"
+for r in a b; do
+  rm -f "$out/$r.db" "$out/$r.db-wal" "$out/$r.db-shm"
+  /usr/bin/time -f "run $r: wall %e s" "$tune" --space "$space" --sizes "$sizes" --db "$out/$r.db" --json \
+    > "$out/${r}_run.json" 2> "$out/${r}_run.log"
+  tail -n 1 "$out/${r}_run.log"
+  "$tune" best --kernel "$kernel" --db "$out/$r.db" --json > "$out/${r}_best.json"
+done
+python3 scripts/repro_table.py "$out/a.db" "$out/b.db" "$out/a_best.json" "$out/b_best.json" \
+  "$out/a_run.json" "$out/b_run.json" | tee "$out/repro.md"
