@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Installs what the build needs from Debian's packages (skipped when already there).
+# Installs what the build needs from Debian's packages (skipped when already there):
+#   bash scripts/deps.sh         for everything, the tests included
+#   bash scripts/deps.sh main    for the tune binary alone (no GoogleTest, no Python test tools)
 # The CUDA 13 toolkit (nvcc, NVRTC, cudart, cuBLAS) is expected under /usr/local/cuda.
 set -euo pipefail
 pkgs=(cmake g++ make libsqlite3-dev libspdlog-dev libfmt-dev libboost-program-options-dev
-      nlohmann-json3-dev libeigen3-dev libgtest-dev zlib1g-dev python3 python3-jsonschema python3-venv)
+      nlohmann-json3-dev libeigen3-dev zlib1g-dev python3)
+[ "${1:-}" = main ] || pkgs+=(libgtest-dev python3-jsonschema python3-venv)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
