@@ -38,6 +38,17 @@ store::RunInfo gpu_run_info(const Options& o, const spec::Spec& spec, const run:
   return info;
 }
 
+// How this run times: the timing method (run::describe), the objective's statistic, the L2 policy.
+std::string timing_description(const Options& o, const Extension& ext) {
+  run::TimingOptions t;
+  t.warmup = o.warmup;
+  t.repetitions = o.repetitions;
+  t.flush_l2 = o.flush_l2;
+  return std::string("CUDA events around each launch after warm-up") + "; objective: the " + std::string(decision::to_string(ext.statistic)) +
+         " of the samples; the contenders at each size measured again over " + std::to_string(kDecisionRounds) +
+         " interleaved rounds";
+}
+
 }  // namespace
 
 Sweep::Sweep(const Options& o, Prepared prepared)
@@ -52,12 +63,15 @@ Sweep::Sweep(const Options& o, Prepared prepared)
       session_(o.device),
       db_(store::Store::open(o.db, store::Store::Mode::read_write)) {
   spdlog::info("device: {}", session_.device().summary());
-  run_id_ = db_.begin_run(gpu_run_info(o_, spec_, session_.device()));
+  store::RunInfo info = gpu_run_info(o_, spec_, session_.device());
+  info.timing = timing_description(o_, parse_extension(spec_));
+  run_id_ = db_.begin_run(info);
   check_ = std::make_unique<DeviceCheck>(session_);
   for (const auto& a : spec_.kernel.arguments) modifies_inputs_ = modifies_inputs_ || a.access_type == "ReadWrite";
   timing_.warmup = o_.warmup;
   timing_.repetitions = o_.repetitions;
   timing_.flush_l2 = o_.flush_l2;
+  rule_.statistic = ext_.statistic;
 }
 
 // What is already stored is skipped: a re-run of the same command resumes.
@@ -70,21 +84,30 @@ void Sweep::plan() {
   // whole space and spends max_fevals per size on it.
   if (!guided_ && o_.max_fevals && static_cast<std::size_t>(*o_.max_fevals) < n_configs_)
     n_configs_ = static_cast<std::size_t>(*o_.max_fevals);
+  // the sizes in search order (size_search.h): a guided search starts each from its smaller neighbours
   const int rank = problem_rank(spec_);
+  std::vector<sizes::Size> given;
+  std::vector<store::ProblemSize> volumes;
   for (const auto& size : o_.sizes) {
-    problem_.push_back(sizes::Size{size.as_rank(rank), std::max(rank, size.rank)});
-    size_text_.push_back(problem_.back().label());
+    given.push_back(sizes::Size{size.as_rank(rank), std::max(rank, size.rank)});
+    volumes.push_back(store::ProblemSize::of(given.back().dims[0], given.back().dims[1], given.back().dims[2]));
+  }
+  for (std::size_t i : search_order(volumes)) {
+    problem_.push_back(given[i]);
+    size_text_.push_back(given[i].label());
   }
   params_.resize(n_configs_);
   config_id_.resize(n_configs_);
   needed_.assign(n_configs_, false);
   for (std::size_t c = 0; c < n_configs_; ++c) {
     params_[c] = space_.params_json(c);
+    config_index_.emplace(params_[c], c);
     config_id_[c] = db_.upsert_configuration_text(kernel_, space_hash_, params_[c]);
     for (const auto& text : size_text_)
       if (!done_.count({params_[c], text})) needed_[c] = true, ++todo_;
   }
   if (guided_) {
+    search_ = std::make_unique<SizeSearch>(space_, search_policy(o_));
     const std::size_t per_size = o_.max_fevals ? std::min<std::size_t>(n_configs_, *o_.max_fevals) : n_configs_;
     todo_ = per_size * problem_.size();
     spdlog::info("{} configurations x {} sizes: strategy {} evaluates up to {} per size", n_configs_, problem_.size(),
@@ -196,7 +219,6 @@ std::optional<std::size_t> Sweep::next_config(std::size_t size_index, std::size_
 int Sweep::run() {
   plan();
   start_compiles();
-  best_of_size_.assign(problem_.size(), {});
   progress_ = std::make_unique<Progress>("measuring", todo_);
   bool out_of_time = false;
   for (std::size_t s = 0; s < problem_.size() && !out_of_time; ++s) out_of_time = !measure_size(s);
@@ -214,6 +236,7 @@ int Sweep::run() {
 // sweep, and a re-run stores the same flags again, once), the run's end, and the table.
 void Sweep::finish(bool out_of_time) {
   const std::string& device = session_.device().name;
+  if (!out_of_time) remeasure_implausible_ceilings();
   query::refresh_flags(db_, kernel_, device);
   db_.finish_run(run_id_, out_of_time ? store::RunStatus::interrupted : store::RunStatus::completed);
 

@@ -23,6 +23,7 @@
 #include "space/space.h"
 #include "tuning/launch.h"
 #include "tuning/replay_internal.h"
+#include "tuning/size_search.h"
 
 namespace tune::tuning {
 
@@ -37,10 +38,6 @@ struct Job {
   store::ProblemSize size;
   std::size_t group = 0;  // (kernel, device) in order of first appearance
 };
-
-double log_volume(const store::ProblemSize& s) {
-  return std::log(static_cast<double>(s.x)) + std::log(static_cast<double>(s.y)) + std::log(static_cast<double>(s.z));
-}
 
 bool wanted(const Options& o, const spec::Spec& spec, const std::string& size) {
   if (o.sizes.empty()) return true;
@@ -67,45 +64,22 @@ std::vector<Job> plan(const Options& o, const spec::Spec& spec) {
     if (g == groups.end()) groups.emplace_back(j.kernel, j.device);
     jobs.push_back(std::move(j));
   }
-  std::stable_sort(jobs.begin(), jobs.end(), [](const Job& a, const Job& b) {
-    if (a.group != b.group) return a.group < b.group;
-    const double va = log_volume(a.size), vb = log_volume(b.size);
-    if (va != vb) return va < vb;
-    return std::tie(a.size.x, a.size.y, a.size.z) < std::tie(b.size.x, b.size.y, b.size.z);
-  });
+  // each group in search order (size_search.h), groups in order of first appearance
+  std::vector<store::ProblemSize> sizes;
+  for (const auto& j : jobs) sizes.push_back(j.size);
+  const auto order = search_order(sizes);
+  std::vector<Job> sorted;
+  for (std::size_t g = 0; g < groups.size(); ++g)
+    for (std::size_t i : order)
+      if (jobs[i].group == g) sorted.push_back(std::move(jobs[i]));
+  jobs = std::move(sorted);
   return jobs;
 }
 
-// The configurations a size's search starts from: the best found at the nearest searched sizes
-// of the same kernel and device.
-void choose_starts(const Job& job, const std::vector<Job>& jobs, const std::vector<SizeReplay>& done, SizeReplay& out) {
-  std::vector<std::size_t> candidates;
-  for (std::size_t i = 0; i < done.size(); ++i)
-    if (jobs[i].group == job.group && done[i].best) candidates.push_back(i);
-  const double v = log_volume(job.size);
-  std::stable_sort(candidates.begin(), candidates.end(), [&](std::size_t a, std::size_t b) {
-    return std::fabs(log_volume(jobs[a].size) - v) < std::fabs(log_volume(jobs[b].size) - v);
-  });
-  if (candidates.size() > kReplayNeighbourSizes) candidates.resize(kReplayNeighbourSizes);
-  for (std::size_t i : candidates) {
-    const SizeReplay& n = done[i];
-    std::vector<std::size_t> ranked;
-    for (std::size_t k = 0; k < n.evaluated.size(); ++k)
-      if (n.objectives[k]) ranked.push_back(k);
-    std::stable_sort(ranked.begin(), ranked.end(), [&](std::size_t a, std::size_t b) { return *n.objectives[a] < *n.objectives[b]; });
-    std::size_t taken = 0;
-    for (std::size_t k : ranked) {
-      if (taken == kReplayStartsPerSize) break;
-      const std::size_t c = n.evaluated[k];
-      if (std::find(out.starts.begin(), out.starts.end(), c) == out.starts.end()) out.starts.push_back(c);
-      ++taken;
-    }
-    out.seeded_from.push_back(n.size.text);
-  }
-}
-
 SizeReplay replay_one(const Options& o, const spec::Spec& spec, const space::Space& space, const std::string& shash,
-                      detail::ReplayWriter& writer, const Job& job, SizeReplay out) {
+                      detail::ReplayWriter& writer, const Job& job, SizeSearch& search) {
+  SizeReplay out;
+  out.starts = search.starts_for(job.size, &out.seeded_from);
   const auto& cache = job.cache;
   interop::Recorded recorded = interop::recorded_results(cache, space);
   // Keys that do not match the space one for one: say why (and refuse other parameter values).
@@ -136,27 +110,19 @@ SizeReplay replay_one(const Options& o, const spec::Spec& spec, const space::Spa
   writer.target(detail::ReplayTarget{job.kernel, shash, job.device, job.size, out.run_id, &space});
 
   detail::ReplayEvaluator evaluator(writer, space, cache, recorded);
-  search::Budget budget;
-  if (o.max_fevals) budget.max_fevals = static_cast<std::size_t>(*o.max_fevals);
-  budget.time_limit_s = o.time_limit_s;
-  search::Context ctx(space, evaluator, budget, o.seed, o.strategy_options, out.starts);
   const auto t0 = Clock::now();
   const double cpu0 = detail::thread_cpu_s(), writer0 = writer.cpu_s();
   try {
     evaluator.start();
-    bool stopped = false;
-    // The starts first, whatever the strategy (one that begins from ctx.starts() itself finds
-    // them evaluated: a revisit is free).
-    try {
-      for (std::size_t c : ctx.starts()) ctx.evaluate(c);
-    } catch (const search::Stop&) {
-      stopped = true;
-    }
-    if (!stopped) search::run(o.strategy, ctx);
+    const SizeOutcome& done = search.search(job.size, evaluator);
     out.search_s = std::chrono::duration<double>(Clock::now() - t0).count();
     out.search_cpu_s = detail::thread_cpu_s() - cpu0;
     writer.sync();  // every evaluation stored and committed
     out.writer_cpu_s = writer.cpu_s() - writer0;
+    out.evaluated = done.evaluated;
+    out.objectives = done.objectives;
+    out.best = done.best;
+    out.best_objective = done.best_objective;
   } catch (...) {
     writer.rollback();  // the evaluations since the last commit go; the run says it failed
     writer.db().finish_run(out.run_id, store::RunStatus::failed);
@@ -165,11 +131,7 @@ SizeReplay replay_one(const Options& o, const spec::Spec& spec, const space::Spa
   out.stored_s = std::chrono::duration<double>(Clock::now() - t0).count();
   out.strategy_s = evaluator.strategy_s();
   writer.db().finish_run(out.run_id, store::RunStatus::completed);
-  out.evaluated = evaluator.evaluated();
-  out.objectives = evaluator.objectives();
   out.simulated_ms = evaluator.simulated_ms();
-  out.best = ctx.best();
-  if (out.best) out.best_objective = ctx.best_objective();
   return out;
 }
 
@@ -191,10 +153,10 @@ std::vector<SizeReplay> replay(const Options& o, const Prepared& prepared,
   std::vector<Job> jobs = plan(o, spec);  // every cache is read first, to order the sizes
   detail::ReplayWriter writer(db);
   std::vector<SizeReplay> done;
+  std::vector<SizeSearch> searches;  // one per (kernel, device) group
   for (Job& job : jobs) {
-    SizeReplay out;
-    if (o.seed_sizes) choose_starts(job, jobs, done, out);
-    done.push_back(replay_one(o, spec, space, shash, writer, job, std::move(out)));
+    if (job.group >= searches.size()) searches.emplace_back(space, search_policy(o));
+    done.push_back(replay_one(o, spec, space, shash, writer, job, searches[job.group]));
     job.cache.entries = {};  // searched: its entries are not needed again
     if (on_size) on_size(done.back());
   }

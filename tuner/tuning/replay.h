@@ -3,10 +3,10 @@
 // configuration up in a Kernel Tuner cache (interop::recorded_results), with Kernel Tuner's
 // simulated clock; every evaluation is stored like a real one, marked as replayed.
 //
-// Across sizes: the caches are grouped by (kernel, device) and each group is searched in order
-// of problem size (volume). Unless Options::seed_sizes is off, a size's search starts
-// (search::Context's starts, evaluated first) from the best configurations that the searches of
-// the nearest sizes already searched found.
+// Across sizes: the caches are grouped by (kernel, device) and each group is searched through one
+// SizeSearch (size_search.h), the GPU sweep's search path: in order of problem size, each size
+// starting (unless Options::seed_sizes is off) from the best configurations found at the nearest
+// sizes already searched, seeded with the seed plus the size's position.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -18,11 +18,6 @@
 #include "tuning/tuner.h"
 
 namespace tune::tuning {
-
-// Starts of a size's search: the best `kReplayStartsPerSize` configurations found at each of the
-// `kReplayNeighbourSizes` nearest sizes (by |log volume|) already searched, nearest first.
-inline constexpr std::size_t kReplayNeighbourSizes = 2;
-inline constexpr std::size_t kReplayStartsPerSize = 2;
 
 // One problem size's search on a recorded cache.
 struct SizeReplay {

@@ -1,4 +1,5 @@
 #include "tuning/replay.h"
+#include "tuning/size_search.h"
 
 #include <gtest/gtest.h>
 
@@ -270,7 +271,7 @@ TEST(Replay, SizesStartFromTheirNeighboursBest) {
   // the third: the nearest size (768) first, then 512
   EXPECT_EQ(seeded[2].seeded_from, (std::vector<std::string>{"768x768", "512x512"}));
   EXPECT_EQ(seeded[2].evaluated[0], *seeded[1].best);
-  EXPECT_LE(seeded[2].starts.size(), tuning::kReplayNeighbourSizes * tuning::kReplayStartsPerSize);
+  EXPECT_LE(seeded[2].starts.size(), tuning::kNeighbourSizes * tuning::kStartsPerSize);
   for (std::size_t k = 0; k < seeded[2].starts.size(); ++k) EXPECT_EQ(seeded[2].evaluated[k], seeded[2].starts[k]);
   // the stored first evaluation of 768x768 is 512x512's best configuration
   auto rows = stored(t.path() / "seeded.db", seeded[1].run_id);
@@ -283,7 +284,8 @@ TEST(Replay, SizesStartFromTheirNeighboursBest) {
   ASSERT_EQ(plain.size(), 3u);
   for (const auto& r : plain) EXPECT_TRUE(r.starts.empty());
   EXPECT_EQ(plain[0].evaluated, seeded[0].evaluated);  // the first size has no neighbour either way
-  // from scratch, every size draws the same seeded sample
-  EXPECT_EQ(plain[1].evaluated, plain[0].evaluated);
+  // from scratch, each size draws its own sample: the seed plus its position (size_search.h), as on
+  // the GPU; a single-size replay keeps the seed as given
+  EXPECT_NE(plain[1].evaluated, plain[0].evaluated);
   EXPECT_NE(plain[1].evaluated, seeded[1].evaluated);
 }

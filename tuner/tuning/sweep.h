@@ -4,6 +4,7 @@
 #pragma once
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -22,6 +23,7 @@
 #include "tuning/device_check.h"
 #include "tuning/extension.h"
 #include "tuning/launch.h"
+#include "tuning/size_search.h"
 #include "tuning/tuner.h"
 
 namespace tune::tuning {
@@ -43,8 +45,16 @@ struct Compiled {
 
 struct Counters {
   std::size_t compiled = 0, cached = 0, measured = 0, failed = 0;
-  double compile_ms = 0, measure_ms = 0;
+  double compile_ms = 0, measure_ms = 0, decide_ms = 0;
 };
+
+inline run::Dim3 to_dim3(const std::array<std::uint32_t, 3>& d) { return {d[0], d[1], d[2]}; }
+
+// The decision at each size (sweep_decide.cpp): at most this many contenders, within this many
+// times the tie test's margin of the best, measured again over this many interleaved rounds.
+inline constexpr std::size_t kMaxContenders = 12;
+inline constexpr double kContenderWiden = 3.0;
+inline constexpr int kDecisionRounds = 10;
 
 // What every configuration at one size shares.
 struct SizeState {
@@ -78,9 +88,14 @@ class Sweep {
   void prepare_reference(SizeState& st);
   void recover(SizeState& st);
   void measure_ceilings(SizeState& st);
+  void measure_ceiling(SizeState& st, const std::string& name);
   store::Measurement measure_config(std::size_t c, SizeState& st, Geometry& g);
   // measured, stored and counted like the brute-force path does
   store::Measurement measure_and_store(std::size_t c, SizeState& st);
+
+  // the decision at a size, the ceilings checked against their neighbours (sweep_decide.cpp)
+  void decide_size(std::size_t s, SizeState& st);
+  void remeasure_implausible_ceilings();
 
   // a search strategy other than brute force (sweep_search.cpp): at each size the strategy picks
   // the configurations, each compiled when first asked for
@@ -100,6 +115,7 @@ class Sweep {
   std::set<store::MeasuredKey> done_;  // stored already: skipped
   std::size_t n_configs_ = 0, todo_ = 0, progressed_ = 0;
   std::vector<std::string> params_, size_text_, keys_;
+  std::map<std::string, std::size_t> config_index_;  // params_ -> index
   std::vector<std::int64_t> config_id_;
   std::vector<sizes::Size> problem_;
   std::vector<bool> needed_;
@@ -113,9 +129,10 @@ class Sweep {
   std::size_t pending_ = 0;
   std::vector<std::size_t> ready_;  // cached or compiled, in arrival order
   bool guided_ = false;             // a strategy chooses the configurations (not brute force)
-  std::vector<std::vector<std::size_t>> best_of_size_;  // guided: each searched size's best, for its neighbours
+  std::unique_ptr<SizeSearch> search_;  // guided: the search path shared with the replay
 
   run::TimingOptions timing_;
+  decision::Rule rule_;
   bool modifies_inputs_ = false;
   Counters count_;
   std::unique_ptr<Progress> progress_;

@@ -32,8 +32,6 @@ std::vector<run::ArgSpec> arg_specs(const spec::Spec& spec, const sizes::Size& s
   return out;
 }
 
-run::Dim3 dim3(const std::array<std::uint32_t, 3>& d) { return {d[0], d[1], d[2]}; }
-
 }  // namespace
 
 // The launch shape of the reference or the check kernel: every parameter at its default.
@@ -51,7 +49,7 @@ std::pair<run::Dim3, run::Dim3> Sweep::kernel_shape(const Reference& ref, const 
 // Reference outputs for this size, kept on the device (again after a recovery). With Tune.check,
 // the check kernel must accept the reference's own outputs first.
 void Sweep::prepare_reference(SizeState& st) {
-  if (!reference_) return;
+  if (!reference_ || !st.args) return;  // no reference, or a ceiling measured again after the sweep
   auto [grid, block] = kernel_shape(*ext_.reference, st);
   run::ArgSet& args = *st.args;
   args.refill();
@@ -85,45 +83,49 @@ void Sweep::recover(SizeState& st) {
   prepare_reference(st);
 }
 
-// Ceilings at this size, with the kernels' timing policy. A ceiling that cannot run here (out of
+// Ceilings at this size, with the kernels' timing method. A ceiling that cannot run here (out of
 // memory at a large size) is skipped with a warning; a fault costs a recovery.
 void Sweep::measure_ceilings(SizeState& st) {
+  for (const auto& name : ext_.ceilings) measure_ceiling(st, name);
+}
+
+void Sweep::measure_ceiling(SizeState& st, const std::string& name) {
   const sizes::Size& size = problem_[st.index];
   const auto d = [&](int i) { return static_cast<std::size_t>(size.dims[i]); };
-  for (const auto& name : ext_.ceilings) {
-    run::Ceiling c;
-    try {
-      if (name == "d2d_copy") c = run::d2d_copy(session_, static_cast<std::size_t>(st.bytes / 2), timing_);
-      else if (name == "cublas_sgeam") c = run::cublas_sgeam_transpose(session_, d(1), d(0), timing_);
-      else if (name == "cublas_sgemm") c = run::cublas_sgemm(session_, d(0), d(1), d(2), timing_);
-      else {
-        if (!ceiling_kernels_) ceiling_kernels_ = std::make_unique<run::CeilingKernels>(session_);
-        if (name == "fp32_peak") c = run::fp32_peak(session_, *ceiling_kernels_, timing_);
-        else c = run::cublas_sgemm_argmax(session_, *ceiling_kernels_, d(0), d(1), d(2), timing_);
-      }
-    } catch (const run::CudaError& e) {
-      spdlog::warn("ceiling {} at {}: {}", name, size_text_[st.index], e.what());
-      if (e.sticky()) recover(st);
-      continue;
+  run::Ceiling c;
+  try {
+    if (name == "d2d_copy") c = run::d2d_copy(session_, static_cast<std::size_t>(st.bytes / 2), timing_);
+    else if (name == "cublas_sgeam") c = run::cublas_sgeam_transpose(session_, d(1), d(0), timing_);
+    else if (name == "cublas_sgemm") c = run::cublas_sgemm(session_, d(0), d(1), d(2), timing_);
+    else {
+      if (!ceiling_kernels_) ceiling_kernels_ = std::make_unique<run::CeilingKernels>(session_);
+      if (name == "fp32_peak") c = run::fp32_peak(session_, *ceiling_kernels_, timing_);
+      else c = run::cublas_sgemm_argmax(session_, *ceiling_kernels_, d(0), d(1), d(2), timing_);
     }
-    if (!c.ok()) {
-      spdlog::warn("ceiling {} at {}: {}", name, size_text_[st.index], c.timing.ok() ? c.check : c.timing.status.message);
-      if (c.timing.status.sticky()) recover(st);
-      continue;
-    }
-    spdlog::debug("ceiling {} at {}: {:.4f} ms = {:.0f} {} ({})", c.name, size_text_[st.index], c.median_ms, c.value, c.unit,
-                  c.check);
-    store::Ceiling sc;
-    sc.run_id = run_id_;
-    sc.device = session_.device().name;
-    sc.size = size_text_[st.index];
-    sc.name = name;
-    sc.time_ms = c.median_ms;
-    if (c.unit == "GB/s") sc.gbps = c.value;
-    else sc.gflops = c.value;
-    for (double v : c.timing.samples_ms) sc.samples_ms.push_back(static_cast<float>(v));
-    db_.record_ceiling(sc);
+  } catch (const run::CudaError& e) {
+    spdlog::warn("ceiling {} at {}: {}", name, size_text_[st.index], e.what());
+    if (e.sticky()) recover(st);
+    return;
   }
+  if (!c.ok()) {
+    spdlog::warn("ceiling {} at {}: {}", name, size_text_[st.index], c.timing.ok() ? c.check : c.timing.status.message);
+    if (c.timing.status.sticky()) recover(st);
+    return;
+  }
+  // the same statistic as the kernels' objective
+  const double ms = decision::estimate(c.timing.samples_ms, rule_.statistic).value;
+  const double value = c.value * c.median_ms / ms;  // GB/s or GFLOP/s scale with 1 / time
+  spdlog::debug("ceiling {} at {}: {:.4f} ms = {:.0f} {} ({})", c.name, size_text_[st.index], ms, value, c.unit, c.check);
+  store::Ceiling sc;
+  sc.run_id = run_id_;
+  sc.device = session_.device().name;
+  sc.size = size_text_[st.index];
+  sc.name = name;
+  sc.time_ms = ms;
+  if (c.unit == "GB/s") sc.gbps = value;
+  else sc.gflops = value;
+  for (double v : c.timing.samples_ms) sc.samples_ms.push_back(static_cast<float>(v));
+  db_.record_ceiling(sc);
 }
 
 // One configuration at one size: why it cannot run, or verified first, then timed.
@@ -167,7 +169,7 @@ store::Measurement Sweep::measure_config(std::size_t c, SizeState& st, Geometry&
   // the kernel may change them (ReadWrite arguments): uploads dominate otherwise.
   if (modifies_inputs_) args.refill();
   args.poison_outputs();
-  auto status = kern.launch(dim3(g.grid), dim3(g.block), 0, args);
+  auto status = kern.launch(to_dim3(g.grid), to_dim3(g.block), 0, args);
   if (!status.ok()) {
     m.status = status.sticky() ? store::MeasurementStatus::runtime_error : store::MeasurementStatus::launch_failed;
     m.error = status.message;
@@ -202,7 +204,7 @@ store::Measurement Sweep::measure_config(std::size_t c, SizeState& st, Geometry&
   }
 
   const auto tb = Clock::now();
-  auto timing = run::measure(session_, [&] { return kern.enqueue(dim3(g.grid), dim3(g.block), 0, args); }, timing_);
+  auto timing = run::measure(session_, [&] { return kern.enqueue(to_dim3(g.grid), to_dim3(g.block), 0, args); }, timing_);
   m.benchmark_ms = ms_since(tb);
   if (!timing.ok()) {
     m.status = timing.status.sticky() ? store::MeasurementStatus::runtime_error : store::MeasurementStatus::launch_failed;
@@ -211,10 +213,10 @@ store::Measurement Sweep::measure_config(std::size_t c, SizeState& st, Geometry&
     return m;
   }
   for (double v : timing.samples_ms) m.samples_ms.push_back(static_cast<float>(v));
-  const double med = timing.summary.median;
-  m.objective = med;
-  if (st.bytes > 0) m.gbps = st.bytes / med / 1e6;
-  if (st.flops > 0) m.gflops = st.flops / med / 1e6;
+  const double t = decision::estimate(timing.samples_ms, rule_.statistic).value;
+  m.objective = t;
+  if (st.bytes > 0) m.gbps = st.bytes / t / 1e6;
+  if (st.flops > 0) m.gflops = st.flops / t / 1e6;
   return m;
 }
 
@@ -235,7 +237,11 @@ bool Sweep::measure_size(std::size_t s) {
   prepare_reference(st);
   measure_ceilings(st);
 
-  if (guided_) return search_size(s, st);
+  if (guided_) {
+    const bool in_time = search_size(s, st);
+    if (in_time) decide_size(s, st);
+    return in_time;
+  }
 
   std::size_t cursor = 0;
   while (auto next = next_config(s, cursor)) {
@@ -247,6 +253,7 @@ bool Sweep::measure_size(std::size_t s) {
     }
     measure_and_store(c, st);
   }
+  decide_size(s, st);
   return true;
 }
 

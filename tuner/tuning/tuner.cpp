@@ -17,6 +17,7 @@
 #include "tuning/engine.h"
 #include "tuning/replay.h"
 #include "tuning/launch.h"
+#include "tuning/size_search.h"
 
 namespace tune::tuning {
 
@@ -55,6 +56,17 @@ store::RunInfo run_info(const Options& o, const spec::Spec& spec) {
   if (o.time_limit_s) budget["time_limit_s"] = *o.time_limit_s;
   info.budget = budget.dump();
   return info;
+}
+
+SearchPolicy search_policy(const Options& o) {
+  SearchPolicy p;
+  p.strategy = o.strategy;
+  p.options = o.strategy_options;
+  if (o.max_fevals) p.budget.max_fevals = static_cast<std::size_t>(*o.max_fevals);
+  p.budget.time_limit_s = o.time_limit_s;
+  p.seed = o.seed;
+  p.seed_sizes = o.seed_sizes;
+  return p;
 }
 
 Prepared validate(const Options& opts) {

@@ -61,6 +61,10 @@ struct Prepared {
   std::string strategy;
 };
 
+// The search policy of a run (size_search.h): strategy, options, budget per size, seed, seeding.
+struct SearchPolicy;
+SearchPolicy search_policy(const Options& opts);
+
 // Validates everything that needs no GPU (spec, kernel file, space, sizes, database) and throws
 // InputError on the first problem, before anything is written.
 Prepared validate(const Options& opts);

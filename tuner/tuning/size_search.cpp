@@ -1,0 +1,97 @@
+#include "tuning/size_search.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <tuple>
+
+namespace tune::tuning {
+
+namespace {
+
+double log_volume(const store::ProblemSize& s) {
+  return std::log(static_cast<double>(s.x)) + std::log(static_cast<double>(s.y)) + std::log(static_cast<double>(s.z));
+}
+
+// Records what the search evaluated, in order, around the caller's evaluator.
+class Recording : public search::Evaluator {
+ public:
+  Recording(search::Evaluator& inner, SizeOutcome& out) : inner_(inner), out_(out) {}
+  std::optional<double> evaluate(std::size_t config) override {
+    auto r = inner_.evaluate(config);
+    out_.evaluated.push_back(config);
+    out_.objectives.push_back(r);
+    return r;
+  }
+  double elapsed_s() const override { return inner_.elapsed_s(); }
+
+ private:
+  search::Evaluator& inner_;
+  SizeOutcome& out_;
+};
+
+}  // namespace
+
+std::vector<std::size_t> search_order(const std::vector<store::ProblemSize>& sizes) {
+  std::vector<std::size_t> order(sizes.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    const double va = log_volume(sizes[a]), vb = log_volume(sizes[b]);
+    if (va != vb) return va < vb;
+    return std::tie(sizes[a].x, sizes[a].y, sizes[a].z) < std::tie(sizes[b].x, sizes[b].y, sizes[b].z);
+  });
+  return order;
+}
+
+SizeSearch::SizeSearch(const space::Space& space, SearchPolicy policy) : space_(space), policy_(std::move(policy)) {}
+
+std::vector<std::size_t> SizeSearch::starts_for(const store::ProblemSize& size, std::vector<std::string>* from) const {
+  std::vector<std::size_t> starts;
+  if (!policy_.seed_sizes) return starts;
+  std::vector<std::size_t> near;
+  for (std::size_t i = 0; i < done_.size(); ++i)
+    if (done_[i].best) near.push_back(i);
+  const double v = log_volume(size);
+  std::stable_sort(near.begin(), near.end(), [&](std::size_t a, std::size_t b) {
+    return std::fabs(log_volume(done_[a].size) - v) < std::fabs(log_volume(done_[b].size) - v);
+  });
+  if (near.size() > kNeighbourSizes) near.resize(kNeighbourSizes);
+  for (std::size_t i : near) {
+    const SizeOutcome& n = done_[i];
+    std::vector<std::size_t> ranked;
+    for (std::size_t k = 0; k < n.evaluated.size(); ++k)
+      if (n.objectives[k]) ranked.push_back(k);
+    std::stable_sort(ranked.begin(), ranked.end(),
+                     [&](std::size_t a, std::size_t b) { return *n.objectives[a] < *n.objectives[b]; });
+    std::size_t taken = 0;
+    for (std::size_t k : ranked) {
+      if (taken == kStartsPerSize) break;
+      const std::size_t c = n.evaluated[k];
+      if (std::find(starts.begin(), starts.end(), c) == starts.end()) starts.push_back(c);
+      ++taken;
+    }
+    if (from) from->push_back(n.size.text);
+  }
+  return starts;
+}
+
+const SizeOutcome& SizeSearch::search(const store::ProblemSize& size, search::Evaluator& evaluator) {
+  SizeOutcome out;
+  out.size = size;
+  out.starts = starts_for(size, &out.seeded_from);
+  Recording recording(evaluator, out);
+  search::Context ctx(space_, recording, policy_.budget, policy_.seed + done_.size(), policy_.options, out.starts);
+  bool stopped = false;
+  try {
+    for (std::size_t c : ctx.starts()) ctx.evaluate(c);  // the starts first, whatever the strategy
+  } catch (const search::Stop&) {
+    stopped = true;
+  }
+  if (!stopped) search::run(policy_.strategy, ctx);
+  out.best = ctx.best();
+  if (out.best) out.best_objective = ctx.best_objective();
+  done_.push_back(std::move(out));
+  return done_.back();
+}
+
+}  // namespace tune::tuning

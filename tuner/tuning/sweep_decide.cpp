@@ -1,0 +1,175 @@
+// The decision at one size of a GPU sweep (decision/decision.h): once every configuration of the
+// size is measured (brute force) or the strategy is done (guided), the contenders, those within
+// reach of the best, are measured again, interleaved round robin (run::measure_interleaved) so that
+// drift hits all of them alike; their measurements are replaced by the re-measurement (the first
+// pass is kept in `extra`), and the verdict is stored (store::Decision). Then the ceilings: one that
+// disagrees implausibly with its neighbouring sizes is measured again before the table prints it.
+#include <spdlog/spdlog.h>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <map>
+
+#include "query/table.h"
+#include "tuning/sweep.h"
+
+namespace tune::tuning {
+
+namespace {
+
+decision::Estimate estimate_of(const store::StoredMeasurement& m, decision::Statistic statistic) {
+  std::vector<double> samples(m.samples_ms.begin(), m.samples_ms.end());
+  return decision::estimate(*m.objective, samples, statistic);
+}
+
+// The measurement's extra with the first pass it replaces.
+std::string with_first_pass(const store::StoredMeasurement& m) {
+  nlohmann::ordered_json extra = nlohmann::ordered_json::parse(m.extra.empty() ? "{}" : m.extra);
+  if (!extra.contains("first_pass"))
+    extra["first_pass"] = {{"objective", *m.objective}, {"samples", m.samples_ms.size()}, {"run_id", m.run_id}};
+  return extra.dump();
+}
+
+// TEMPORARY until run::measure_interleaved lands (issue12run): one timed launch of each in turn.
+std::vector<run::Timing> measure_interleaved_stub(run::Session& session, const std::vector<run::LaunchFn>& fns,
+                                                  const run::TimingOptions& options, int rounds) {
+  std::vector<run::Timing> out(fns.size());
+  run::TimingOptions one = options;
+  one.warmup = 0;
+  one.repetitions = 1;
+  one.max_repetitions = 1;
+  one.min_time_ms.reset();
+  for (int r = 0; r < rounds; ++r)
+    for (std::size_t i = 0; i < fns.size(); ++i) {
+      if (!out[i].ok()) continue;
+      auto t = run::measure(session, fns[i], one);
+      if (!t.ok()) out[i].status = t.status;
+      else out[i].samples_ms.push_back(t.samples_ms.at(0));
+    }
+  for (auto& t : out) t.summary = run::summarize(t.samples_ms);
+  return out;
+}
+
+}  // namespace
+
+void Sweep::decide_size(std::size_t s, SizeState& st) {
+  const std::string& device = session_.device().name;
+  store::MeasurementFilter f;
+  f.kernel = kernel_;
+  f.device = device;
+  f.size = size_text_[s];
+  f.space_hash = space_hash_;
+  f.with_samples = true;
+  std::vector<store::StoredMeasurement> rows;
+  for (auto& m : db_.measurements(f))
+    if (m.objective && *m.objective > 0 && config_index_.count(m.params)) rows.push_back(std::move(m));
+  if (rows.empty()) return;
+  std::vector<decision::Entry> entries;
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    entries.push_back({static_cast<std::int64_t>(i), estimate_of(rows[i], rule_.statistic)});
+  std::vector<std::size_t> pick = decision::contenders(entries, rule_, kContenderWiden, kMaxContenders);
+
+  // Launches of the contenders that can run in this process.
+  std::vector<std::size_t> runnable;  // indices into rows
+  std::vector<run::LaunchFn> launches;
+  std::vector<Geometry> shapes(pick.size());
+  for (std::size_t i : pick) {
+    const std::size_t c = config_index_.at(rows[i].params);
+    ensure_compiled(c);
+    if (!compiled_[c].kernel || compiled_[c].faulted) continue;
+    Geometry& g = shapes[runnable.size()];
+    g = geometry(spec_, bind_config(spec_, space_.config_values(c), problem_[s]));
+    run::LoadedKernel& kern = *compiled_[c].kernel;
+    run::ArgSet& args = *st.args;
+    launches.push_back([&kern, &args, &g] { return kern.enqueue(to_dim3(g.grid), to_dim3(g.block), 0, args); });
+    runnable.push_back(i);
+  }
+
+  store::Decision d;
+  d.run_id = run_id_;
+  d.kernel = kernel_;
+  d.device = device;
+  d.size = size_text_[s];
+  d.statistic = rule_.statistic;
+  d.tie_margin = rule_.tie_margin;
+  std::vector<decision::Entry> decided;
+  if (runnable.size() >= 2) {
+    const auto t0 = Clock::now();
+    auto timings = measure_interleaved_stub(session_, launches, timing_, kDecisionRounds);
+    count_.decide_ms += ms_since(t0);
+    d.rounds = kDecisionRounds;
+    for (std::size_t k = 0; k < runnable.size(); ++k) {
+      const run::Timing& t = timings[k];
+      store::StoredMeasurement& m = rows[runnable[k]];
+      if (!t.ok()) {
+        spdlog::warn("{} at {}: the re-measurement failed ({}); its first pass stands", m.params, d.size,
+                     t.status.message);
+        if (t.status.sticky()) {
+          compiled_[config_index_.at(m.params)].faulted = true;
+          recover(st);
+        }
+        continue;
+      }
+      store::Measurement again = m;
+      again.run_id = run_id_;
+      again.samples_ms.assign(t.samples_ms.begin(), t.samples_ms.end());
+      again.summary.reset();
+      const auto e = decision::estimate(t.samples_ms, rule_.statistic);
+      again.objective = e.value;
+      if (st.bytes > 0) again.gbps = st.bytes / e.value / 1e6;
+      if (st.flops > 0) again.gflops = st.flops / e.value / 1e6;
+      again.extra = with_first_pass(m);
+      again.measured_at.clear();
+      db_.record(again);
+      decided.push_back({static_cast<std::int64_t>(runnable[k]), e});
+    }
+  }
+  if (decided.empty()) decided.push_back(entries.at(pick.at(0)));  // nothing re-measured: the best as it stands
+  const decision::Verdict v = decision::decide(decided, rule_);
+  std::sort(decided.begin(), decided.end(),
+            [](const decision::Entry& a, const decision::Entry& b) { return a.estimate.value < b.estimate.value; });
+  for (const auto& e : decided) {
+    const bool tied = std::find(v.tied.begin(), v.tied.end(), e.id) != v.tied.end();
+    d.candidates.push_back({rows[static_cast<std::size_t>(e.id)].config_id, e.estimate.value, e.estimate.half_width,
+                            static_cast<std::int64_t>(e.estimate.samples), tied});
+  }
+  d.winner_id = rows[static_cast<std::size_t>(v.winner)].config_id;
+  d.noise = v.noise;
+  db_.record_decision(d);
+  spdlog::debug("{} at {}: {} contenders measured again over {} rounds; winner {} ({} tied, noise {:.2f}%)", kernel_,
+                d.size, decided.size(), d.rounds, rows[static_cast<std::size_t>(v.winner)].params, v.tied.size() - 1,
+                100.0 * v.noise);
+}
+
+// A ceiling whose rate is implausible against both neighbouring sizes of this run (query::implausible)
+// is measured again, up to twice; the table marks one that still is.
+void Sweep::remeasure_implausible_ceilings() {
+  const std::string& device = session_.device().name;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    std::vector<std::map<std::string, double>> rate(problem_.size());
+    for (std::size_t s = 0; s < problem_.size(); ++s)
+      for (const auto& c : db_.ceilings(device, size_text_[s], run_id_))
+        if (c.gbps || c.gflops) rate[s][c.name] = c.gbps ? *c.gbps : *c.gflops;
+    bool again = false;
+    for (std::size_t s = 1; s + 1 < problem_.size(); ++s)
+      for (const auto& [name, value] : rate[s]) {
+        auto at = [&](std::size_t t) -> std::optional<double> {
+          const auto it = rate[t].find(name);
+          return it == rate[t].end() ? std::nullopt : std::optional(it->second);
+        };
+        if (!query::implausible(value, at(s - 1), at(s + 1))) continue;
+        spdlog::warn("ceiling {} at {} ({:.4g}) disagrees with both neighbouring sizes: measuring it again", name,
+                     size_text_[s], value);
+        SizeState st;
+        st.index = s;
+        st.bound_default = bind_config(spec_, default_values(spec_), problem_[s]);
+        st.bytes = ext_.bytes ? evaluate_number(spec_, *ext_.bytes, st.bound_default) : 0;
+        measure_ceiling(st, name);
+        again = true;
+      }
+    if (!again) return;
+  }
+}
+
+}  // namespace tune::tuning

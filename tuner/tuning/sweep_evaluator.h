@@ -1,0 +1,43 @@
+// The GPU sweep's evaluator at one size (sweep_search.cpp), apart from the GPU so that a test can
+// drive it with measurements fed from a recorded cache: a configuration an earlier run stored at
+// this size answers from the database without a measurement (a re-run resumes); any other goes to
+// `measure` (compile if needed, verify, time, store). Its clock, for the budget, is the caller's:
+// the run's wall clock on the GPU.
+#pragma once
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "search/search.h"
+
+namespace tune::tuning {
+
+class SweepEvaluator : public search::Evaluator {
+ public:
+  using Measure = std::function<std::optional<double>(std::size_t)>;
+  using Clock = std::function<double()>;
+  // `stored`: canonical params -> objective (nullopt: stored as failed); `params`: each
+  // configuration's canonical params (Space::params_json).
+  SweepEvaluator(std::map<std::string, std::optional<double>> stored, const std::vector<std::string>& params,
+                 Measure measure, Clock elapsed_s)
+      : stored_(std::move(stored)), params_(params), measure_(std::move(measure)), elapsed_(std::move(elapsed_s)) {}
+
+  std::optional<double> evaluate(std::size_t config) override {
+    if (auto it = stored_.find(params_.at(config)); it != stored_.end()) return it->second;
+    ++measured_;
+    return measure_(config);
+  }
+  double elapsed_s() const override { return elapsed_(); }
+  std::size_t measured() const { return measured_; }  // evaluations that went to `measure`
+
+ private:
+  std::map<std::string, std::optional<double>> stored_;
+  const std::vector<std::string>& params_;
+  Measure measure_;
+  Clock elapsed_;
+  std::size_t measured_ = 0;
+};
+
+}  // namespace tune::tuning
