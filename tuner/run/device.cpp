@@ -32,6 +32,15 @@ std::string format_cuda_version(int version) {
   return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
 }
 
+compile::DeviceLimits DeviceInfo::launch_limits() const {
+  compile::DeviceLimits l;  // Hopper's where the device reports nothing (a DeviceInfo built by hand)
+  if (max_threads_per_block > 0) l.max_threads_per_block = max_threads_per_block;
+  if (regs_per_block > 0) l.max_registers_per_block = regs_per_block;
+  if (smem_per_block > 0) l.max_static_shared = l.max_shared_without_opt_in = static_cast<int>(smem_per_block);
+  if (smem_per_block_optin > 0) l.max_shared_opt_in = static_cast<int>(smem_per_block_optin);
+  return l;
+}
+
 std::string DeviceInfo::summary() const {
   return name + " (" + arch + ", " + std::to_string(sm_count) + " SMs, " +
          std::to_string(l2_bytes / (1024 * 1024)) + " MiB L2, driver " + driver_version +

@@ -4,6 +4,8 @@
 #include <cstddef>
 #include <string>
 
+#include "compile/resources.h"
+
 namespace tune::run {
 
 struct DeviceInfo {
@@ -30,6 +32,8 @@ struct DeviceInfo {
 
   // One line for logs: "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, 50 MiB L2, driver 13.0, runtime 13.0)".
   std::string summary() const;
+  // This device's per-block launch limits, to check a kernel's resources against (compile::check_launch).
+  compile::DeviceLimits launch_limits() const;
 };
 
 // True when a CUDA driver and at least one GPU are present. Never throws.

@@ -157,7 +157,8 @@ store::Measurement Sweep::measure_config(std::size_t c, SizeState& st, Geometry&
     m.error = "block of " + std::to_string(g.threads_per_block()) + " threads exceeds the device limit of " +
               std::to_string(dev.max_threads_per_block);
   } else if (k.resources.parsed &&
-             !(why = compile::check_launch(k.resources, static_cast<int>(g.threads_per_block()), 0)).empty()) {
+             !(why = compile::check_launch(k.resources, static_cast<int>(g.threads_per_block()), 0,
+                                                       dev.launch_limits())).empty()) {
     m.status = store::MeasurementStatus::launch_failed;
     m.error = why;
   }
