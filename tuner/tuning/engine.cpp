@@ -92,30 +92,25 @@ void Sweep::plan() {
     given.push_back(sizes::Size{size.as_rank(rank), std::max(rank, size.rank)});
     volumes.push_back(store::ProblemSize::of(given.back().dims[0], given.back().dims[1], given.back().dims[2]));
   }
-  for (std::size_t i : search_order(volumes)) {
-    problem_.push_back(given[i]);
-    size_text_.push_back(given[i].label());
-  }
-  params_.resize(n_configs_);
-  config_id_.resize(n_configs_);
-  needed_.assign(n_configs_, false);
+  for (std::size_t i : search_order(volumes)) sizes_.push_back(SizeTarget::of(given[i]));
+  configs_.resize(n_configs_);
   for (std::size_t c = 0; c < n_configs_; ++c) {
-    params_[c] = space_.params_json(c);
-    config_index_.emplace(params_[c], c);
-    config_id_[c] = db_.upsert_configuration_text(kernel_, space_hash_, params_[c]);
-    for (const auto& text : size_text_)
-      if (!done_.count({params_[c], text})) needed_[c] = true, ++todo_;
+    configs_[c].params = space_.params_json(c);
+    config_index_.emplace(configs_[c].params, c);
+    configs_[c].id = db_.upsert_configuration_text(kernel_, space_hash_, configs_[c].params);
+    for (const auto& size : sizes_)
+      if (!done_.count({configs_[c].params, size.label})) configs_[c].needed = true, ++todo_;
   }
   if (guided_) {
     search_ = std::make_unique<SizeSearch>(space_, search_policy(o_));
     const std::size_t per_size = o_.max_fevals ? std::min<std::size_t>(n_configs_, *o_.max_fevals) : n_configs_;
-    todo_ = per_size * problem_.size();
-    spdlog::info("{} configurations x {} sizes: strategy {} evaluates up to {} per size", n_configs_, problem_.size(),
+    todo_ = per_size * sizes_.size();
+    spdlog::info("{} configurations x {} sizes: strategy {} evaluates up to {} per size", n_configs_, sizes_.size(),
                  o_.strategy, per_size);
     return;
   }
-  spdlog::info("{} configurations x {} sizes: {} measurements to take, {} already stored", n_configs_, problem_.size(),
-               todo_, n_configs_ * problem_.size() - todo_);
+  spdlog::info("{} configurations x {} sizes: {} measurements to take, {} already stored", n_configs_, sizes_.size(),
+               todo_, n_configs_ * sizes_.size() - todo_);
 }
 
 compile::CompileRequest Sweep::request(std::size_t c, const std::string& kernel_name,
@@ -131,16 +126,23 @@ compile::CompileRequest Sweep::request(std::size_t c, const std::string& kernel_
   return r;
 }
 
+// The one cubin-cache path: the configuration's cache key, and its kernel loaded from the binary
+// cache when there. False when it must be compiled.
+bool Sweep::load_cached(std::size_t c, const compile::CompileRequest& req) {
+  ConfigState& k = configs_[c];
+  k.cache_key = compile::cache_key(req, nvrtc_);
+  auto bin = db_.get_binary(k.cache_key);
+  if (!bin) return false;
+  k.compiled.kernel = std::make_unique<run::LoadedKernel>(session_, std::vector<char>(bin->cubin.begin(), bin->cubin.end()), kernel_);
+  ++count_.cached;
+  return true;
+}
+
 void Sweep::start_compiles() {
-  compiled_.resize(n_configs_);
-  keys_.resize(n_configs_);
   for (std::size_t c = 0; c < n_configs_; ++c) {
-    if (!needed_[c] || guided_) continue;  // a guided search compiles what its strategy asks for
+    if (!configs_[c].needed || guided_) continue;  // a guided search compiles what its strategy asks for
     auto req = request(c, kernel_, space_.config_values(c));
-    keys_[c] = compile::cache_key(req, nvrtc_);
-    if (auto bin = db_.get_binary(keys_[c])) {
-      compiled_[c].kernel = std::make_unique<run::LoadedKernel>(session_, std::vector<char>(bin->cubin.begin(), bin->cubin.end()), kernel_);
-      ++count_.cached;
+    if (load_cached(c, req)) {
       ready_.push_back(c);
     } else {
       pool_.submit(std::move(req));
@@ -169,19 +171,19 @@ void Sweep::start_compiles() {
 // A finished compile: cache the cubin, load it, or keep why there is none.
 void Sweep::accept(compile::CompileResult r) {
   const std::size_t c = r.tag;
-  Compiled& k = compiled_[c];
+  Compiled& k = configs_[c].compiled;
   k.compile_ms = r.wall_ms;
   k.resources = r.resources;
   count_.compile_ms += r.wall_ms;
   ++count_.compiled;
-  spdlog::debug("compiled {} in {:.1f} ms: {}", params_[c], r.wall_ms, r.ok() ? "ok" : "failed");
+  spdlog::debug("compiled {} in {:.1f} ms: {}", configs_[c].params, r.wall_ms, r.ok() ? "ok" : "failed");
   if (!r.ok()) {
     k.status = store::MeasurementStatus::compile_failed;
     k.error = r.log;
     return;
   }
   store::CachedBinary b;
-  b.key = keys_[c];
+  b.key = configs_[c].cache_key;
   b.arch = session_.device().arch;
   b.compiler_version = nvrtc_;
   b.cubin.assign(r.cubin.begin(), r.cubin.end());
@@ -202,7 +204,7 @@ std::optional<std::size_t> Sweep::next_config(std::size_t size_index, std::size_
   if (size_index > 0) {
     while (cursor < n_configs_) {
       std::size_t c = cursor++;
-      if (needed_[c]) return c;
+      if (configs_[c].needed) return c;
     }
     return std::nullopt;
   }
@@ -221,7 +223,7 @@ int Sweep::run() {
   start_compiles();
   progress_ = std::make_unique<Progress>("measuring", todo_);
   bool out_of_time = false;
-  for (std::size_t s = 0; s < problem_.size() && !out_of_time; ++s) out_of_time = !measure_size(s);
+  for (std::size_t s = 0; s < sizes_.size() && !out_of_time; ++s) out_of_time = !measure_size(s);
   while (pending_ > 0) {  // compiles nobody waited for (time limit)
     auto r = pool_.next();
     --pending_;
@@ -249,7 +251,9 @@ void Sweep::finish(bool out_of_time) {
   totals.measure_s = count_.measure_ms / 1000.0;
   totals.wall_s = ms_since(start_) / 1000.0;
   totals.workers = pool_.workers();
-  query::print_run_table(db_, kernel_, device, size_text_, totals, o_.json);
+  std::vector<std::string> labels;
+  for (const auto& size : sizes_) labels.push_back(size.label);
+  query::print_run_table(db_, kernel_, device, labels, totals, o_.json);
 }
 
 int run_engine(const Options& opts, Prepared prepared) { return Sweep(opts, std::move(prepared)).run(); }

@@ -62,7 +62,7 @@ std::vector<tuning::SizeOutcome> gpu_path(const tuning::Options& o, const tuning
       for (std::size_t c = 0; c < p.space.size(); c += 7) stored[params[c]] = rec.objective[c];
     double clock_ms = 0;
     tuning::SweepEvaluator ev(
-        stored, params,
+        stored, [&](std::size_t c) -> const std::string& { return params[c]; },
         [&](std::size_t c) {
           return rec.objective[c];
         },

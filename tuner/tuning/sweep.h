@@ -56,6 +56,26 @@ inline constexpr std::size_t kMaxContenders = 12;
 inline constexpr double kContenderWiden = 3.0;
 inline constexpr int kDecisionRounds = 10;
 
+// One configuration of the run: its canonical params, its id in the database, its cubin-cache key,
+// whether any size still needs it, and its compiled kernel.
+struct ConfigState {
+  std::string params;
+  std::int64_t id = 0;
+  std::string cache_key;
+  bool needed = false;
+  Compiled compiled;
+};
+
+// One problem size of the run, parsed once: the size, its label ("4096x4096") and as stored.
+struct SizeTarget {
+  sizes::Size size;
+  std::string label;
+  store::ProblemSize stored;
+  static SizeTarget of(const sizes::Size& s) {
+    return {s, s.label(), store::ProblemSize::parse(s.label())};
+  }
+};
+
 // What every configuration at one size shares.
 struct SizeState {
   std::size_t index = 0;
@@ -78,6 +98,7 @@ class Sweep {
   compile::CompileRequest request(std::size_t c, const std::string& kernel_name,
                                   const std::vector<expr::Value>& values) const;
   void start_compiles();
+  bool load_cached(std::size_t c, const compile::CompileRequest& req);
   void accept(compile::CompileResult r);
   std::optional<std::size_t> next_config(std::size_t size_index, std::size_t& cursor);
   void finish(bool out_of_time);
@@ -114,13 +135,9 @@ class Sweep {
 
   std::set<store::MeasuredKey> done_;  // stored already: skipped
   std::size_t n_configs_ = 0, todo_ = 0, progressed_ = 0;
-  std::vector<std::string> params_, size_text_, keys_;
-  std::map<std::string, std::size_t> config_index_;  // params_ -> index
-  std::vector<std::int64_t> config_id_;
-  std::vector<sizes::Size> problem_;
-  std::vector<bool> needed_;
-
-  std::vector<Compiled> compiled_;
+  std::vector<ConfigState> configs_;                 // one per configuration of the run
+  std::map<std::string, std::size_t> config_index_;  // params -> index into configs_
+  std::vector<SizeTarget> sizes_;                    // in search order
   std::unique_ptr<run::LoadedKernel> reference_;
   std::unique_ptr<run::LoadedKernel> check_kernel_;        // Tune.check, compiled next to the reference
   std::unique_ptr<run::CeilingKernels> ceiling_kernels_;  // fp32_peak, cublas_sgemm_argmax (on first use)

@@ -58,7 +58,7 @@ void Sweep::decide_size(std::size_t s, SizeState& st) {
   store::MeasurementFilter f;
   f.kernel = kernel_;
   f.device = device;
-  f.size = size_text_[s];
+  f.size = sizes_[s].label;
   f.space_hash = space_hash_;
   f.with_samples = true;
   std::vector<store::StoredMeasurement> rows;
@@ -77,10 +77,10 @@ void Sweep::decide_size(std::size_t s, SizeState& st) {
   for (std::size_t i : pick) {
     const std::size_t c = config_index_.at(rows[i].params);
     ensure_compiled(c);
-    if (!compiled_[c].kernel || compiled_[c].faulted) continue;
+    if (!configs_[c].compiled.kernel || configs_[c].compiled.faulted) continue;
     Geometry& g = shapes[runnable.size()];
-    g = geometry(spec_, bind_config(spec_, space_.config_values(c), problem_[s]));
-    run::LoadedKernel& kern = *compiled_[c].kernel;
+    g = geometry(spec_, bind_config(spec_, space_.config_values(c), sizes_[s].size));
+    run::LoadedKernel& kern = *configs_[c].compiled.kernel;
     run::ArgSet& args = *st.args;
     launches.push_back([&kern, &args, &g] { return kern.enqueue(to_dim3(g.grid), to_dim3(g.block), 0, args); });
     runnable.push_back(i);
@@ -90,7 +90,7 @@ void Sweep::decide_size(std::size_t s, SizeState& st) {
   d.run_id = run_id_;
   d.kernel = kernel_;
   d.device = device;
-  d.size = size_text_[s];
+  d.size = sizes_[s].label;
   d.statistic = rule_.statistic;
   d.tie_margin = rule_.tie_margin;
   std::vector<decision::Entry> decided;
@@ -106,7 +106,7 @@ void Sweep::decide_size(std::size_t s, SizeState& st) {
         spdlog::warn("{} at {}: the re-measurement failed ({}); its first pass stands", m.params, d.size,
                      t.status.message);
         if (t.status.sticky()) {
-          compiled_[config_index_.at(m.params)].faulted = true;
+          configs_[config_index_.at(m.params)].compiled.faulted = true;
           recover(st);
         }
         continue;
@@ -147,12 +147,12 @@ void Sweep::decide_size(std::size_t s, SizeState& st) {
 void Sweep::remeasure_implausible_ceilings() {
   const std::string& device = session_.device().name;
   for (int attempt = 0; attempt < 2; ++attempt) {
-    std::vector<std::map<std::string, double>> rate(problem_.size());
-    for (std::size_t s = 0; s < problem_.size(); ++s)
-      for (const auto& c : db_.ceilings(device, size_text_[s], run_id_))
+    std::vector<std::map<std::string, double>> rate(sizes_.size());
+    for (std::size_t s = 0; s < sizes_.size(); ++s)
+      for (const auto& c : db_.ceilings(device, sizes_[s].label, run_id_))
         if (c.gbps || c.gflops) rate[s][c.name] = c.gbps ? *c.gbps : *c.gflops;
     bool again = false;
-    for (std::size_t s = 1; s + 1 < problem_.size(); ++s)
+    for (std::size_t s = 1; s + 1 < sizes_.size(); ++s)
       for (const auto& [name, value] : rate[s]) {
         auto at = [&](std::size_t t) -> std::optional<double> {
           const auto it = rate[t].find(name);
@@ -160,10 +160,10 @@ void Sweep::remeasure_implausible_ceilings() {
         };
         if (!query::implausible(value, at(s - 1), at(s + 1))) continue;
         spdlog::warn("ceiling {} at {} ({:.4g}) disagrees with both neighbouring sizes: measuring it again", name,
-                     size_text_[s], value);
+                     sizes_[s].label, value);
         SizeState st;
         st.index = s;
-        st.bound_default = bind_config(spec_, default_values(spec_), problem_[s]);
+        st.bound_default = bind_config(spec_, default_values(spec_), sizes_[s].size);
         st.bytes = ext_.bytes ? evaluate_number(spec_, *ext_.bytes, st.bound_default) : 0;
         measure_ceiling(st, name);
         again = true;

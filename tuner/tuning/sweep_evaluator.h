@@ -18,14 +18,15 @@ class SweepEvaluator : public search::Evaluator {
  public:
   using Measure = std::function<std::optional<double>(std::size_t)>;
   using Clock = std::function<double()>;
-  // `stored`: canonical params -> objective (nullopt: stored as failed); `params`: each
+  using Params = std::function<const std::string&(std::size_t)>;
+  // `stored`: canonical params -> objective (nullopt: stored as failed); `params`: a
   // configuration's canonical params (Space::params_json).
-  SweepEvaluator(std::map<std::string, std::optional<double>> stored, const std::vector<std::string>& params,
-                 Measure measure, Clock elapsed_s)
-      : stored_(std::move(stored)), params_(params), measure_(std::move(measure)), elapsed_(std::move(elapsed_s)) {}
+  SweepEvaluator(std::map<std::string, std::optional<double>> stored, Params params, Measure measure, Clock elapsed_s)
+      : stored_(std::move(stored)), params_(std::move(params)), measure_(std::move(measure)),
+        elapsed_(std::move(elapsed_s)) {}
 
   std::optional<double> evaluate(std::size_t config) override {
-    if (auto it = stored_.find(params_.at(config)); it != stored_.end()) return it->second;
+    if (auto it = stored_.find(params_(config)); it != stored_.end()) return it->second;
     ++measured_;
     return measure_(config);
   }
@@ -34,7 +35,7 @@ class SweepEvaluator : public search::Evaluator {
 
  private:
   std::map<std::string, std::optional<double>> stored_;
-  const std::vector<std::string>& params_;
+  Params params_;
   Measure measure_;
   Clock elapsed_;
   std::size_t measured_ = 0;

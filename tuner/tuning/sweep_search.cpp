@@ -19,16 +19,10 @@
 namespace tune::tuning {
 
 void Sweep::ensure_compiled(std::size_t c) {
-  Compiled& k = compiled_[c];
+  Compiled& k = configs_[c].compiled;
   if (k.kernel || k.status != store::MeasurementStatus::ok) return;
   auto req = request(c, kernel_, space_.config_values(c));
-  keys_[c] = compile::cache_key(req, nvrtc_);
-  if (auto bin = db_.get_binary(keys_[c])) {
-    k.kernel = std::make_unique<run::LoadedKernel>(session_, std::vector<char>(bin->cubin.begin(), bin->cubin.end()), kernel_);
-    ++count_.cached;
-    return;
-  }
-  accept(compile::compile(req));
+  if (!load_cached(c, req)) accept(compile::compile(req));
 }
 
 bool Sweep::search_size(std::size_t s, SizeState& st) {
@@ -37,30 +31,30 @@ bool Sweep::search_size(std::size_t s, SizeState& st) {
   store::MeasurementFilter f;
   f.kernel = kernel_;
   f.device = session_.device().name;
-  f.size = size_text_[s];
+  f.size = sizes_[s].label;
   f.space_hash = space_hash_;
   f.ok_only = false;
   for (const auto& m : db_.measurements(f))
     stored[m.params] = m.status == store::MeasurementStatus::ok && m.objective ? m.objective : std::nullopt;
 
   SweepEvaluator ev(
-      std::move(stored), params_,
+      std::move(stored), [this](std::size_t c) -> const std::string& { return configs_[c].params; },
       [&](std::size_t c) -> std::optional<double> {
         ensure_compiled(c);
         store::Measurement m = measure_and_store(c, st);
         return m.status == store::MeasurementStatus::ok ? m.objective : std::nullopt;
       },
       [this] { return ms_since(start_) / 1000.0; });
-  const SizeOutcome& done = search_->search(store::ProblemSize::parse(size_text_[s]), ev);
+  const SizeOutcome& done = search_->search(sizes_[s].stored, ev);
   const bool out_of_time = o_.time_limit_s && ev.elapsed_s() >= *o_.time_limit_s;
   if (out_of_time)
-    spdlog::warn("time limit of {} s reached at {}: stopping (a re-run resumes)", *o_.time_limit_s, size_text_[s]);
+    spdlog::warn("time limit of {} s reached at {}: stopping (a re-run resumes)", *o_.time_limit_s, sizes_[s].label);
   std::string from;
   for (const auto& n : done.seeded_from) from += (from.empty() ? "" : ", ") + n;
-  spdlog::info("{} at {}: {} evaluated {} configurations ({} measured){}{}", kernel_, size_text_[s], o_.strategy,
+  spdlog::info("{} at {}: {} evaluated {} configurations ({} measured){}{}", kernel_, sizes_[s].label, o_.strategy,
                done.evaluated.size(), ev.measured(),
                done.starts.empty() ? "" : ", starting from " + std::to_string(done.starts.size()) + " of " + from,
-               done.best ? "; best " + params_[*done.best] : "");
+               done.best ? "; best " + configs_[*done.best].params : "");
   return !out_of_time;
 }
 

@@ -55,7 +55,7 @@ void Sweep::prepare_reference(SizeState& st) {
   args.refill();
   args.poison_outputs();
   auto status = reference_->launch(grid, block, 0, args);
-  const std::string& size = size_text_[st.index];
+  const std::string& size = sizes_[st.index].label;
   if (!status.ok()) throw Error("the reference kernel failed at size " + size + ": " + status.message);
   for (std::size_t a : st.outputs)
     if (auto unwritten = run::count_unwritten(args.dtype(a), args.buffer(a)))
@@ -90,7 +90,7 @@ void Sweep::measure_ceilings(SizeState& st) {
 }
 
 void Sweep::measure_ceiling(SizeState& st, const std::string& name) {
-  const sizes::Size& size = problem_[st.index];
+  const sizes::Size& size = sizes_[st.index].size;
   const auto d = [&](int i) { return static_cast<std::size_t>(size.dims[i]); };
   run::Ceiling c;
   try {
@@ -103,23 +103,23 @@ void Sweep::measure_ceiling(SizeState& st, const std::string& name) {
       else c = run::cublas_sgemm_argmax(session_, *ceiling_kernels_, d(0), d(1), d(2), timing_);
     }
   } catch (const run::CudaError& e) {
-    spdlog::warn("ceiling {} at {}: {}", name, size_text_[st.index], e.what());
+    spdlog::warn("ceiling {} at {}: {}", name, sizes_[st.index].label, e.what());
     if (e.sticky()) recover(st);
     return;
   }
   if (!c.ok()) {
-    spdlog::warn("ceiling {} at {}: {}", name, size_text_[st.index], c.timing.ok() ? c.check : c.timing.status.message);
+    spdlog::warn("ceiling {} at {}: {}", name, sizes_[st.index].label, c.timing.ok() ? c.check : c.timing.status.message);
     if (c.timing.status.sticky()) recover(st);
     return;
   }
   // the same statistic as the kernels' objective
   const double ms = decision::estimate(c.timing.samples_ms, rule_.statistic).value;
   const double value = c.value * c.median_ms / ms;  // GB/s or GFLOP/s scale with 1 / time
-  spdlog::debug("ceiling {} at {}: {:.4f} ms = {:.0f} {} ({})", c.name, size_text_[st.index], ms, value, c.unit, c.check);
+  spdlog::debug("ceiling {} at {}: {:.4f} ms = {:.0f} {} ({})", c.name, sizes_[st.index].label, ms, value, c.unit, c.check);
   store::Ceiling sc;
   sc.run_id = run_id_;
   sc.device = session_.device().name;
-  sc.size = size_text_[st.index];
+  sc.size = sizes_[st.index].label;
   sc.name = name;
   sc.time_ms = ms;
   if (c.unit == "GB/s") sc.gbps = value;
@@ -130,17 +130,17 @@ void Sweep::measure_ceiling(SizeState& st, const std::string& name) {
 
 // One configuration at one size: why it cannot run, or verified first, then timed.
 store::Measurement Sweep::measure_config(std::size_t c, SizeState& st, Geometry& g) {
-  Compiled& k = compiled_[c];
+  Compiled& k = configs_[c].compiled;
   const run::DeviceInfo& dev = session_.device();
   store::Measurement m;
-  m.config_id = config_id_[c];
+  m.config_id = configs_[c].id;
   m.run_id = run_id_;
   m.device = dev.name;
-  m.size = store::ProblemSize::parse(size_text_[st.index]);
+  m.size = sizes_[st.index].stored;
   m.compile_ms = k.compile_ms;
   const auto t0 = Clock::now();
   try {
-    g = geometry(spec_, bind_config(spec_, space_.config_values(c), problem_[st.index]));
+    g = geometry(spec_, bind_config(spec_, space_.config_values(c), sizes_[st.index].size));
   } catch (const InputError& e) {
     k.status = store::MeasurementStatus::restricted;
     k.error = e.what();
@@ -176,7 +176,7 @@ store::Measurement Sweep::measure_config(std::size_t c, SizeState& st, Geometry&
     m.error = status.message;
     if (status.sticky()) {
       k.faulted = true;
-      spdlog::warn("{} at {} faulted the context: {}; recovering", params_[c], size_text_[st.index], status.message);
+      spdlog::warn("{} at {} faulted the context: {}; recovering", configs_[c].params, sizes_[st.index].label, status.message);
     }
     return m;
   }
@@ -188,7 +188,7 @@ store::Measurement Sweep::measure_config(std::size_t c, SizeState& st, Geometry&
       m.error = "check kernel " + check_kernel_->name() + ": " + r.status.message;
       if (r.status.sticky()) {
         k.faulted = true;  // the outputs it judged made it fault: this configuration's doing
-        spdlog::warn("{} at {}: the check kernel faulted the context: {}; recovering", params_[c], size_text_[st.index],
+        spdlog::warn("{} at {}: the check kernel faulted the context: {}; recovering", configs_[c].params, sizes_[st.index].label,
                      r.status.message);
       }
       return m;
@@ -222,9 +222,9 @@ store::Measurement Sweep::measure_config(std::size_t c, SizeState& st, Geometry&
 }
 
 bool Sweep::measure_size(std::size_t s) {
-  const sizes::Size& size = problem_[s];
+  const sizes::Size& size = sizes_[s].size;
   bool work = false;
-  for (std::size_t c = 0; c < n_configs_ && !work; ++c) work = needed_[c] && !done_.count({params_[c], size_text_[s]});
+  for (std::size_t c = 0; c < n_configs_ && !work; ++c) work = configs_[c].needed && !done_.count({configs_[c].params, sizes_[s].label});
   if (!work && !guided_ && (s > 0 || pending_ == 0)) return true;  // all stored: no reference, no ceilings
 
   SizeState st;
@@ -247,7 +247,7 @@ bool Sweep::measure_size(std::size_t s) {
   std::size_t cursor = 0;
   while (auto next = next_config(s, cursor)) {
     const std::size_t c = *next;
-    if (done_.count({params_[c], size_text_[s]})) continue;
+    if (done_.count({configs_[c].params, sizes_[s].label})) continue;
     if (o_.time_limit_s && ms_since(start_) / 1000.0 > *o_.time_limit_s) {
       spdlog::warn("time limit of {} s reached: stopping (a re-run resumes)", *o_.time_limit_s);
       return false;
@@ -267,16 +267,16 @@ store::Measurement Sweep::measure_and_store(std::size_t c, SizeState& st) {
   store::Measurement m = measure_config(c, st, g);
   count_.measure_ms += ms_since(t0);
   db_.record(m);  // durable before anything else can go wrong
-  if (compiled_[c].faulted && m.status == store::MeasurementStatus::runtime_error && !m.error.starts_with("not run"))
+  if (configs_[c].compiled.faulted && m.status == store::MeasurementStatus::runtime_error && !m.error.starts_with("not run"))
     recover(st);
   if (m.status == store::MeasurementStatus::ok) {
-    spdlog::debug("{} at {}: grid ({},{},{}) block ({},{},{}): verified, median {:.4f} ms of {} launches", params_[c],
-                  size_text_[st.index], g.grid[0], g.grid[1], g.grid[2], g.block[0], g.block[1], g.block[2], *m.objective,
+    spdlog::debug("{} at {}: grid ({},{},{}) block ({},{},{}): verified, median {:.4f} ms of {} launches", configs_[c].params,
+                  sizes_[st.index].label, g.grid[0], g.grid[1], g.grid[2], g.block[0], g.block[1], g.block[2], *m.objective,
                   m.samples_ms.size());
     ++count_.measured;
   } else {
     ++count_.failed;
-    spdlog::debug("{} at {}: {}: {}", params_[c], size_text_[st.index], store::to_string(m.status), m.error.substr(0, 200));
+    spdlog::debug("{} at {}: {}: {}", configs_[c].params, sizes_[st.index].label, store::to_string(m.status), m.error.substr(0, 200));
   }
   progress_->update(++progressed_, std::to_string(count_.compiled) + " compiled, " + std::to_string(count_.failed) + " failed");
   return m;
