@@ -31,9 +31,11 @@ int cmd_run(const Args& args) {
       "time-limit", po::value<double>(), "stop after this many seconds")(
       "seed", po::value<std::uint64_t>()->default_value(1), "random seed (strategies and input data)")(
       "device", po::value<int>()->default_value(0), "CUDA device ordinal")(
-      "repetitions", po::value<int>()->default_value(20), "timed launches per measurement")(
-      "warmup", po::value<int>()->default_value(3), "untimed launches before timing")(
-      "flush-l2", po::bool_switch(), "flush the L2 cache between timed launches")(
+      "repetitions", po::value<int>()->default_value(10),
+      "at least this many samples per measurement (each a batch of launches; more until the mean's 95% "
+      "interval is within 1%)")(
+      "warmup", po::value<int>()->default_value(1), "untimed launches before timing")(
+      "flush-l2", po::bool_switch(), "flush the L2 cache before each timed launch (cold L2; one launch per sample)")(
       "json", po::bool_switch(), "print the end-of-run table as JSON")(
       "no-seed-sizes", po::bool_switch(),
       "replay of several sizes: search each size from scratch instead of starting from the best "

@@ -157,6 +157,7 @@ void print_run_table(store::Store& db, const std::string& kernel, const std::str
     out["failed"] = totals.failed;
     out["compile_cpu_seconds"] = totals.compile_s;
     out["measure_seconds"] = totals.measure_s;
+    out["timed_seconds"] = totals.timed_s;
     out["wall_seconds"] = totals.wall_s;
     auto& arr = out["sizes"] = nlohmann::ordered_json::array();
     for (const auto& r : t.rows) {
@@ -221,9 +222,9 @@ void print_run_table(store::Store& db, const std::string& kernel, const std::str
     if (std::find(sizes.begin(), sizes.end(), f.size) != sizes.end())
       std::printf("flag %s %s: %s\n", f.size.c_str(), std::string(store::to_string(f.kind)).c_str(), f.text.c_str());
   std::printf("%zu measured, %zu failed; %zu compiled (%.1f s of compile time on %u threads), %zu from the binary cache; "
-              "measurement %.1f s; wall %.1f s\n",
+              "measurement %.1f s (%.1f s of it timed launches); wall %.1f s\n",
               totals.measured, totals.failed, totals.compiled, totals.compile_s, totals.workers, totals.cached,
-              totals.measure_s, totals.wall_s);
+              totals.measure_s, totals.timed_s, totals.wall_s);
 }
 
 }  // namespace tune::query

@@ -18,6 +18,7 @@ struct RunTotals {
   std::size_t compiled = 0, cached = 0, measured = 0, failed = 0;
   unsigned workers = 0;
   double compile_s = 0, measure_s = 0, wall_s = 0;
+  double timed_s = 0;  // GPU time inside timed batches
 };
 
 struct TableRow {

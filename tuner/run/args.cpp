@@ -107,7 +107,7 @@ void ArgSet::build() {
       pointers_[i] = slot.value;
     } else {
       slot.buffer = DeviceBuffer(spec.count * slot.dtype.size());
-      slot.buffer.upload(initial_data(spec, i, seed_));
+      fill(i);
       slot.device_pointer = slot.buffer.data();
       pointers_[i] = &slot.device_pointer;
     }
@@ -115,6 +115,14 @@ void ArgSet::build() {
 }
 
 void ArgSet::restore() { build(); }
+
+// On the device: the bytes of initial_data(), without host filling of gigabytes (device_ops.h).
+void ArgSet::fill(std::size_t i) {
+  const ArgSpec& spec = specs_[i];
+  Slot& slot = slots_[i];
+  if (spec.fill == FillKind::random) slot.buffer.fill_random(slot.dtype, derive_seed(seed_, i), spec.fill_value);
+  else slot.buffer.fill_constant(slot.dtype, spec.fill_value);
+}
 
 std::size_t ArgSet::index_of(std::string_view name) const {
   for (std::size_t i = 0; i < specs_.size(); ++i)
@@ -133,7 +141,7 @@ const DeviceBuffer& ArgSet::buffer(std::size_t index) const {
 
 void ArgSet::refill() {
   for (std::size_t i = 0; i < specs_.size(); ++i)
-    if (!specs_[i].scalar) slots_[i].buffer.upload(initial_data(specs_[i], i, seed_));
+    if (!specs_[i].scalar) fill(i);
 }
 
 void ArgSet::poison_outputs() {

@@ -36,8 +36,8 @@ void validate(const ArgSpec& spec);
 // The bytes a scalar argument passes by value (dtype.size() bytes). Validates first.
 std::vector<std::byte> scalar_bytes(const ArgSpec& spec);
 
-// The initial contents of buffer argument `index` of a set seeded with `seed` (what ArgSet uploads
-// and re-uploads after recovery). Validates first.
+// The initial contents of buffer argument `index` of a set seeded with `seed`: what ArgSet
+// generates on the device (and again after refill() or a recovery), here on the host. Validates first.
 std::vector<std::byte> initial_data(const ArgSpec& spec, std::size_t index, std::uint64_t seed);
 
 class ArgSet : public Recoverable {
@@ -62,7 +62,8 @@ class ArgSet : public Recoverable {
   // or to the value of a scalar. Stable until the next recover().
   void** launch_args() { return pointers_.data(); }
 
-  // Re-uploads the initial contents of every buffer (inputs a kernel modified, outputs).
+  // Generates the initial contents of every buffer again, on the device (inputs a kernel
+  // modified, outputs).
   void refill();
   // Poisons every output buffer (see DeviceBuffer::poison), e.g. before a verification launch.
   void poison_outputs();
@@ -76,6 +77,7 @@ class ArgSet : public Recoverable {
   };
   void restore() override;
   void build();
+  void fill(std::size_t index);
 
   std::vector<ArgSpec> specs_;
   std::uint64_t seed_;

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "run/cuda.h"
+#include "run/device_ops.h"
 
 namespace tune::run {
 
@@ -70,8 +71,9 @@ std::size_t DeviceBuffer::elements_of(DType dtype) const {
   return bytes_ / dtype.size();
 }
 
+// Generated on the device: the same bytes as random_data() / constant_data() (device_ops.h).
 void DeviceBuffer::fill_random(DType dtype, std::uint64_t seed, double scale) {
-  upload(random_data(dtype, elements_of(dtype), seed, scale));
+  device_fill_random(ptr_, dtype, elements_of(dtype), seed, scale);
 }
 
 void DeviceBuffer::fill_constant(DType dtype, double value) {
@@ -84,7 +86,7 @@ void DeviceBuffer::fill_constant(DType dtype, double value) {
     memset(static_cast<unsigned char>(one.front()));
     return;
   }
-  upload(constant_data(dtype, count, value));
+  device_fill_constant(ptr_, dtype, count, value);
 }
 
 void DeviceBuffer::poison() { memset(kPoisonByte); }

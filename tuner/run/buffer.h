@@ -40,17 +40,18 @@ class DeviceBuffer {
     return out;
   }
 
-  // Host-generated, then uploaded (see random_data / constant_data in dtype.h); the buffer must
-  // hold a whole number of dtype elements.
+  // Generated on the device, the same bytes as random_data / constant_data (dtype.h,
+  // device_ops.h); the buffer must hold whole elements of dtype.
   void fill_random(DType dtype, std::uint64_t seed, double scale);
   void fill_constant(DType dtype, double value);
   // Every byte 0xFF: NaN for floating types, all ones for integers (see kPoisonByte).
   void poison();
   void memset(unsigned char byte);
+  // bytes() / dtype.size(); throws Error when the buffer does not hold whole elements.
+  std::size_t elements_of(DType dtype) const;
 
  private:
   void release() noexcept;
-  std::size_t elements_of(DType dtype) const;
   void* ptr_ = nullptr;
   std::size_t bytes_ = 0;
   std::uint64_t epoch_ = 0;

@@ -20,7 +20,7 @@ LaunchStatus blas_status(cublasStatus_t status, const std::string& what);
 void check_blas(cublasStatus_t status, const std::string& what);
 // A dimension as int for cuBLAS / kernels; throws InputError naming `what` outside 1..INT_MAX.
 int as_int(std::size_t v, const char* what);
-// Fills median/value from the timing; `amount` is bytes (GB/s) or flops (GFLOP/s).
+// Fills time_ms/value from the timing; `amount` is bytes (GB/s) or flops (GFLOP/s).
 void finish(Ceiling& c, double amount);
 
 }  // namespace tune::run::detail

@@ -1,5 +1,7 @@
 #include "run/ceilings.h"
 
+#include "run/device_ops.h"
+
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -33,8 +35,8 @@ int as_int(std::size_t v, const char* what) {
 
 void finish(Ceiling& c, double amount) {
   if (!c.timing.ok()) return;
-  c.median_ms = c.timing.summary.median;
-  c.value = c.median_ms > 0 ? amount / (c.median_ms * 1e-3) / 1e9 : 0.0;
+  c.time_ms = c.timing.summary.mean;
+  c.value = c.time_ms > 0 ? amount / (c.time_ms * 1e-3) / 1e9 : 0.0;
 }
 
 }  // namespace detail
@@ -109,17 +111,19 @@ Ceiling cublas_sgeam_transpose(Session& session, std::size_t rows, std::size_t c
   }, options);
   finish(c, 2.0 * static_cast<double>(rows * cols * sizeof(float)));
   if (!c.timing.ok()) return c;
-  const std::vector<float> in = a.download_as<float>();
-  const std::vector<float> t = out.download_as<float>();
-  for (std::size_t i = 0; i < rows; ++i)
-    for (std::size_t j = 0; j < cols; ++j)
-      if (std::memcmp(&t[j * rows + i], &in[i * cols + j], sizeof(float)) != 0) {
-        c.check = "transpose wrong at input (" + std::to_string(i) + "," + std::to_string(j) + "): got " +
-                  std::to_string(t[j * rows + i]) + ", expected " + std::to_string(in[i * cols + j]);
-        return c;
-      }
+  // every element, on the device (device_ops.h)
+  const TransposeCheck t = device_compare_transposed(pa, pc, rows, cols);
+  if (t.mismatches > 0) {
+    const std::size_t i = t.first / cols, j = t.first % cols;
+    float got = 0, want = 0;
+    check(cudaMemcpy(&got, pc + j * rows + i, sizeof got, cudaMemcpyDeviceToHost), "sgeam check");
+    check(cudaMemcpy(&want, pa + t.first, sizeof want, cudaMemcpyDeviceToHost), "sgeam check");
+    c.check = std::to_string(t.mismatches) + " elements wrong; first at input (" + std::to_string(i) + "," +
+              std::to_string(j) + "): got " + std::to_string(got) + ", expected " + std::to_string(want);
+    return c;
+  }
   c.verified = true;
-  c.check = "all " + std::to_string(rows * cols) + " elements equal the host transpose";
+  c.check = "all " + std::to_string(rows * cols) + " elements equal the transpose (checked on the device)";
   return c;
 }
 
@@ -146,17 +150,23 @@ Ceiling cublas_sgemm(Session& session, std::size_t m, std::size_t n, std::size_t
   }, options);
   finish(c, 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k));
   if (!c.timing.ok()) return c;
-  const std::vector<float> ha = a.download_as<float>(), hb = b.download_as<float>(), hc = out.download_as<float>();
+  // 64 sampled entries: only row i of A (strided), column j of B and C(i, j) travel
   SplitMix64 pick(kCeilingSeed);
+  std::vector<float> row(k), col(k);
   for (int s = 0; s < 64; ++s) {
     const std::size_t i = pick.next() % m, j = pick.next() % n;
+    check(cudaMemcpy2D(row.data(), sizeof(float), pa + i, m * sizeof(float), sizeof(float), k, cudaMemcpyDeviceToHost),
+          "sgemm check");
+    check(cudaMemcpy(col.data(), pb + j * k, k * sizeof(float), cudaMemcpyDeviceToHost), "sgemm check");
+    float c_ij = 0;
+    check(cudaMemcpy(&c_ij, pc + i + j * m, sizeof c_ij, cudaMemcpyDeviceToHost), "sgemm check");
     double ref = 0, magnitude = 0;
     for (std::size_t p = 0; p < k; ++p) {
-      const double term = static_cast<double>(ha[i + p * m]) * hb[p + j * k];
+      const double term = static_cast<double>(row[p]) * col[p];
       ref += term;
       magnitude += std::fabs(term);
     }
-    const double got = hc[i + j * m];
+    const double got = c_ij;
     if (!(std::fabs(got - ref) <= 1e-4 * magnitude)) {  // FP32 sums: ~sqrt(k) eps typical, k eps worst
       c.check = "C(" + std::to_string(i) + "," + std::to_string(j) + ") = " + std::to_string(got) +
                 ", host reference " + std::to_string(ref);

@@ -38,7 +38,7 @@ class CeilingKernels {
   std::unique_ptr<LoadedKernel> fma_, argmax_;
 };
 
-// FMA throughput: kFmaBlocksPerSm * sm_count blocks; value = 2 * FMAs / median (GFLOP/s).
+// FMA throughput: kFmaBlocksPerSm * sm_count blocks; value = 2 * FMAs / time_ms (GFLOP/s).
 // Verified bit for bit: every output of 32 sampled thread classes (a thread's chains start from
 // its index mod 1024) against the same chains evaluated on the host with std::fmaf, and no output
 // left unwritten.
@@ -47,7 +47,7 @@ Ceiling fp32_peak(Session& session, CeilingKernels& kernels, const TimingOptions
 // Feature matching of set1 (n1 x dim, row-major) against set2 (n2 x dim, row-major), inputs
 // uniform in [0, 1): scores = set1 * set2^T (n1 x n2, row-major) with cublasSgemm under
 // CUBLAS_PEDANTIC_MATH, then the row argmax (best score, lowest index among equal scores) by
-// one warp per row. Each timed sample covers both launches; value = 2 * n1 * n2 * dim / median
+// one warp per row. Each timed sample covers both launches; value = 2 * n1 * n2 * dim / time_ms
 // (GFLOP/s). Verified at 32 sampled rows against a double-precision host argmax: another index
 // is accepted only when the host scores of the two are within 1e-5 relative, and the best score
 // must match the host score of the index found within 1e-4 of the sum of |terms|.

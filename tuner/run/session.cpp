@@ -2,7 +2,11 @@
 
 #include <algorithm>
 
+#include <cuda_runtime_api.h>
+
+#include "run/blocker.h"
 #include "run/ceilings.h"
+#include "run/nvml.h"
 #include "run/cuda.h"
 #include "run/isolate.h"
 
@@ -33,6 +37,7 @@ void Session::recover() {
   // and make no CUDA calls into the dead context.
   l2_flush_ = DeviceBuffer();
   blas_.reset();
+  blocker_.reset();
   if (reset != cudaSuccess) throw DeviceLostError(reset, lost + "cudaDeviceReset: " + describe(reset) + restart, true);
   try {
     device_ = open_device(ordinal);
@@ -64,6 +69,29 @@ LaunchStatus Session::synchronize(const std::string& what) {
 DeviceBuffer& Session::l2_flush_buffer() {
   if (l2_flush_.bytes() == 0 || !l2_flush_.valid()) l2_flush_ = DeviceBuffer(2 * device_.l2_bytes);
   return l2_flush_;
+}
+
+Blocker& Session::blocker() {
+  if (!blocker_ || !blocker_->valid()) blocker_ = std::make_unique<Blocker>(*this);
+  return *blocker_;
+}
+
+const Nvml* Session::nvml() {
+  if (!nvml_tried_) {
+    nvml_tried_ = true;
+    char bus[64] = {};
+    if (cudaDeviceGetPCIBusId(bus, sizeof bus, device_.ordinal) == cudaSuccess) {
+      nvml_ = Nvml::open(bus);
+      nvml_why_ = Nvml::why();
+    } else {
+      nvml_why_ = "the device's PCI bus id is unknown";
+    }
+  }
+  return nvml_.get();
+}
+
+std::string Session::clocks_note() {
+  return nvml() ? "SM clock and throttling watched through NVML" : "clocks not monitored (" + nvml_why_ + ")";
 }
 
 BlasHandle& Session::blas() {

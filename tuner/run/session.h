@@ -28,6 +28,8 @@ namespace tune::run {
 
 class Session;
 class BlasHandle;
+class Blocker;
+class Nvml;
 
 // Base of every object whose device state must survive Session::recover(). Registers with the
 // session on construction, unregisters on destruction; neither copyable nor movable (the session
@@ -79,6 +81,13 @@ class Session {
   DeviceBuffer& l2_flush_buffer();
   // The session's cuBLAS handle, created on first use (ceilings.h).
   BlasHandle& blas();
+  // The stream-blocking kernel of the timing method (blocker.h), created on first use.
+  Blocker& blocker();
+  // NVML for this device (nvml.h), opened on first use; nullptr without NVML (clocks_note() says why).
+  const Nvml* nvml();
+  std::string clocks_note();
+  // Whether the clocks were warmed up and settled already (timing.h: settle_clocks), once per session.
+  bool clocks_settled = false;
 
  private:
   friend class Recoverable;
@@ -89,6 +98,10 @@ class Session {
   std::vector<Recoverable*> resources_;
   DeviceBuffer l2_flush_;
   std::unique_ptr<BlasHandle> blas_;
+  std::unique_ptr<Blocker> blocker_;
+  std::unique_ptr<Nvml> nvml_;
+  bool nvml_tried_ = false;
+  std::string nvml_why_;
   std::size_t recoveries_ = 0;
 };
 

@@ -1,8 +1,15 @@
 #include "run/timing.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <numeric>
+
+#include "common/error.h"
+#include "decision/decision.h"
+#include "run/blocker.h"
+#include "run/nvml.h"
 
 namespace tune::run {
 
@@ -22,79 +29,175 @@ Summary summarize(std::span<const double> samples) {
     for (double v : sorted) squares += (v - s.mean) * (v - s.mean);
     s.stddev = std::sqrt(squares / static_cast<double>(n - 1));
   }
+  s.half_width = decision::estimate(samples, decision::Statistic::mean).half_width;
   return s;
+}
+
+void validate(const TimingOptions& o) {
+  auto bad = [](const std::string& what) { throw InputError("timing options: " + what); };
+  if (o.warmup < 0) bad("warmup " + std::to_string(o.warmup) + " < 0");
+  if (o.min_samples < 1) bad("repetitions (min_samples) " + std::to_string(o.min_samples) + " < 1");
+  if (o.max_samples < o.min_samples)
+    bad("max_samples " + std::to_string(o.max_samples) + " < min_samples " + std::to_string(o.min_samples));
+  if (!(o.min_batch_ms >= 0) || !(o.rel_ci > 0) || !(o.min_time_ms >= 0) || !(o.max_time_ms > 0) ||
+      !std::isfinite(o.max_time_ms))
+    bad("min_batch_ms, min_time_ms must be >= 0, rel_ci and max_time_ms > 0 and finite");
+  if (o.max_retakes < 0) bad("max_retakes " + std::to_string(o.max_retakes) + " < 0");
+}
+
+int launches_per_sample(double single_ms, const TimingOptions& o) {
+  if (o.flush_l2) return 1;  // each launch behind its own flush
+  if (!(single_ms > 0)) return Blocker::kMaxLaunchesPerHold / 8;
+  const double n = std::ceil(o.min_batch_ms / single_ms);
+  return static_cast<int>(std::clamp(n, 1.0, static_cast<double>(Blocker::kMaxLaunchesPerHold / 8)));
+}
+
+bool enough(std::span<const double> samples, double timed_ms, const TimingOptions& o) {
+  const auto n = static_cast<int>(samples.size());
+  if (n >= o.max_samples || timed_ms >= o.max_time_ms) return true;
+  if (n < o.min_samples || timed_ms < o.min_time_ms) return false;
+  const auto e = decision::estimate(samples, decision::Statistic::mean);
+  return e.value > 0 && e.half_width <= o.rel_ci * e.value;
+}
+
+std::string describe(const TimingOptions& o) {
+  char buf[512];
+  if (o.flush_l2)
+    std::snprintf(buf, sizeof buf,
+                  "one launch per sample between CUDA events, each after a 2 x L2 flush outside its events (cold L2), "
+                  "enqueued behind a stream-blocking kernel; %d warm-up launch(es); mean of %d..%d samples, stopped "
+                  "once its 95%% interval is within %.1f%% (%.0f ms of samples at most); rounds that saw the GPU "
+                  "throttle taken again",
+                  o.warmup, o.min_samples, o.max_samples, 100.0 * o.rel_ci, o.max_time_ms);
+  else
+    std::snprintf(buf, sizeof buf,
+                  "batches of back-to-back launches (>= %.0f us each) between CUDA events, enqueued behind a "
+                  "stream-blocking kernel, warm L2; %d warm-up launch(es); mean of %d..%d samples (ms per launch), "
+                  "stopped once its 95%% interval is within %.1f%% (%.0f ms of samples at most); rounds that saw the "
+                  "GPU throttle taken again",
+                  1000.0 * o.min_batch_ms, o.warmup, o.min_samples, o.max_samples, 100.0 * o.rel_ci, o.max_time_ms);
+  return buf;
 }
 
 namespace {
 
-// Runs `count` timed launches, appending their times to `samples`.
-LaunchStatus timed_batch(Session& session, const LaunchFn& launch, const TimingOptions& options,
-                         int count, std::vector<double>& samples) {
-  std::vector<Event> start(static_cast<std::size_t>(count));
-  std::vector<Event> stop(static_cast<std::size_t>(count));
-  DeviceBuffer* flush = options.flush_l2 ? &session.l2_flush_buffer() : nullptr;
-  for (int i = 0; i < count; ++i) {
-    if (flush != nullptr) {
-      // A different byte each time so no layer can skip the write as redundant.
-      const cudaError_t code = cudaMemsetAsync(flush->data(), (samples.size() + i) & 0xFF, flush->bytes(), nullptr);
-      if (code != cudaSuccess) return classify(code, "L2 flush (cudaMemsetAsync)");
-    }
-    const std::size_t k = static_cast<std::size_t>(i);
-    if (const cudaError_t code = cudaEventRecord(start[k].get(), nullptr); code != cudaSuccess)
-      return classify(code, "cudaEventRecord");
-    LaunchStatus status = launch();
-    if (!status.ok()) return status;
-    if (const cudaError_t code = cudaEventRecord(stop[k].get(), nullptr); code != cudaSuccess)
-      return classify(code, "cudaEventRecord");
+// One sample of one launch function: N launches between a pair of events.
+struct Batch {
+  const LaunchFn* fn = nullptr;
+  int launches = 1;
+};
+
+// Runs `batches` behind one hold of the stream and appends each batch's time (ms, whole batch) to
+// `ms`. `timed_out`: the hold ended by its timeout (take the round again).
+LaunchStatus run_round(Session& session, std::span<const Batch> batches, bool flush, std::vector<double>& ms,
+                       bool& timed_out) {
+  Blocker& blocker = session.blocker();
+  std::vector<Event> start(batches.size()), stop(batches.size());
+  DeviceBuffer* l2 = flush ? &session.l2_flush_buffer() : nullptr;
+  if (LaunchStatus s = blocker.hold(); !s.ok()) return s;
+  auto abandon = [&](LaunchStatus s) {  // let the stream go, drain it, report the first failure
+    blocker.release();
+    LaunchStatus drained = session.synchronize("timed launches");
+    return drained.sticky() ? drained : s;
+  };
+  for (std::size_t i = 0; i < batches.size(); ++i) {
+    if (l2 != nullptr)  // a different byte each time so no layer can skip the write as redundant
+      if (cudaError_t c = cudaMemsetAsync(l2->data(), static_cast<int>((ms.size() + i) & 0xFF), l2->bytes(), nullptr);
+          c != cudaSuccess)
+        return abandon(classify(c, "L2 flush (cudaMemsetAsync)"));
+    if (cudaError_t c = cudaEventRecord(start[i].get(), nullptr); c != cudaSuccess)
+      return abandon(classify(c, "cudaEventRecord"));
+    for (int k = 0; k < batches[i].launches; ++k)
+      if (LaunchStatus s = (*batches[i].fn)(); !s.ok()) return abandon(std::move(s));
+    if (cudaError_t c = cudaEventRecord(stop[i].get(), nullptr); c != cudaSuccess)
+      return abandon(classify(c, "cudaEventRecord"));
   }
-  LaunchStatus status = session.synchronize("timed launches");
-  if (!status.ok()) return status;
-  for (std::size_t k = 0; k < start.size(); ++k) {
-    float ms = 0;
-    if (const cudaError_t code = cudaEventElapsedTime(&ms, start[k].get(), stop[k].get()); code != cudaSuccess)
-      return classify(code, "cudaEventElapsedTime");
-    samples.push_back(static_cast<double>(ms));
+  blocker.release();
+  if (LaunchStatus s = session.synchronize("timed launches"); !s.ok()) return s;
+  timed_out = blocker.timed_out();
+  for (std::size_t i = 0; i < batches.size(); ++i) {
+    float t = 0;
+    if (cudaError_t c = cudaEventElapsedTime(&t, start[i].get(), stop[i].get()); c != cudaSuccess)
+      return classify(c, "cudaEventElapsedTime");
+    ms.push_back(static_cast<double>(t));
   }
   return {};
 }
 
-Timing measure_unguarded(Session& session, const LaunchFn& launch, const TimingOptions& options) {
-  Timing timing;
-  if (options.repetitions < 1 || options.warmup < 0 || options.max_repetitions < options.repetitions)
-    throw InputError("timing options: need warmup >= 0 and 1 <= repetitions <= max_repetitions, got warmup " +
-                     std::to_string(options.warmup) + ", repetitions " + std::to_string(options.repetitions) +
-                     ", max_repetitions " + std::to_string(options.max_repetitions));
-  auto fail = [&](LaunchStatus status) {
-    timing.status = std::move(status);
-    timing.samples_ms.clear();
-    timing.summary = {};
-    return timing;
-  };
-  for (int i = 0; i < options.warmup; ++i) {
-    LaunchStatus status = launch();
-    if (!status.ok()) return fail(std::move(status));
+// Clock readings around rounds: the SM clock range and whether a throttling reason showed.
+struct Watch {
+  const Nvml* nvml = nullptr;
+  bool throttled = false;
+  void read(Timing& t) {
+    if (nvml == nullptr) return;
+    const auto r = nvml->read();
+    if (!r) return;
+    throttled = throttled || throttling(r->reasons);
+    t.sm_mhz_min = t.sm_mhz_min == 0 ? r->sm_mhz : std::min(t.sm_mhz_min, r->sm_mhz);
+    t.sm_mhz_max = std::max(t.sm_mhz_max, r->sm_mhz);
   }
-  if (LaunchStatus status = session.synchronize("warm-up launches"); !status.ok()) return fail(std::move(status));
+};
 
-  if (LaunchStatus status = timed_batch(session, launch, options, options.repetitions, timing.samples_ms);
-      !status.ok())
-    return fail(std::move(status));
-  if (options.min_time_ms) {
-    const double target = *options.min_time_ms;
-    for (;;) {
-      const double total = std::accumulate(timing.samples_ms.begin(), timing.samples_ms.end(), 0.0);
-      const int done = static_cast<int>(timing.samples_ms.size());
-      if (total >= target || done >= options.max_repetitions) break;
-      // Estimate the launches still needed from the mean so far (+10%), at least one.
-      const double mean = total / done;
-      const double wanted = mean > 0 ? std::ceil((target - total) / mean * 1.1) : options.max_repetitions;
-      const int batch = static_cast<int>(std::clamp(wanted, 1.0, static_cast<double>(options.max_repetitions - done)));
-      if (LaunchStatus status = timed_batch(session, launch, options, batch, timing.samples_ms); !status.ok())
-        return fail(std::move(status));
+// Warm-up launches, a synchronisation, and N from one timed launch.
+LaunchStatus prepare(Session& session, const LaunchFn& fn, const TimingOptions& o, int& n) {
+  for (int i = 0; i < o.warmup; ++i)
+    if (LaunchStatus s = fn(); !s.ok()) return s;
+  if (LaunchStatus s = session.synchronize("warm-up launches"); !s.ok()) return s;
+  const Batch one{&fn, 1};
+  std::vector<double> ms;
+  bool timed_out = false;
+  if (LaunchStatus s = run_round(session, std::span(&one, 1), o.flush_l2, ms, timed_out); !s.ok()) return s;
+  n = launches_per_sample(ms.at(0), o);
+  return {};
+}
+
+Timing failed(LaunchStatus status) {
+  Timing t;
+  t.status = std::move(status);
+  return t;
+}
+
+Timing measure_unguarded(Session& session, const LaunchFn& fn, const TimingOptions& o) {
+  validate(o);
+  settle_clocks(session);
+  Timing t;
+  if (LaunchStatus s = prepare(session, fn, o, t.launches_per_sample); !s.ok()) return failed(std::move(s));
+  const int n = t.launches_per_sample;
+  Watch watch{session.nvml()};
+  for (int attempt = 0;; ++attempt) {
+    watch.throttled = false;
+    watch.read(t);
+    std::vector<double> samples;
+    double timed = 0;
+    bool timed_out = false;
+    while (!enough(samples, timed, o)) {
+      // the samples still wanted by the minimum, at least a few, within one hold
+      const int wanted = std::max(o.min_samples - static_cast<int>(samples.size()), std::max(2, o.min_samples / 4));
+      const int k = std::clamp(wanted, 1, std::max(1, Blocker::kMaxLaunchesPerHold / n));
+      std::vector<Batch> round(static_cast<std::size_t>(std::min(k, o.max_samples - static_cast<int>(samples.size()))),
+                               Batch{&fn, n});
+      std::vector<double> ms;
+      bool out = false;
+      if (LaunchStatus s = run_round(session, round, o.flush_l2, ms, out); !s.ok()) return failed(std::move(s));
+      t.launches += round.size() * static_cast<std::size_t>(n);
+      for (double b : ms) {
+        t.timed_ms += b;
+        timed += b;
+        samples.push_back(b / n);
+      }
+      timed_out = timed_out || out;
     }
+    watch.read(t);
+    if ((watch.throttled || timed_out) && attempt < o.max_retakes) {
+      ++t.retaken;
+      continue;
+    }
+    t.throttled = watch.throttled;
+    t.samples_ms = std::move(samples);
+    break;
   }
-  timing.summary = summarize(timing.samples_ms);
-  return timing;
+  t.summary = summarize(t.samples_ms);
+  return t;
 }
 
 }  // namespace
@@ -102,10 +205,97 @@ Timing measure_unguarded(Session& session, const LaunchFn& launch, const TimingO
 Timing measure(Session& session, const LaunchFn& launch, const TimingOptions& options) {
   try {
     return measure_unguarded(session, launch, options);
-  } catch (const CudaError& e) {  // event creation or the flush buffer failed
-    Timing timing;
-    timing.status = LaunchStatus{e.sticky() ? Outcome::fault : Outcome::error, e.code(), e.what()};
-    return timing;
+  } catch (const CudaError& e) {  // events, the flush buffer or the blocker failed
+    return failed(LaunchStatus{e.sticky() ? Outcome::fault : Outcome::error, e.code(), e.what()});
+  }
+}
+
+std::vector<Timing> measure_interleaved(Session& session, std::span<const LaunchFn> launches,
+                                        const TimingOptions& o, int rounds) {
+  std::vector<Timing> out(launches.size());
+  try {
+    validate(o);
+    if (rounds < 1) throw InputError("measure_interleaved: rounds " + std::to_string(rounds) + " < 1");
+    settle_clocks(session);
+    std::vector<std::size_t> live;
+    for (std::size_t i = 0; i < launches.size(); ++i) {
+      if (LaunchStatus s = prepare(session, launches[i], o, out[i].launches_per_sample); !s.ok()) {
+        out[i].status = std::move(s);
+        if (out[i].status.sticky()) return out;
+        continue;
+      }
+      live.push_back(i);
+    }
+    Watch watch{session.nvml()};
+    int per_round = 0;
+    for (std::size_t i : live) per_round += out[i].launches_per_sample;
+    // rounds per hold: as many as the launch queue allows
+    const int per_hold = std::max(1, Blocker::kMaxLaunchesPerHold / std::max(1, per_round));
+    int retakes = 0;
+    for (int done = 0; done < rounds && !live.empty();) {
+      const int now = std::min(per_hold, rounds - done);
+      std::vector<Batch> batches;
+      for (int r = 0; r < now; ++r)
+        for (std::size_t i : live) batches.push_back({&launches[i], out[i].launches_per_sample});
+      watch.throttled = false;
+      Timing clocks;
+      watch.read(clocks);
+      std::vector<double> ms;
+      bool timed_out = false;
+      if (LaunchStatus s = run_round(session, batches, o.flush_l2, ms, timed_out); !s.ok()) {
+        // which one failed is not known: a launch-time error names its kernel in the message
+        for (std::size_t i : live) out[i].status = s;
+        return out;
+      }
+      watch.read(clocks);
+      for (std::size_t k = 0; k < batches.size(); ++k) {
+        Timing& t = out[live[k % live.size()]];
+        t.timed_ms += ms[k];
+        t.launches += static_cast<std::size_t>(batches[k].launches);
+        if (clocks.sm_mhz_min > 0) t.sm_mhz_min = t.sm_mhz_min == 0 ? clocks.sm_mhz_min : std::min(t.sm_mhz_min, clocks.sm_mhz_min);
+        t.sm_mhz_max = std::max(t.sm_mhz_max, clocks.sm_mhz_max);
+      }
+      if ((watch.throttled || timed_out) && retakes < o.max_retakes) {  // the same rounds again
+        ++retakes;
+        for (std::size_t i : live) ++out[i].retaken;
+        continue;
+      }
+      for (std::size_t k = 0; k < batches.size(); ++k) {
+        Timing& t = out[live[k % live.size()]];
+        t.samples_ms.push_back(ms[k] / batches[k].launches);
+        t.throttled = t.throttled || watch.throttled;
+      }
+      done += now;
+    }
+    for (auto& t : out)
+      if (t.ok()) t.summary = summarize(t.samples_ms);
+  } catch (const CudaError& e) {
+    for (auto& t : out)
+      if (t.ok()) t = failed(LaunchStatus{e.sticky() ? Outcome::fault : Outcome::error, e.code(), e.what()});
+  }
+  return out;
+}
+
+void settle_clocks(Session& session) {
+  if (session.clocks_settled) return;
+  session.clocks_settled = true;
+  Blocker& b = session.blocker();
+  const Nvml* nvml = session.nvml();
+  using Clock = std::chrono::steady_clock;
+  const auto t0 = Clock::now();
+  const auto elapsed_ms = [&] { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); };
+  unsigned previous = 0;
+  while (elapsed_ms() < 1000) {
+    if (!b.busy(20'000'000).ok() || !session.synchronize("warming the clocks").ok()) return;
+    if (nvml == nullptr) {
+      if (elapsed_ms() >= 200) return;
+      continue;
+    }
+    const auto r = nvml->read();
+    if (!r) return;
+    if (elapsed_ms() >= 100 && previous > 0 && std::abs(static_cast<double>(r->sm_mhz) - previous) <= 0.01 * previous)
+      return;
+    previous = r->sm_mhz;
   }
 }
 

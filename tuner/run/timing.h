@@ -1,9 +1,29 @@
-// Timing with CUDA events. See run.h for the L2 policy.
+// The timing method (run.h states it for reports; describe() gives it in one line):
+//   - warm-up: the GPU's clocks are brought up and settle once per Session (settle_clocks: a busy
+//     kernel until two NVML readings of the SM clock 20 ms apart agree within 1%, 1 s at most;
+//     200 ms of work without NVML); then `warmup` untimed launches of the kernel and a
+//     synchronisation, so a fault is reported before any timing;
+//   - batches: a sample is a batch of N back-to-back launches between one pair of CUDA events, its
+//     value the batch time / N (ms per launch). N is chosen from one timed launch so that a batch
+//     lasts at least min_batch_ms (event resolution is about 0.5 us; a 3 us kernel gets N = 7 at
+//     the default 20 us), at most Blocker::kMaxLaunchesPerHold;
+//   - no host jitter: the batches of a round are enqueued behind a kernel that holds the stream
+//     (blocker.h) and released together, so they run back to back on the GPU;
+//   - clocks: with NVML, the SM clock and the throttle reasons are read around each round; a round
+//     that saw power, thermal or hardware slowdown is taken again (up to max_retakes rounds),
+//     counted in Timing::retaken; if it persists the samples are kept and Timing::throttled says so;
+//   - stop: after at least min_samples samples, as soon as the 95% confidence interval of the mean
+//     is within rel_ci of it and min_time_ms has passed; at max_samples or max_time_ms otherwise;
+//   - L2: by default warm (back to back: a problem that fits in L2 runs from L2, as in an
+//     application loop). With flush_l2, N = 1 and a 2 x L2 cudaMemsetAsync runs before each timed
+//     launch, outside its events: every sample starts with a cold L2.
+// Kernels and ceilings go through the same measure(), so a kernel and its ceiling are comparable.
 #pragma once
 #include <cstddef>
 #include <functional>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "run/cuda.h"
@@ -12,20 +32,22 @@
 namespace tune::run {
 
 struct TimingOptions {
-  int warmup = 3;        // untimed launches first (module load, clocks, caches, TLB)
-  int repetitions = 20;  // timed launches (at least 1)
-  // When set, more timed launches are added until the samples sum to at least this many ms, up to
-  // max_repetitions: short kernels get more samples.
-  std::optional<double> min_time_ms;
-  int max_repetitions = 10000;
-  // false: back-to-back samples (a problem that fits in L2 runs warm).
-  // true: a 2 x L2 cudaMemsetAsync before each timed launch, outside its events (cold L2).
+  int warmup = 1;            // untimed launches after the clocks settled (module load, caches, TLB)
+  int min_samples = 10;      // --repetitions
+  int max_samples = 200;
+  double min_batch_ms = 0.02;  // a batch (one sample) lasts at least this long
+  double rel_ci = 0.01;        // stop once the mean's 95% half-width is within this fraction of it
+  double min_time_ms = 0;      // of timed batches, before the stop rule may stop
+  double max_time_ms = 200;    // of timed batches, then stop whatever the interval
+  int max_retakes = 3;         // rounds taken again because the GPU throttled
+  // false: back-to-back samples (warm L2). true: a 2 x L2 flush before each timed launch (cold).
   bool flush_l2 = false;
 };
 
 struct Summary {
   double median = 0, mean = 0, min = 0, max = 0;
-  double stddev = 0;  // sample standard deviation (n - 1); 0 for one sample
+  double stddev = 0;      // sample standard deviation (n - 1); 0 for one sample
+  double half_width = 0;  // of the mean's 95% confidence interval (Student's t)
   std::size_t count = 0;
 };
 
@@ -33,19 +55,44 @@ struct Summary {
 Summary summarize(std::span<const double> samples);
 
 struct Timing {
-  LaunchStatus status;              // the first failure, if any; samples are then empty
-  std::vector<double> samples_ms;   // one per timed launch, in launch order
-  Summary summary;                  // of samples_ms
+  LaunchStatus status;             // the first failure, if any; samples are then empty
+  std::vector<double> samples_ms;  // one per batch: its time / launches_per_sample, in order
+  Summary summary;                 // of samples_ms
+  int launches_per_sample = 1;     // N
+  std::size_t launches = 0;        // timed launches in all (retaken rounds included)
+  double timed_ms = 0;             // GPU time of every timed batch (retaken rounds included)
+  int retaken = 0;                 // rounds taken again because the GPU throttled or the hold timed out
+  bool throttled = false;          // throttling persisted through the retakes
+  unsigned sm_mhz_min = 0, sm_mhz_max = 0;  // SM clock seen around the rounds (0: not monitored)
   bool ok() const { return status.ok(); }
 };
 
 // Enqueues one launch on the legacy default stream (for example LoadedKernel::enqueue) and
-// reports launch-time errors. It must not synchronise.
+// reports launch-time errors. It must not synchronise (it runs behind the Blocker).
 using LaunchFn = std::function<LaunchStatus()>;
 
-// Warm-up launches, a synchronisation (a fault is reported before any timing), then timed
-// launches each between its own pair of events, all on the legacy default stream. Never throws
-// for launch failures or faults: they come back in Timing::status (sticky() => recover()).
+// The method above for one launch function. Never throws for launch failures or faults: they come
+// back in Timing::status (sticky() => Session::recover()). Throws InputError on bad options.
 Timing measure(Session& session, const LaunchFn& launch, const TimingOptions& options = {});
+
+// Several launch functions measured round robin: each round takes one sample (one batch) of each,
+// in turn, behind one hold, so that drift and throttling hit all of them alike; `rounds` rounds
+// (no adaptive stop). N is chosen per function, as in measure().
+std::vector<Timing> measure_interleaved(Session& session, std::span<const LaunchFn> launches,
+                                        const TimingOptions& options, int rounds);
+
+// The GPU's clocks up and settled, once per session (see above); a no-op afterwards.
+void settle_clocks(Session& session);
+
+// One line: the method, the statistic, the stop rule and the L2 policy, for reports.
+std::string describe(const TimingOptions& options);
+
+// The pieces of the method that need no GPU (tested on the CPU):
+// N for a kernel of `single_ms` per launch.
+int launches_per_sample(double single_ms, const TimingOptions& options);
+// Whether the samples are enough by the stop rule, `timed_ms` of batches so far.
+bool enough(std::span<const double> samples, double timed_ms, const TimingOptions& options);
+// Throws InputError naming the option when the options are inconsistent.
+void validate(const TimingOptions& options);
 
 }  // namespace tune::run

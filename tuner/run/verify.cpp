@@ -4,7 +4,11 @@
 #include <cstring>
 #include <charconv>
 
+#include <cuda_runtime_api.h>
+
 #include "common/error.h"
+#include "run/cuda.h"
+#include "run/device_ops.h"
 
 namespace tune::run {
 namespace {
@@ -42,7 +46,7 @@ std::size_t count_unwritten(DType dtype, std::span<const std::byte> data) {
 }
 
 std::size_t count_unwritten(DType dtype, const DeviceBuffer& data) {
-  return count_unwritten(dtype, std::span<const std::byte>(data.download()));
+  return device_count_unwritten(dtype, data.data(), data.elements_of(dtype));
 }
 
 Comparison compare(DType dtype, std::span<const std::byte> actual, std::span<const std::byte> expected,
@@ -124,10 +128,41 @@ Comparison compare(DType dtype, const DeviceBuffer& actual, std::span<const std:
   return compare(dtype, std::span<const std::byte>(host), expected, tolerance, name);
 }
 
+// On the device (device_compare); only the first mismatching element travels, for the message,
+// which reads as the host comparison's.
 Comparison compare(DType dtype, const DeviceBuffer& actual, const DeviceBuffer& expected,
                    Tolerance tolerance, std::string_view name) {
-  const std::vector<std::byte> a = actual.download(), e = expected.download();
-  return compare(dtype, std::span<const std::byte>(a), std::span<const std::byte>(e), tolerance, name);
+  const std::size_t n = actual.elements_of(dtype);
+  if (expected.elements_of(dtype) != n)
+    throw Error("compare '" + std::string(name) + "': " + std::to_string(n) + " elements against a reference of " +
+                std::to_string(expected.elements_of(dtype)));
+  const DeviceComparison d = device_compare(dtype, actual.data(), expected.data(), n, tolerance);
+  Comparison r;
+  r.count = n;
+  r.mismatches = d.mismatches;
+  r.unwritten = d.unwritten;
+  r.first_mismatch = d.first_mismatch;
+  r.max_abs_error = d.max_abs_error;
+  r.ok = d.mismatches == 0;
+  std::string label(1, '\'');
+  label.append(name).append("': ");
+  if (r.ok) {
+    r.message = label + "all " + std::to_string(n) + " elements match (max |diff| " + brief(r.max_abs_error) + ")";
+    return r;
+  }
+  // the first mismatch described by the host rule on that one element
+  const std::size_t size = dtype.size(), at = d.first_mismatch * size;
+  std::vector<std::byte> a(size), e(size);
+  check(cudaMemcpy(a.data(), static_cast<const std::byte*>(actual.data()) + at, size, cudaMemcpyDeviceToHost),
+        "the first mismatch");
+  check(cudaMemcpy(e.data(), static_cast<const std::byte*>(expected.data()) + at, size, cudaMemcpyDeviceToHost),
+        "the first mismatch");
+  const Comparison one = compare(dtype, std::span<const std::byte>(a), std::span<const std::byte>(e), tolerance, name);
+  const std::string marker = "first at element 0";
+  std::string first = one.message.substr(one.message.find(marker) + marker.size());
+  r.message = label + std::to_string(r.mismatches) + " of " + std::to_string(n) + " elements differ (" +
+              std::to_string(r.unwritten) + " unwritten); first at element " + std::to_string(d.first_mismatch) + first;
+  return r;
 }
 
 }  // namespace tune::run

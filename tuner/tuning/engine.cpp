@@ -42,9 +42,9 @@ store::RunInfo gpu_run_info(const Options& o, const spec::Spec& spec, const run:
 std::string timing_description(const Options& o, const Extension& ext) {
   run::TimingOptions t;
   t.warmup = o.warmup;
-  t.repetitions = o.repetitions;
+  t.min_samples = o.repetitions;
   t.flush_l2 = o.flush_l2;
-  return std::string("CUDA events around each launch after warm-up") + "; objective: the " + std::string(decision::to_string(ext.statistic)) +
+  return run::describe(t) + "; objective: the " + std::string(decision::to_string(ext.statistic)) +
          " of the samples; the contenders at each size measured again over " + std::to_string(kDecisionRounds) +
          " interleaved rounds";
 }
@@ -64,12 +64,12 @@ Sweep::Sweep(const Options& o, Prepared prepared)
       db_(store::Store::open(o.db, store::Store::Mode::read_write)) {
   spdlog::info("device: {}", session_.device().summary());
   store::RunInfo info = gpu_run_info(o_, spec_, session_.device());
-  info.timing = timing_description(o_, parse_extension(spec_));
+  info.timing = timing_description(o_, parse_extension(spec_)) + "; " + session_.clocks_note();
   run_id_ = db_.begin_run(info);
-  check_ = std::make_unique<DeviceCheck>(session_);
+  check_ = std::make_unique<run::DeviceCheck>(session_);
   for (const auto& a : spec_.kernel.arguments) modifies_inputs_ = modifies_inputs_ || a.access_type == "ReadWrite";
   timing_.warmup = o_.warmup;
-  timing_.repetitions = o_.repetitions;
+  timing_.min_samples = o_.repetitions;
   timing_.flush_l2 = o_.flush_l2;
   rule_.statistic = ext_.statistic;
 }
@@ -248,7 +248,8 @@ void Sweep::finish(bool out_of_time) {
   totals.measured = count_.measured;
   totals.failed = count_.failed;
   totals.compile_s = count_.compile_ms / 1000.0;
-  totals.measure_s = count_.measure_ms / 1000.0;
+  totals.measure_s = (count_.measure_ms + count_.decide_ms) / 1000.0;
+  totals.timed_s = count_.timed_ms / 1000.0;
   totals.wall_s = ms_since(start_) / 1000.0;
   totals.workers = pool_.workers();
   std::vector<std::string> labels;

@@ -20,7 +20,7 @@
 #include "run/timing.h"
 #include "space/space.h"
 #include "store/store.h"
-#include "tuning/device_check.h"
+#include "run/device_check.h"
 #include "tuning/extension.h"
 #include "tuning/launch.h"
 #include "tuning/size_search.h"
@@ -46,6 +46,7 @@ struct Compiled {
 struct Counters {
   std::size_t compiled = 0, cached = 0, measured = 0, failed = 0;
   double compile_ms = 0, measure_ms = 0, decide_ms = 0;
+  double timed_ms = 0;  // GPU time inside timed batches (run::Timing::timed_ms)
 };
 
 inline run::Dim3 to_dim3(const std::array<std::uint32_t, 3>& d) { return {d[0], d[1], d[2]}; }
@@ -141,7 +142,7 @@ class Sweep {
   std::unique_ptr<run::LoadedKernel> reference_;
   std::unique_ptr<run::LoadedKernel> check_kernel_;        // Tune.check, compiled next to the reference
   std::unique_ptr<run::CeilingKernels> ceiling_kernels_;  // fp32_peak, cublas_sgemm_argmax (on first use)
-  std::unique_ptr<DeviceCheck> check_;
+  std::unique_ptr<run::DeviceCheck> check_;
   compile::CompilePool pool_;
   std::size_t pending_ = 0;
   std::vector<std::size_t> ready_;  // cached or compiled, in arrival order

@@ -31,26 +31,6 @@ std::string with_first_pass(const store::StoredMeasurement& m) {
   return extra.dump();
 }
 
-// TEMPORARY until run::measure_interleaved lands (issue12run): one timed launch of each in turn.
-std::vector<run::Timing> measure_interleaved_stub(run::Session& session, const std::vector<run::LaunchFn>& fns,
-                                                  const run::TimingOptions& options, int rounds) {
-  std::vector<run::Timing> out(fns.size());
-  run::TimingOptions one = options;
-  one.warmup = 0;
-  one.repetitions = 1;
-  one.max_repetitions = 1;
-  one.min_time_ms.reset();
-  for (int r = 0; r < rounds; ++r)
-    for (std::size_t i = 0; i < fns.size(); ++i) {
-      if (!out[i].ok()) continue;
-      auto t = run::measure(session, fns[i], one);
-      if (!t.ok()) out[i].status = t.status;
-      else out[i].samples_ms.push_back(t.samples_ms.at(0));
-    }
-  for (auto& t : out) t.summary = run::summarize(t.samples_ms);
-  return out;
-}
-
 }  // namespace
 
 void Sweep::decide_size(std::size_t s, SizeState& st) {
@@ -96,8 +76,9 @@ void Sweep::decide_size(std::size_t s, SizeState& st) {
   std::vector<decision::Entry> decided;
   if (runnable.size() >= 2) {
     const auto t0 = Clock::now();
-    auto timings = measure_interleaved_stub(session_, launches, timing_, kDecisionRounds);
+    auto timings = run::measure_interleaved(session_, launches, timing_, kDecisionRounds);
     count_.decide_ms += ms_since(t0);
+    for (const auto& t : timings) count_.timed_ms += t.timed_ms;
     d.rounds = kDecisionRounds;
     for (std::size_t k = 0; k < runnable.size(); ++k) {
       const run::Timing& t = timings[k];

@@ -1,5 +1,6 @@
 // One size of the sweep: the arguments at that size, the reference outputs, the ceilings, then
 // every configuration verified against the reference (outputs poisoned first), timed and stored.
+#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
 #include <tuple>
@@ -114,7 +115,7 @@ void Sweep::measure_ceiling(SizeState& st, const std::string& name) {
   }
   // the same statistic as the kernels' objective
   const double ms = decision::estimate(c.timing.samples_ms, rule_.statistic).value;
-  const double value = c.value * c.median_ms / ms;  // GB/s or GFLOP/s scale with 1 / time
+  const double value = c.value * c.time_ms / ms;  // GB/s or GFLOP/s scale with 1 / time
   spdlog::debug("ceiling {} at {}: {:.4f} ms = {:.0f} {} ({})", c.name, sizes_[st.index].label, ms, value, c.unit, c.check);
   store::Ceiling sc;
   sc.run_id = run_id_;
@@ -213,6 +214,16 @@ store::Measurement Sweep::measure_config(std::size_t c, SizeState& st, Geometry&
     if (timing.status.sticky()) k.faulted = true;
     return m;
   }
+  count_.timed_ms += timing.timed_ms;
+  if (timing.retaken > 0 || timing.throttled) {
+    nlohmann::ordered_json extra = nlohmann::ordered_json::object();
+    extra["retaken_rounds"] = timing.retaken;
+    extra["throttled"] = timing.throttled;
+    m.extra = extra.dump();
+    if (timing.throttled)
+      spdlog::warn("{} at {}: the GPU throttled through {} retakes; kept and marked", configs_[c].params,
+                   sizes_[st.index].label, timing.retaken);
+  }
   for (double v : timing.samples_ms) m.samples_ms.push_back(static_cast<float>(v));
   const double t = decision::estimate(timing.samples_ms, rule_.statistic).value;
   m.objective = t;
@@ -270,7 +281,7 @@ store::Measurement Sweep::measure_and_store(std::size_t c, SizeState& st) {
   if (configs_[c].compiled.faulted && m.status == store::MeasurementStatus::runtime_error && !m.error.starts_with("not run"))
     recover(st);
   if (m.status == store::MeasurementStatus::ok) {
-    spdlog::debug("{} at {}: grid ({},{},{}) block ({},{},{}): verified, median {:.4f} ms of {} launches", configs_[c].params,
+    spdlog::debug("{} at {}: grid ({},{},{}) block ({},{},{}): verified, {:.4f} ms ({} samples)", configs_[c].params,
                   sizes_[st.index].label, g.grid[0], g.grid[1], g.grid[2], g.block[0], g.block[1], g.block[2], *m.objective,
                   m.samples_ms.size());
     ++count_.measured;

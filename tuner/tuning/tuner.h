@@ -29,8 +29,8 @@ struct Options {
   std::uint64_t seed = 1;
   int device = 0;
   bool flush_l2 = false;
-  int warmup = 3;
-  int repetitions = 20;
+  int warmup = 1;
+  int repetitions = 10;  // at least this many samples (run::TimingOptions::min_samples)
   bool json = false;
   std::string command_line;
   std::vector<std::string> replay;  // Kernel Tuner caches to replay instead of a GPU run

@@ -1,6 +1,7 @@
-// Verification on the device: each configuration's float outputs are compared with the reference
-// outputs kept in device memory by one small kernel, so that checking a 1 GiB output costs a
-// kernel launch instead of a download (poisoned, unwritten elements are NaN and always differ).
+// Verification on the device: each configuration's outputs, of any type, are compared with the
+// reference outputs kept in device memory by a kernel (verify.h's compare on DeviceBuffers,
+// device_ops.h), so that checking a 1 GiB output costs a kernel launch instead of a download
+// (poisoned, unwritten elements always differ).
 // A spec with Tune.check replaces that comparison by its own check kernel (run_check).
 #pragma once
 #include <memory>
@@ -12,19 +13,18 @@
 #include "run/kernel.h"
 #include "run/session.h"
 
-namespace tune::tuning {
+namespace tune::run {
 
 class DeviceCheck {
  public:
-  // Compiles the comparison kernel for the session's architecture.
-  explicit DeviceCheck(run::Session& session);
+  explicit DeviceCheck(Session& session) : session_(session) {}
 
   // Keeps a device copy of every output of `args` (what the reference kernel just wrote).
-  void keep_reference(run::ArgSet& args, const std::vector<std::size_t>& outputs);
+  void keep_reference(ArgSet& args, const std::vector<std::size_t>& outputs);
   bool has_reference() const { return !refs_.empty(); }
 
   // Compares every output with its reference; empty when all match, else one line.
-  std::string compare(run::ArgSet& args, const std::vector<std::size_t>& outputs, double relative, double absolute);
+  std::string compare(ArgSet& args, const std::vector<std::size_t>& outputs, double relative, double absolute);
 
   // Tune.check: launches `check` with the arguments of `args` (the kernel's own, in the spec's
   // order), then one device pointer per kept reference output (in the order of `outputs`), then
@@ -34,20 +34,19 @@ class DeviceCheck {
   // floats, integers, 64-bit unsigned in hex). Launch failures and faults come back in `status`
   // (sticky: recover). Throws InputError when the kernel's parameters do not match that list.
   struct CheckResult {
-    run::LaunchStatus status;
+    LaunchStatus status;
     std::string error;
   };
-  CheckResult run_check(run::LoadedKernel& check, run::Dim3 grid, run::Dim3 block, run::ArgSet& args,
+  CheckResult run_check(LoadedKernel& judge, Dim3 grid, Dim3 block, ArgSet& args,
                         const std::vector<std::size_t>& outputs);
 
   // Device memory is gone after Session::recover(): the caller keeps the reference again.
   void forget() { refs_.clear(); }
 
  private:
-  run::Session& session_;
-  std::unique_ptr<run::LoadedKernel> kernel_;
-  std::vector<run::DeviceBuffer> refs_;
-  run::DeviceBuffer result_;
+  Session& session_;
+  std::vector<DeviceBuffer> refs_;
+  DeviceBuffer result_;
 };
 
-}  // namespace tune::tuning
+}  // namespace tune::run

@@ -1,0 +1,107 @@
+#include "run/blocker.h"
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <atomic>
+
+#include "common/error.h"
+#include "compile/compile.h"
+
+namespace tune::run {
+
+namespace {
+
+const char* kSource = R"(
+extern "C" __global__ void tune_block_stream(const volatile int* flag, volatile int* timed_out,
+                                             unsigned long long timeout_ns) {
+  unsigned long long start, now;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  while (flag[0] == 0) {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    if (now - start > timeout_ns) {
+      timed_out[0] = 1;
+      return;
+    }
+  }
+}
+
+// Every SM busy for `ns` nanoseconds: brings the clocks up (timing.h: settle_clocks).
+extern "C" __global__ void tune_busy(unsigned long long ns, float* sink) {
+  unsigned long long start, now;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  float a = threadIdx.x, b = 1.0001f;
+  do {
+    for (int i = 0; i < 256; ++i) a = fmaf(a, b, 0.5f);
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  } while (now - start < ns);
+  if (a == 0.0f) sink[0] = a;  // never true: keeps the loop
+}
+)";
+
+}  // namespace
+
+compile::CompileRequest Blocker::request(const std::string& arch) {
+  compile::CompileRequest r;
+  r.source = kSource;
+  r.source_name = "tune_block_stream.cu";
+  r.kernel_name = "tune_block_stream";
+  r.arch = arch;
+  return r;
+}
+
+Blocker::Blocker(Session& session) : session_(session), epoch_(context_epoch()) {
+  const compile::CompileRequest r = request(session.device().arch);
+  auto res = compile::compile(r);
+  if (!res.ok()) throw Error("the stream-blocking kernel does not compile: " + res.log);
+  kernel_ = std::make_unique<LoadedKernel>(session, std::vector<char>(res.cubin.begin(), res.cubin.end()), r.kernel_name);
+  busy_ = std::make_unique<LoadedKernel>(session, std::vector<char>(res.cubin.begin(), res.cubin.end()), "tune_busy");
+  void* host = nullptr;
+  check(cudaHostAlloc(&host, 2 * sizeof(int), cudaHostAllocMapped), "cudaHostAlloc of the blocking flag");
+  host_ = static_cast<volatile int*>(host);
+  host_[0] = 1;
+  host_[1] = 0;
+  void* dev = nullptr;
+  check(cudaHostGetDevicePointer(&dev, host, 0), "cudaHostGetDevicePointer of the blocking flag");
+  device_ = static_cast<int*>(dev);
+}
+
+Blocker::~Blocker() {
+  // Pinned memory of a reset context went with it.
+  if (host_ != nullptr && epoch_ == context_epoch()) (void)cudaFreeHost(const_cast<int*>(host_));
+}
+
+bool Blocker::valid() const { return epoch_ == context_epoch(); }
+
+LaunchStatus Blocker::hold() {
+  host_[0] = 0;
+  host_[1] = 0;
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  int* flag = device_;
+  int* timed_out = device_ + 1;
+  unsigned long long timeout = kTimeoutNs;
+  void* args[] = {&flag, &timed_out, &timeout};
+  const cudaError_t code = cudaLaunchKernel(kernel_->handle(), dim3(1), dim3(1), args, 0, nullptr);
+  if (code != cudaSuccess) {
+    host_[0] = 1;
+    return classify(code, "the stream-blocking kernel");
+  }
+  return {};
+}
+
+LaunchStatus Blocker::busy(std::uint64_t ns) {
+  unsigned long long duration = ns;
+  float* sink = nullptr;
+  void* args[] = {&duration, &sink};
+  const auto blocks = static_cast<unsigned>(std::max(1, session_.device().sm_count) * 4);
+  const cudaError_t code = cudaLaunchKernel(busy_->handle(), dim3(blocks), dim3(256), args, 0, nullptr);
+  return code == cudaSuccess ? LaunchStatus{} : classify(code, "the clock warm-up kernel");
+}
+
+void Blocker::release() {
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  host_[0] = 1;
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+}
+
+}  // namespace tune::run

@@ -1,0 +1,102 @@
+#include "run/nvml.h"
+
+#include <dlfcn.h>
+
+#include <utility>
+
+namespace tune::run {
+
+namespace {
+
+std::string& last_why() {
+  static std::string why;
+  return why;
+}
+
+// NVML's C types, as its header declares them (nvml.h is not part of the toolkit here).
+using Return = int;  // nvmlReturn_t; 0 is NVML_SUCCESS
+using Device = void*;
+constexpr int kClockSm = 1;  // NVML_CLOCK_SM
+
+}  // namespace
+
+struct Nvml::Api {
+  void* lib = nullptr;
+  Return (*init)() = nullptr;
+  Return (*shutdown)() = nullptr;
+  Return (*by_pci)(const char*, Device*) = nullptr;
+  Return (*clock)(Device, int, unsigned*) = nullptr;
+  Return (*reasons)(Device, unsigned long long*) = nullptr;
+  bool initialised = false;
+  ~Api() {
+    if (initialised && shutdown != nullptr) shutdown();
+    if (lib != nullptr) dlclose(lib);
+  }
+};
+
+bool throttling(std::uint64_t reasons) { return (reasons & reason::kThrottling) != 0; }
+
+std::string describe_reasons(std::uint64_t reasons) {
+  static constexpr std::pair<std::uint64_t, const char*> kNames[] = {
+      {reason::kGpuIdle, "idle"},          {reason::kApplicationsClocks, "application clocks"},
+      {reason::kSwPowerCap, "power cap"},  {reason::kHwSlowdown, "HW slowdown"},
+      {reason::kSyncBoost, "sync boost"},  {reason::kSwThermal, "SW thermal slowdown"},
+      {reason::kHwThermal, "HW thermal slowdown"}, {reason::kHwPowerBrake, "HW power brake"},
+      {reason::kDisplayClocks, "display clocks"}};
+  std::string out;
+  for (const auto& [bit, name] : kNames)
+    if (reasons & bit) out += (out.empty() ? "" : ", ") + std::string(name);
+  const std::uint64_t known = 0x1FF;
+  if (reasons & ~known) out += (out.empty() ? "" : ", ") + std::string("other");
+  return out.empty() ? "none" : out;
+}
+
+std::string Nvml::why() { return last_why(); }
+
+std::unique_ptr<Nvml> Nvml::open(const std::string& pci_bus_id) {
+  auto api = std::make_unique<Api>();
+  api->lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (api->lib == nullptr) {
+    last_why() = "libnvidia-ml.so.1 not found";
+    return nullptr;
+  }
+  auto sym = [&](const char* name) { return dlsym(api->lib, name); };
+  api->init = reinterpret_cast<Return (*)()>(sym("nvmlInit_v2"));
+  api->shutdown = reinterpret_cast<Return (*)()>(sym("nvmlShutdown"));
+  api->by_pci = reinterpret_cast<Return (*)(const char*, Device*)>(sym("nvmlDeviceGetHandleByPciBusId_v2"));
+  api->clock = reinterpret_cast<Return (*)(Device, int, unsigned*)>(sym("nvmlDeviceGetClockInfo"));
+  void* r = sym("nvmlDeviceGetCurrentClocksEventReasons");
+  if (r == nullptr) r = sym("nvmlDeviceGetCurrentClocksThrottleReasons");  // drivers before 535
+  api->reasons = reinterpret_cast<Return (*)(Device, unsigned long long*)>(r);
+  if (!api->init || !api->shutdown || !api->by_pci || !api->clock || !api->reasons) {
+    last_why() = "libnvidia-ml.so.1 lacks a function the timing needs";
+    return nullptr;
+  }
+  if (Return rc = api->init(); rc != 0) {
+    last_why() = "nvmlInit failed (NVML error " + std::to_string(rc) + ")";
+    return nullptr;
+  }
+  api->initialised = true;
+  Device device = nullptr;
+  if (Return rc = api->by_pci(pci_bus_id.c_str(), &device); rc != 0) {
+    last_why() = "NVML does not know the device at PCI " + pci_bus_id + " (NVML error " + std::to_string(rc) + ")";
+    return nullptr;
+  }
+  last_why().clear();
+  return std::make_unique<Nvml>(Key{}, std::move(api), device);
+}
+
+Nvml::Nvml(Key, std::unique_ptr<Api> api, void* device) : api_(std::move(api)), device_(device) {}
+
+Nvml::~Nvml() = default;
+
+std::optional<ClockReading> Nvml::read() const {
+  ClockReading out;
+  unsigned long long reasons = 0;
+  if (api_->clock(device_, kClockSm, &out.sm_mhz) != 0) return std::nullopt;
+  if (api_->reasons(device_, &reasons) != 0) return std::nullopt;
+  out.reasons = reasons;
+  return out;
+}
+
+}  // namespace tune::run

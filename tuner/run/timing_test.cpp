@@ -1,0 +1,107 @@
+// The timing method's rules that need no GPU: the batch size, the stop rule, the options, the
+// throttle classification and NVML's absence.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "common/error.h"
+#include "compile/compile.h"
+#include "run/blocker.h"
+#include "run/device_ops.h"
+#include "run/nvml.h"
+#include "run/timing.h"
+
+using namespace tune;
+using namespace tune::run;
+
+TEST(TimingMethod, ABatchLastsAtLeastTheMinimum) {
+  TimingOptions o;  // 20 us
+  EXPECT_EQ(launches_per_sample(0.003, o), 7);   // 3 us -> 7 launches = 21 us
+  EXPECT_EQ(launches_per_sample(0.020, o), 1);   // long enough alone
+  EXPECT_EQ(launches_per_sample(2.5, o), 1);
+  EXPECT_EQ(launches_per_sample(1e-6, o), Blocker::kMaxLaunchesPerHold / 8);  // bounded
+  EXPECT_EQ(launches_per_sample(0.0, o), Blocker::kMaxLaunchesPerHold / 8);   // unmeasurably short
+  o.flush_l2 = true;
+  EXPECT_EQ(launches_per_sample(0.003, o), 1);  // each launch behind its own flush
+}
+
+TEST(TimingMethod, StopsWhenTheIntervalIsNarrowAfterTheMinimum) {
+  TimingOptions o;  // 10 samples, 1%, 200 ms
+  std::vector<double> tight(10, 1.0);
+  tight[3] = 1.001;
+  EXPECT_TRUE(enough(tight, 10.0, o));
+  EXPECT_FALSE(enough(std::span(tight).first(9), 9.0, o));  // below the minimum
+  std::vector<double> noisy = {1, 1.2, 0.8, 1.1, 0.9, 1.3, 0.7, 1, 1.15, 0.85};
+  EXPECT_FALSE(enough(noisy, 10.0, o));  // +-10%: keep measuring
+  EXPECT_TRUE(enough(noisy, 200.0, o));  // ... until the time is up
+  o.max_samples = 10;
+  EXPECT_TRUE(enough(noisy, 10.0, o));  // ... or the samples
+  o.max_samples = 200;
+  o.min_time_ms = 50;
+  EXPECT_FALSE(enough(tight, 10.0, o));  // a minimum time first
+}
+
+TEST(TimingMethod, BadOptionsNameTheOption) {
+  TimingOptions o;
+  o.min_samples = 0;
+  try {
+    validate(o);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("repetitions"), std::string::npos) << e.what();
+  }
+  o = {};
+  o.max_samples = 5;
+  EXPECT_THROW(validate(o), InputError);
+  o = {};
+  o.rel_ci = 0;
+  EXPECT_THROW(validate(o), InputError);
+  o = {};
+  o.max_time_ms = INFINITY;
+  EXPECT_THROW(validate(o), InputError);
+  EXPECT_NO_THROW(validate(TimingOptions{}));
+}
+
+TEST(TimingMethod, DescribeStatesMethodStopRuleAndL2) {
+  TimingOptions o;
+  const std::string warm = describe(o);
+  EXPECT_NE(warm.find("stream-blocking kernel"), std::string::npos) << warm;
+  EXPECT_NE(warm.find(">= 20 us"), std::string::npos) << warm;
+  EXPECT_NE(warm.find("1.0%"), std::string::npos) << warm;
+  EXPECT_NE(warm.find("warm L2"), std::string::npos) << warm;
+  o.flush_l2 = true;
+  EXPECT_NE(describe(o).find("cold L2"), std::string::npos);
+}
+
+TEST(TimingMethod, SummaryHasTheMeansInterval) {
+  const std::vector<double> s = {1.0, 2.0, 3.0, 4.0, 5.0};
+  const Summary m = summarize(s);
+  EXPECT_DOUBLE_EQ(m.mean, 3.0);
+  EXPECT_NEAR(m.half_width, 2.776 * std::sqrt(2.5) / std::sqrt(5.0), 1e-9);
+  EXPECT_EQ(summarize(std::vector<double>{}).count, 0u);
+}
+
+TEST(Throttle, OnlySlowdownReasonsCount) {
+  EXPECT_FALSE(throttling(0));
+  EXPECT_FALSE(throttling(reason::kGpuIdle | reason::kApplicationsClocks | reason::kSyncBoost | reason::kDisplayClocks));
+  for (auto r : {reason::kSwPowerCap, reason::kHwSlowdown, reason::kSwThermal, reason::kHwThermal, reason::kHwPowerBrake})
+    EXPECT_TRUE(throttling(r | reason::kGpuIdle)) << r;
+  EXPECT_EQ(describe_reasons(0), "none");
+  EXPECT_EQ(describe_reasons(reason::kSwPowerCap | reason::kHwThermal), "power cap, HW thermal slowdown");
+  EXPECT_EQ(describe_reasons(1ull << 40), "other");
+}
+
+TEST(Throttle, WithoutADriverNvmlIsAbsentAndSaysWhy) {
+  const auto nvml = Nvml::open("0000:00:00.0");
+  if (nvml) GTEST_SKIP() << "NVML is present on this machine";
+  EXPECT_FALSE(Nvml::why().empty());
+}
+
+// The internal kernels compile for the GPU machine's architecture here, without a GPU.
+TEST(InternalKernels, CompileForHopper) {
+  for (const auto& r : {Blocker::request("sm_90"), device_ops_request("sm_90")}) {
+    const auto res = compile::compile(r);
+    EXPECT_TRUE(res.ok()) << r.source_name << ":\n" << res.log;
+    EXPECT_FALSE(res.cubin.empty());
+  }
+}
