@@ -5,6 +5,9 @@
 
 A_best.json / B_best.json: `tune best --kernel K --json --db A.db` (the configuration used per
 size, its tied configurations). A_run.json / B_run.json: the runs' `--json` output (timings).
+The regret is against the other run's best, the lowest objective stored at that size (strict: it
+includes configurations measured once); the last column is against the configuration the other
+run uses (its own decided winner).
 
 Per size: the configuration each run uses, and its regret in the other run: its objective there
 over the other run's best objective (the lowest at that size). The target is regret <= 1.02 both
@@ -54,8 +57,8 @@ def main():
     oa, ob = objectives(a_db), objectives(b_db)
     ua, ub = used(a_best), used(b_best)
     sizes = sorted(set(ua) & set(ub), key=lambda s: [int(x) for x in s.split("x")])
-    print("| size | noise A | noise B | same config | tie agreed | regret A's in B | regret B's in A |")
-    print("|---|---|---|---|---|---|---|")
+    print("| size | noise A | noise B | same config | tie agreed | regret A's in B | regret B's in A | vs the other's used: A's, B's |")
+    print("|---|---|---|---|---|---|---|---|")
     worst = 0.0
     regrets = []
     same = agreed = 0
@@ -70,8 +73,10 @@ def main():
         same += ca == cb
         tie = ca == cb or ca in tied_b or cb in tied_a
         agreed += tie
+        ua_ = ob[s].get(ca, float("inf")) / ob[s].get(cb, float("inf"))
+        ub_ = oa[s].get(cb, float("inf")) / oa[s].get(ca, float("inf"))
         print(f"| {s} | {100*na:.1f}% | {100*nb:.1f}% | {'yes' if ca == cb else 'no'} | {'yes' if tie else 'no'} "
-              f"| {ra:.4f} | {rb:.4f} |")
+              f"| {ra:.4f} | {rb:.4f} | {ua_:.4f}, {ub_:.4f} |")
     print()
     print(f"{len(sizes)} sizes: the same configuration at {same}, the same or tied at {agreed}; "
           f"regret median {statistics.median(regrets):.4f}, worst {worst:.4f} (target <= 1.02); "

@@ -13,11 +13,13 @@ namespace tune::run {
 namespace {
 
 const char* kSource = R"(
-extern "C" __global__ void tune_block_stream(const volatile int* flag, volatile int* timed_out,
-                                             unsigned long long timeout_ns) {
+// Waits until the host's release counter reaches `ticket`: a counter, not a flag, so a hold that
+// starts late never misses its release and never sees the next hold's reset.
+extern "C" __global__ void tune_block_stream(const volatile unsigned long long* released, volatile int* timed_out,
+                                             unsigned long long timeout_ns, unsigned long long ticket) {
   unsigned long long start, now;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-  while (flag[0] == 0) {
+  while (released[0] < ticket) {
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
     if (now - start > timeout_ns) {
       timed_out[0] = 1;
@@ -57,35 +59,31 @@ Blocker::Blocker(Session& session) : session_(session), epoch_(context_epoch()) 
   kernel_ = std::make_unique<LoadedKernel>(session, std::vector<char>(res.cubin.begin(), res.cubin.end()), r.kernel_name);
   busy_ = std::make_unique<LoadedKernel>(session, std::vector<char>(res.cubin.begin(), res.cubin.end()), "tune_busy");
   void* host = nullptr;
-  check(cudaHostAlloc(&host, 2 * sizeof(int), cudaHostAllocMapped), "cudaHostAlloc of the blocking flag");
-  host_ = static_cast<volatile int*>(host);
-  host_[0] = 1;
-  host_[1] = 0;
+  check(cudaHostAlloc(&host, sizeof(Mapped), cudaHostAllocMapped), "cudaHostAlloc of the blocking flag");
+  host_ = static_cast<volatile Mapped*>(host);
+  host_->released = 0;
+  host_->timed_out = 0;
   void* dev = nullptr;
   check(cudaHostGetDevicePointer(&dev, host, 0), "cudaHostGetDevicePointer of the blocking flag");
-  device_ = static_cast<int*>(dev);
+  device_ = static_cast<Mapped*>(dev);
 }
 
 Blocker::~Blocker() {
   // Pinned memory of a reset context went with it.
-  if (host_ != nullptr && epoch_ == context_epoch()) (void)cudaFreeHost(const_cast<int*>(host_));
+  if (host_ != nullptr && epoch_ == context_epoch()) (void)cudaFreeHost(const_cast<Mapped*>(host_));
 }
 
 bool Blocker::valid() const { return epoch_ == context_epoch(); }
 
 LaunchStatus Blocker::hold() {
-  host_[0] = 0;
-  host_[1] = 0;
-  std::atomic_thread_fence(std::memory_order_seq_cst);
-  int* flag = device_;
-  int* timed_out = device_ + 1;
+  unsigned long long* released = &device_->released;
+  int* timed_out = &device_->timed_out;
   unsigned long long timeout = kTimeoutNs;
-  void* args[] = {&flag, &timed_out, &timeout};
+  unsigned long long ticket = issued_ + 1;
+  void* args[] = {&released, &timed_out, &timeout, &ticket};
   const cudaError_t code = cudaLaunchKernel(kernel_->handle(), dim3(1), dim3(1), args, 0, nullptr);
-  if (code != cudaSuccess) {
-    host_[0] = 1;
-    return classify(code, "the stream-blocking kernel");
-  }
+  if (code != cudaSuccess) return classify(code, "the stream-blocking kernel");
+  ++issued_;
   return {};
 }
 
@@ -100,8 +98,14 @@ LaunchStatus Blocker::busy(std::uint64_t ns) {
 
 void Blocker::release() {
   std::atomic_thread_fence(std::memory_order_seq_cst);
-  host_[0] = 1;
+  host_->released = issued_;
   std::atomic_thread_fence(std::memory_order_seq_cst);
+}
+
+bool Blocker::timed_out() {
+  const bool out = host_->timed_out != 0;
+  host_->timed_out = 0;
+  return out;
 }
 
 }  // namespace tune::run

@@ -1,6 +1,8 @@
-// Blocker: holds the legacy default stream on a kernel that spins on a host-mapped flag while the
-// timed launches are enqueued behind it, then releases them at once, so that they run back to back
-// and no host jitter (a slow cudaLaunchKernel, a descheduled thread) falls inside a sample. The
+// Blocker: holds the legacy default stream on a kernel that spins on a host-mapped counter while a
+// batch of timed launches is enqueued behind it, then releases it, so that the batch runs back to
+// back and no host jitter (a slow cudaLaunchKernel, a descheduled thread) falls inside a sample.
+// Each batch has its own hold (a ticket): the host enqueues the next batch while the GPU runs the
+// one before, and the gaps between batches fall outside the events. The
 // spin has a timeout (on %globaltimer): if the host cannot release it in time, because the launch
 // queue filled up or the thread stalled, the kernel ends by itself and the release reports it, so
 // a measurement can never hang; the caller takes those samples again with fewer launches.
@@ -26,13 +28,14 @@ class Blocker {
   Blocker(const Blocker&) = delete;
   Blocker& operator=(const Blocker&) = delete;
 
-  // Enqueues the spin kernel: what is enqueued after it waits for release().
+  // Enqueues the spin kernel: what is enqueued after it waits for the next release(). Holds may
+  // follow each other before the GPU reaches them: each waits for its own release.
   LaunchStatus hold();
-  // Lets the stream go on. Call after the work behind hold() is enqueued; synchronise afterwards.
+  // Lets the work behind the last hold() go on. Call after it is enqueued.
   void release();
-  // After the synchronisation: whether the spin ended by its timeout instead of release() (the
-  // samples behind it may hold host gaps: take them again).
-  bool timed_out() const { return host_[1] != 0; }
+  // After a synchronisation: whether a spin ended by its timeout instead of its release since the
+  // last call (the samples behind it may hold host gaps: take them again).
+  bool timed_out();
   bool valid() const;  // false after a device reset
   // Enqueues a kernel that keeps every SM busy for `ns` nanoseconds (warming the clocks).
   LaunchStatus busy(std::uint64_t ns);
@@ -48,8 +51,13 @@ class Blocker {
  private:
   Session& session_;
   std::unique_ptr<LoadedKernel> kernel_, busy_;
-  volatile int* host_ = nullptr;  // [0] the flag, [1] timed out
-  int* device_ = nullptr;
+  struct Mapped {
+    unsigned long long released;  // the last ticket released
+    int timed_out;
+  };
+  volatile Mapped* host_ = nullptr;  // host-mapped
+  Mapped* device_ = nullptr;         // the same memory, as the device sees it
+  unsigned long long issued_ = 0;    // the last ticket handed to a hold
   std::uint64_t epoch_ = 0;
 };
 

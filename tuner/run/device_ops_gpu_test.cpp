@@ -22,7 +22,7 @@ class DeviceOps : public ::testing::Test {
 std::unique_ptr<Session> DeviceOps::session_;
 
 const char* kTypes[] = {"bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
-                        "half", "float", "double", "float4", "double2", "int2", "half8"};
+                        "half", "float", "double", "float4", "double2", "half8"};
 
 TEST_F(DeviceOps, RandomAndConstantFillsEqualTheHostGenerator) {
   for (const char* name : kTypes)

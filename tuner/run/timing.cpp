@@ -81,10 +81,13 @@ std::string describe(const TimingOptions& o) {
 
 namespace {
 
-// One sample of one launch function: N launches between a pair of events.
+// One sample of one launch function: N launches between a pair of events; `primed`: the same N
+// launches run untimed right before it, so that the GPU's front end has work queued and the L2
+// holds what this kernel left there, not what the work before it did.
 struct Batch {
   const LaunchFn* fn = nullptr;
   int launches = 1;
+  bool primed = false;
 };
 
 // Runs `batches` behind one hold of the stream and appends each batch's time (ms, whole batch) to
@@ -94,25 +97,33 @@ LaunchStatus run_round(Session& session, std::span<const Batch> batches, bool fl
   Blocker& blocker = session.blocker();
   std::vector<Event> start(batches.size()), stop(batches.size());
   DeviceBuffer* l2 = flush ? &session.l2_flush_buffer() : nullptr;
-  if (LaunchStatus s = blocker.hold(); !s.ok()) return s;
+  (void)blocker.timed_out();  // forget an earlier timeout
+  bool held = false;
   auto abandon = [&](LaunchStatus s) {  // let the stream go, drain it, report the first failure
-    blocker.release();
+    if (held) blocker.release();
     LaunchStatus drained = session.synchronize("timed launches");
     return drained.sticky() ? drained : s;
   };
+  // Each batch behind its own hold: the host enqueues the next while the GPU runs this one.
   for (std::size_t i = 0; i < batches.size(); ++i) {
     if (l2 != nullptr)  // a different byte each time so no layer can skip the write as redundant
       if (cudaError_t c = cudaMemsetAsync(l2->data(), static_cast<int>((ms.size() + i) & 0xFF), l2->bytes(), nullptr);
           c != cudaSuccess)
         return abandon(classify(c, "L2 flush (cudaMemsetAsync)"));
+    if (LaunchStatus s = blocker.hold(); !s.ok()) return abandon(std::move(s));
+    held = true;
+    if (batches[i].primed)
+      for (int k = 0; k < batches[i].launches; ++k)
+        if (LaunchStatus s = (*batches[i].fn)(); !s.ok()) return abandon(std::move(s));
     if (cudaError_t c = cudaEventRecord(start[i].get(), nullptr); c != cudaSuccess)
       return abandon(classify(c, "cudaEventRecord"));
     for (int k = 0; k < batches[i].launches; ++k)
       if (LaunchStatus s = (*batches[i].fn)(); !s.ok()) return abandon(std::move(s));
     if (cudaError_t c = cudaEventRecord(stop[i].get(), nullptr); c != cudaSuccess)
       return abandon(classify(c, "cudaEventRecord"));
+    blocker.release();
+    held = false;
   }
-  blocker.release();
   if (LaunchStatus s = session.synchronize("timed launches"); !s.ok()) return s;
   timed_out = blocker.timed_out();
   for (std::size_t i = 0; i < batches.size(); ++i) {
@@ -176,10 +187,11 @@ Timing measure_unguarded(Session& session, const LaunchFn& fn, const TimingOptio
       const int k = std::clamp(wanted, 1, std::max(1, Blocker::kMaxLaunchesPerHold / n));
       std::vector<Batch> round(static_cast<std::size_t>(std::min(k, o.max_samples - static_cast<int>(samples.size()))),
                                Batch{&fn, n});
+      round.front().primed = true;  // the first batch after the hold is not timed cold
       std::vector<double> ms;
       bool out = false;
       if (LaunchStatus s = run_round(session, round, o.flush_l2, ms, out); !s.ok()) return failed(std::move(s));
-      t.launches += round.size() * static_cast<std::size_t>(n);
+      t.launches += (round.size() + 1) * static_cast<std::size_t>(n);
       for (double b : ms) {
         t.timed_ms += b;
         timed += b;
@@ -236,7 +248,7 @@ std::vector<Timing> measure_interleaved(Session& session, std::span<const Launch
       const int now = std::min(per_hold, rounds - done);
       std::vector<Batch> batches;
       for (int r = 0; r < now; ++r)
-        for (std::size_t i : live) batches.push_back({&launches[i], out[i].launches_per_sample});
+        for (std::size_t i : live) batches.push_back({&launches[i], out[i].launches_per_sample, true});
       watch.throttled = false;
       Timing clocks;
       watch.read(clocks);
@@ -251,7 +263,7 @@ std::vector<Timing> measure_interleaved(Session& session, std::span<const Launch
       for (std::size_t k = 0; k < batches.size(); ++k) {
         Timing& t = out[live[k % live.size()]];
         t.timed_ms += ms[k];
-        t.launches += static_cast<std::size_t>(batches[k].launches);
+        t.launches += 2 * static_cast<std::size_t>(batches[k].launches);  // primed
         if (clocks.sm_mhz_min > 0) t.sm_mhz_min = t.sm_mhz_min == 0 ? clocks.sm_mhz_min : std::min(t.sm_mhz_min, clocks.sm_mhz_min);
         t.sm_mhz_max = std::max(t.sm_mhz_max, clocks.sm_mhz_max);
       }

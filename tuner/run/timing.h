@@ -5,10 +5,14 @@
 //     synchronisation, so a fault is reported before any timing;
 //   - batches: a sample is a batch of N back-to-back launches between one pair of CUDA events, its
 //     value the batch time / N (ms per launch). N is chosen from one timed launch so that a batch
-//     lasts at least min_batch_ms (event resolution is about 0.5 us; a 3 us kernel gets N = 7 at
-//     the default 20 us), at most Blocker::kMaxLaunchesPerHold;
+//     lasts at least min_batch_ms (event resolution is about 0.5 us and a 2..3 us launch varies by
+//     5% alone: a 3 us kernel gets N = 17 at the default 50 us), at most kMaxLaunchesPerHold / 8;
 //   - no host jitter: the batches of a round are enqueued behind a kernel that holds the stream
-//     (blocker.h) and released together, so they run back to back on the GPU;
+//     (blocker.h) and released together, so they run back to back on the GPU; the first batch
+//     after the hold, and in measure_interleaved every batch, is preceded by an untimed copy of
+//     itself (primed): the first launches after a release run slower (measured: about 5% on an
+//     H100), and a kernel timed right after another would see the other's L2 contents (up to 14%
+//     either way at sizes near the L2's capacity);
 //   - clocks: with NVML, the SM clock and the throttle reasons are read around each round; a round
 //     that saw power, thermal or hardware slowdown is taken again (up to max_retakes rounds),
 //     counted in Timing::retaken; if it persists the samples are kept and Timing::throttled says so;
@@ -35,7 +39,7 @@ struct TimingOptions {
   int warmup = 1;            // untimed launches after the clocks settled (module load, caches, TLB)
   int min_samples = 10;      // --repetitions
   int max_samples = 200;
-  double min_batch_ms = 0.02;  // a batch (one sample) lasts at least this long
+  double min_batch_ms = 0.05;  // a batch (one sample) lasts at least this long
   double rel_ci = 0.01;        // stop once the mean's 95% half-width is within this fraction of it
   double min_time_ms = 0;      // of timed batches, before the stop rule may stop
   double max_time_ms = 200;    // of timed batches, then stop whatever the interval
@@ -59,7 +63,7 @@ struct Timing {
   std::vector<double> samples_ms;  // one per batch: its time / launches_per_sample, in order
   Summary summary;                 // of samples_ms
   int launches_per_sample = 1;     // N
-  std::size_t launches = 0;        // timed launches in all (retaken rounds included)
+  std::size_t launches = 0;        // launches in all, the priming ones and retaken rounds included
   double timed_ms = 0;             // GPU time of every timed batch (retaken rounds included)
   int retaken = 0;                 // rounds taken again because the GPU throttled or the hold timed out
   bool throttled = false;          // throttling persisted through the retakes

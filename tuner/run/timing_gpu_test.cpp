@@ -77,7 +77,8 @@ TEST_F(TimingGpu, ShortKernelsAreBatched) {
   const Timing t = measure(*session_, spin(2.0));
   ASSERT_TRUE(t.ok()) << t.status.message;
   std::printf("spin 2 us: mean %.3f us, N %d\n", 1000 * t.summary.mean, t.launches_per_sample);
-  EXPECT_GE(t.launches_per_sample, 5);  // a 2-3 us launch: >= 20 us per batch
+  EXPECT_GT(t.launches_per_sample, 1);  // a 2..4 us launch: batched to about min_batch_ms
+  EXPECT_GE(t.launches_per_sample * t.summary.mean, 0.5 * TimingOptions{}.min_batch_ms);
   // every sample is N launches; retaken rounds add launches, never samples
   EXPECT_GE(t.launches, static_cast<std::size_t>(t.launches_per_sample) * t.samples_ms.size());
   EXPECT_LT(1000 * t.summary.mean, 6.0);
@@ -113,7 +114,8 @@ TEST_F(TimingGpu, ColdL2TimesOneLaunchPerSample) {
   const Timing t = measure(*session_, spin(30.0), o);
   ASSERT_TRUE(t.ok()) << t.status.message;
   EXPECT_EQ(t.launches_per_sample, 1);
-  EXPECT_NEAR(1000 * t.summary.mean, 30.0, 3.0);  // the flush stays outside the events
+  EXPECT_GT(1000 * t.summary.mean, 30.0);
+  EXPECT_LT(1000 * t.summary.mean, 30.0 * 1.05 + 4);  // the flush stays outside the events
 }
 
 }  // namespace

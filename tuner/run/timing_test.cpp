@@ -15,9 +15,9 @@ using namespace tune;
 using namespace tune::run;
 
 TEST(TimingMethod, ABatchLastsAtLeastTheMinimum) {
-  TimingOptions o;  // 20 us
-  EXPECT_EQ(launches_per_sample(0.003, o), 7);   // 3 us -> 7 launches = 21 us
-  EXPECT_EQ(launches_per_sample(0.020, o), 1);   // long enough alone
+  TimingOptions o;  // 50 us
+  EXPECT_EQ(launches_per_sample(0.003, o), 17);  // 3 us -> 17 launches = 51 us
+  EXPECT_EQ(launches_per_sample(0.050, o), 1);   // long enough alone
   EXPECT_EQ(launches_per_sample(2.5, o), 1);
   EXPECT_EQ(launches_per_sample(1e-6, o), Blocker::kMaxLaunchesPerHold / 8);  // bounded
   EXPECT_EQ(launches_per_sample(0.0, o), Blocker::kMaxLaunchesPerHold / 8);   // unmeasurably short
@@ -66,7 +66,7 @@ TEST(TimingMethod, DescribeStatesMethodStopRuleAndL2) {
   TimingOptions o;
   const std::string warm = describe(o);
   EXPECT_NE(warm.find("stream-blocking kernel"), std::string::npos) << warm;
-  EXPECT_NE(warm.find(">= 20 us"), std::string::npos) << warm;
+  EXPECT_NE(warm.find(">= 50 us"), std::string::npos) << warm;
   EXPECT_NE(warm.find("1.0%"), std::string::npos) << warm;
   EXPECT_NE(warm.find("warm L2"), std::string::npos) << warm;
   o.flush_l2 = true;
