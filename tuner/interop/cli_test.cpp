@@ -94,26 +94,19 @@ TEST_F(Cli, ExportFormatsAndErrors) {
   EXPECT_NE(fmt.err.find("unknown --format 'yaml'"), std::string::npos) << fmt.err;
 }
 
-// The largest real cache (dedispersion on the A4000, 12.2 MB of JSON, 11,130 entries) imports in
-// well under a second in a release build; a debug or sanitized build only reports the time.
+// The largest real cache (dedispersion on the A4000, 12.2 MB of JSON, 11,130 entries) imports
+// whole, three times into fresh databases. Its speed (target: under 1 s on an idle machine) is a
+// benchmark, scripts/bench_import.sh, not a timed unit test: ctest runs tests side by side.
 TEST(Speed, TwelveMegabyteCacheImport) {
   const std::string file = external("benchmark_hub/dedispersion_milo/A4000.json.gz");
   ASSERT_GT(raw_text(file).size(), 12'000'000u);
-  // The best of three imports, each into a fresh database: one lands in a quiet moment even when
-  // ctest runs other tests beside this one.
-  double s = 1e9;
   for (int round = 0; round < 3; ++round) {
     TempDir dir;
     auto db = store::Store::open(dir.file("t.db"), store::Store::Mode::read_write);
-    auto t0 = std::chrono::steady_clock::now();
     ImportResult r = import_file(db, file, {});
-    s = std::min(s, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     EXPECT_EQ(r.added, 11130u);
+    EXPECT_EQ(db.measurement_count(), 11130);
   }
-  std::printf("import of %s: %.3f s\n", file.c_str(), s);
-#if defined(NDEBUG) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
-  EXPECT_LT(s, 1.5) << "target: under 1 s on an idle machine";
-#endif
 }
 
 }  // namespace

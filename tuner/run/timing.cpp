@@ -168,12 +168,23 @@ Timing failed(LaunchStatus status) {
   return t;
 }
 
-Timing measure_unguarded(Session& session, const LaunchFn& fn, const TimingOptions& o) {
+// One block: a primed batch, then `batches` timed batches of the same launch function.
+void add_block(std::vector<Batch>& round, const LaunchFn& fn, int n, int batches) {
+  for (int b = 0; b < batches; ++b) round.push_back({&fn, n, b == 0});
+}
+
+Timing measure_unguarded(Session& session, std::span<const LaunchFn> placements, const TimingOptions& o) {
   validate(o);
+  if (placements.empty()) throw InputError("measure: no launch function");
   settle_clocks(session);
   Timing t;
-  if (LaunchStatus s = prepare(session, fn, o, t.launches_per_sample); !s.ok()) return failed(std::move(s));
+  for (std::size_t p = 0; p < placements.size(); ++p) {  // N from the first; every placement warmed up
+    int n = 1;
+    if (LaunchStatus s = prepare(session, placements[p], o, n); !s.ok()) return failed(std::move(s));
+    if (p == 0) t.launches_per_sample = n;
+  }
   const int n = t.launches_per_sample;
+  const int places = static_cast<int>(placements.size());
   Watch watch{session.nvml()};
   for (int attempt = 0;; ++attempt) {
     watch.throttled = false;
@@ -182,16 +193,16 @@ Timing measure_unguarded(Session& session, const LaunchFn& fn, const TimingOptio
     double timed = 0;
     bool timed_out = false;
     while (!enough(samples, timed, o)) {
-      // the samples still wanted by the minimum, at least a few, within one hold
+      // the samples still wanted by the minimum (at least a few), split over the placements in blocks
       const int wanted = std::max(o.min_samples - static_cast<int>(samples.size()), std::max(2, o.min_samples / 4));
-      const int k = std::clamp(wanted, 1, std::max(1, Blocker::kMaxLaunchesPerHold / n));
-      std::vector<Batch> round(static_cast<std::size_t>(std::min(k, o.max_samples - static_cast<int>(samples.size()))),
-                               Batch{&fn, n});
-      round.front().primed = true;  // the first batch after the hold is not timed cold
+      const int left = o.max_samples - static_cast<int>(samples.size());
+      const int per_place = std::max(1, (std::min(wanted, left) + places - 1) / places);
+      std::vector<Batch> round;
+      for (const LaunchFn& fn : placements) add_block(round, fn, n, per_place);
       std::vector<double> ms;
       bool out = false;
       if (LaunchStatus s = run_round(session, round, o.flush_l2, ms, out); !s.ok()) return failed(std::move(s));
-      t.launches += (round.size() + 1) * static_cast<std::size_t>(n);
+      t.launches += (round.size() + placements.size()) * static_cast<std::size_t>(n);
       for (double b : ms) {
         t.timed_ms += b;
         timed += b;
@@ -215,40 +226,53 @@ Timing measure_unguarded(Session& session, const LaunchFn& fn, const TimingOptio
 }  // namespace
 
 Timing measure(Session& session, const LaunchFn& launch, const TimingOptions& options) {
+  return measure(session, std::span<const LaunchFn>(&launch, 1), options);
+}
+
+Timing measure(Session& session, std::span<const LaunchFn> placements, const TimingOptions& options) {
   try {
-    return measure_unguarded(session, launch, options);
+    return measure_unguarded(session, placements, options);
   } catch (const CudaError& e) {  // events, the flush buffer or the blocker failed
     return failed(LaunchStatus{e.sticky() ? Outcome::fault : Outcome::error, e.code(), e.what()});
   }
 }
 
-std::vector<Timing> measure_interleaved(Session& session, std::span<const LaunchFn> launches,
-                                        const TimingOptions& o, int rounds) {
-  std::vector<Timing> out(launches.size());
+std::vector<Timing> measure_interleaved(Session& session, std::span<const std::vector<LaunchFn>> contenders,
+                                        const TimingOptions& o, int rounds, int batches_per_block) {
+  std::vector<Timing> out(contenders.size());
   try {
     validate(o);
-    if (rounds < 1) throw InputError("measure_interleaved: rounds " + std::to_string(rounds) + " < 1");
+    if (rounds < 1 || batches_per_block < 1)
+      throw InputError("measure_interleaved: rounds " + std::to_string(rounds) + " and batches per block " +
+                       std::to_string(batches_per_block) + " must be at least 1");
     settle_clocks(session);
     std::vector<std::size_t> live;
-    for (std::size_t i = 0; i < launches.size(); ++i) {
-      if (LaunchStatus s = prepare(session, launches[i], o, out[i].launches_per_sample); !s.ok()) {
-        out[i].status = std::move(s);
+    for (std::size_t i = 0; i < contenders.size(); ++i) {
+      if (contenders[i].empty()) throw InputError("measure_interleaved: a contender without a launch function");
+      LaunchStatus status;
+      for (std::size_t p = 0; p < contenders[i].size() && status.ok(); ++p) {
+        int n = 1;
+        status = prepare(session, contenders[i][p], o, n);
+        if (p == 0) out[i].launches_per_sample = n;
+      }
+      if (!status.ok()) {
+        out[i].status = std::move(status);
         if (out[i].status.sticky()) return out;
         continue;
       }
       live.push_back(i);
     }
     Watch watch{session.nvml()};
-    int per_round = 0;
-    for (std::size_t i : live) per_round += out[i].launches_per_sample;
-    // rounds per hold: as many as the launch queue allows
-    const int per_hold = std::max(1, Blocker::kMaxLaunchesPerHold / std::max(1, per_round));
     int retakes = 0;
     for (int done = 0; done < rounds && !live.empty();) {
-      const int now = std::min(per_hold, rounds - done);
+      // one round: each contender in turn, a block on each of its placements
       std::vector<Batch> batches;
-      for (int r = 0; r < now; ++r)
-        for (std::size_t i : live) batches.push_back({&launches[i], out[i].launches_per_sample, true});
+      std::vector<std::size_t> owner;  // the contender of each batch
+      for (std::size_t i : live)
+        for (const LaunchFn& fn : contenders[i]) {
+          add_block(batches, fn, out[i].launches_per_sample, batches_per_block);
+          owner.resize(batches.size(), i);
+        }
       watch.throttled = false;
       Timing clocks;
       watch.read(clocks);
@@ -261,23 +285,24 @@ std::vector<Timing> measure_interleaved(Session& session, std::span<const Launch
       }
       watch.read(clocks);
       for (std::size_t k = 0; k < batches.size(); ++k) {
-        Timing& t = out[live[k % live.size()]];
+        Timing& t = out[owner[k]];
         t.timed_ms += ms[k];
-        t.launches += 2 * static_cast<std::size_t>(batches[k].launches);  // primed
-        if (clocks.sm_mhz_min > 0) t.sm_mhz_min = t.sm_mhz_min == 0 ? clocks.sm_mhz_min : std::min(t.sm_mhz_min, clocks.sm_mhz_min);
+        t.launches += static_cast<std::size_t>(batches[k].launches) * (batches[k].primed ? 2 : 1);
+        if (clocks.sm_mhz_min > 0)
+          t.sm_mhz_min = t.sm_mhz_min == 0 ? clocks.sm_mhz_min : std::min(t.sm_mhz_min, clocks.sm_mhz_min);
         t.sm_mhz_max = std::max(t.sm_mhz_max, clocks.sm_mhz_max);
       }
-      if ((watch.throttled || timed_out) && retakes < o.max_retakes) {  // the same rounds again
+      if ((watch.throttled || timed_out) && retakes < o.max_retakes) {  // the same round again
         ++retakes;
         for (std::size_t i : live) ++out[i].retaken;
         continue;
       }
       for (std::size_t k = 0; k < batches.size(); ++k) {
-        Timing& t = out[live[k % live.size()]];
+        Timing& t = out[owner[k]];
         t.samples_ms.push_back(ms[k] / batches[k].launches);
         t.throttled = t.throttled || watch.throttled;
       }
-      done += now;
+      ++done;
     }
     for (auto& t : out)
       if (t.ok()) t.summary = summarize(t.samples_ms);

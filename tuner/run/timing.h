@@ -9,10 +9,8 @@
 //     5% alone: a 3 us kernel gets N = 17 at the default 50 us), at most kMaxLaunchesPerHold / 8;
 //   - no host jitter: the batches of a round are enqueued behind a kernel that holds the stream
 //     (blocker.h) and released together, so they run back to back on the GPU; the first batch
-//     after the hold, and in measure_interleaved every batch, is preceded by an untimed copy of
-//     itself (primed): the first launches after a release run slower (measured: about 5% on an
-//     H100), and a kernel timed right after another would see the other's L2 contents (up to 14%
-//     either way at sizes near the L2's capacity);
+//     of a block is preceded by an untimed copy of itself (primed): the first launches after a
+//     release ran slower (about 5% on an H100);
 //   - clocks: with NVML, the SM clock and the throttle reasons are read around each round; a round
 //     that saw power, thermal or hardware slowdown is taken again (up to max_retakes rounds),
 //     counted in Timing::retaken; if it persists the samples are kept and Timing::throttled says so;
@@ -78,12 +76,18 @@ using LaunchFn = std::function<LaunchStatus()>;
 // The method above for one launch function. Never throws for launch failures or faults: they come
 // back in Timing::status (sticky() => Session::recover()). Throws InputError on bad options.
 Timing measure(Session& session, const LaunchFn& launch, const TimingOptions& options = {});
+// The same kernel on several placements (the same arguments at other addresses: a transpose's
+// speed depends on where its buffers lie, by up to 7% on an H100): each round takes a block of
+// batches on every placement, the first batch of each block primed; one set of samples.
+Timing measure(Session& session, std::span<const LaunchFn> placements, const TimingOptions& options);
 
-// Several launch functions measured round robin: each round takes one sample (one batch) of each,
-// in turn, behind one hold, so that drift and throttling hit all of them alike; `rounds` rounds
-// (no adaptive stop). N is chosen per function, as in measure().
-std::vector<Timing> measure_interleaved(Session& session, std::span<const LaunchFn> launches,
-                                        const TimingOptions& options, int rounds);
+// Several contenders measured round robin so that drift and throttling hit all of them alike: each
+// round takes, for each contender in turn, a block on each of its placements (a primed batch, then
+// `batches_per_block` timed batches: the state of the GPU is the one the contender leaves, as in
+// measure(); a kernel timed right after another saw the other's L2 contents, up to 14% either way
+// near the L2's capacity); `rounds` rounds (no adaptive stop). N is chosen per contender.
+std::vector<Timing> measure_interleaved(Session& session, std::span<const std::vector<LaunchFn>> contenders,
+                                        const TimingOptions& options, int rounds, int batches_per_block);
 
 // The GPU's clocks up and settled, once per session (see above); a no-op afterwards.
 void settle_clocks(Session& session);

@@ -55,7 +55,8 @@ inline run::Dim3 to_dim3(const std::array<std::uint32_t, 3>& d) { return {d[0], 
 // times the tie test's margin of the best, measured again over this many interleaved rounds.
 inline constexpr std::size_t kMaxContenders = 12;
 inline constexpr double kContenderWiden = 3.0;
-inline constexpr int kDecisionRounds = 10;
+inline constexpr int kDecisionRounds = 5;   // rounds, each a block of kDecisionBatches per placement
+inline constexpr int kDecisionBatches = 2;
 
 // One configuration of the run: its canonical params, its id in the database, its cubin-cache key,
 // whether any size still needs it, and its compiled kernel.
@@ -81,6 +82,10 @@ struct SizeTarget {
 struct SizeState {
   std::size_t index = 0;
   std::unique_ptr<run::ArgSet> args;
+  // The same arguments at other addresses: every configuration is timed on both (run::measure's
+  // placements), since a transpose's speed depends on where its buffers lie. Null when the
+  // device has no room for a second copy.
+  std::unique_ptr<run::ArgSet> args2;
   std::vector<std::size_t> outputs;
   std::vector<expr::Value> bound_default;  // defaults bound to this size (bytes, flops, reference)
   double bytes = 0, flops = 0;
@@ -112,6 +117,8 @@ class Sweep {
   void measure_ceilings(SizeState& st);
   void measure_ceiling(SizeState& st, const std::string& name);
   store::Measurement measure_config(std::size_t c, SizeState& st, Geometry& g);
+  // A launch of `kern` with `g` on each placement of the size's arguments.
+  std::vector<run::LaunchFn> placements(run::LoadedKernel& kern, const Geometry& g, SizeState& st);
   // measured, stored and counted like the brute-force path does
   store::Measurement measure_and_store(std::size_t c, SizeState& st);
 

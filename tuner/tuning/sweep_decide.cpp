@@ -52,7 +52,7 @@ void Sweep::decide_size(std::size_t s, SizeState& st) {
 
   // Launches of the contenders that can run in this process.
   std::vector<std::size_t> runnable;  // indices into rows
-  std::vector<run::LaunchFn> launches;
+  std::vector<std::vector<run::LaunchFn>> launches;  // per contender, one per placement
   std::vector<Geometry> shapes(pick.size());
   for (std::size_t i : pick) {
     const std::size_t c = config_index_.at(rows[i].params);
@@ -60,9 +60,7 @@ void Sweep::decide_size(std::size_t s, SizeState& st) {
     if (!configs_[c].compiled.kernel || configs_[c].compiled.faulted) continue;
     Geometry& g = shapes[runnable.size()];
     g = geometry(spec_, bind_config(spec_, space_.config_values(c), sizes_[s].size));
-    run::LoadedKernel& kern = *configs_[c].compiled.kernel;
-    run::ArgSet& args = *st.args;
-    launches.push_back([&kern, &args, &g] { return kern.enqueue(to_dim3(g.grid), to_dim3(g.block), 0, args); });
+    launches.push_back(placements(*configs_[c].compiled.kernel, g, st));
     runnable.push_back(i);
   }
 
@@ -76,7 +74,7 @@ void Sweep::decide_size(std::size_t s, SizeState& st) {
   std::vector<decision::Entry> decided;
   if (runnable.size() >= 2) {
     const auto t0 = Clock::now();
-    auto timings = run::measure_interleaved(session_, launches, timing_, kDecisionRounds);
+    auto timings = run::measure_interleaved(session_, launches, timing_, kDecisionRounds, kDecisionBatches);
     count_.decide_ms += ms_since(t0);
     for (const auto& t : timings) count_.timed_ms += t.timed_ms;
     d.rounds = kDecisionRounds;
