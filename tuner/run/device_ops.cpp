@@ -146,6 +146,7 @@ extern "C" __global__ void tune_compare_transposed(const unsigned* in, const uns
 struct Ops {
   int device = -1;
   Library library;
+  DeviceBuffer result;  // 4 words for the comparisons, allocated once per context
   cudaKernel_t fill_random = nullptr, fill_constant = nullptr, compare = nullptr, unwritten = nullptr,
                transposed = nullptr;
   unsigned blocks = 1024;  // grid of the grid-stride loops: 8 blocks per SM
@@ -175,6 +176,13 @@ Ops& ops() {
   fresh.blocks = static_cast<unsigned>(std::max(1, sms) * 8);
   cached = std::move(fresh);
   return cached;
+}
+
+// The comparisons' result words, reset to `init`.
+void* result_words(Ops& o, const std::uint64_t (&init)[4]) {
+  if (!o.result.valid() || o.result.bytes() == 0) o.result = DeviceBuffer(4 * sizeof(std::uint64_t));
+  check(cudaMemcpy(o.result.data(), init, sizeof init, cudaMemcpyHostToDevice), "the device comparison");
+  return o.result.data();
 }
 
 unsigned grid_for(const Ops& o, std::uint64_t work) {
@@ -239,19 +247,17 @@ DeviceComparison device_compare(DType dtype, const void* actual, const void* exp
   DeviceComparison r;
   if (count == 0) return r;
   Ops& o = ops();
-  DeviceBuffer result(4 * sizeof(std::uint64_t));
   const std::uint64_t init[4] = {0, 0, ~0ull, 0};
-  check(cudaMemcpy(result.data(), init, sizeof init, cudaMemcpyHostToDevice), "the device comparison");
+  void* res = result_words(o, init);
   std::uint64_t n = count;
   int scalar = static_cast<int>(dtype.scalar), lane_size = static_cast<int>(dtype.scalar_size()), lanes = dtype.lanes;
   int exact_int = !dtype.is_floating() && tolerance.is_exact() ? 1 : 0;
   double rel = tolerance.relative, abs = tolerance.absolute;
-  void* res = result.data();
   void* args[] = {const_cast<void**>(&actual), const_cast<void**>(&expected), &n, &scalar, &lane_size, &lanes,
                   &exact_int, &rel, &abs, &res};
   launch(o.compare, grid_for(o, n), args, "the device comparison");
   std::uint64_t got[4];
-  check(cudaMemcpy(got, result.data(), sizeof got, cudaMemcpyDeviceToHost), "the device comparison");
+  check(cudaMemcpy(got, res, sizeof got, cudaMemcpyDeviceToHost), "the device comparison");
   r.mismatches = got[0];
   r.unwritten = got[1];
   r.first_mismatch = got[0] > 0 ? got[2] : 0;
@@ -262,30 +268,25 @@ DeviceComparison device_compare(DType dtype, const void* actual, const void* exp
 std::size_t device_count_unwritten(DType dtype, const void* data, std::size_t count) {
   if (count == 0) return 0;
   Ops& o = ops();
-  DeviceBuffer result(sizeof(std::uint64_t));
-  result.memset(0);
+  void* res = result_words(o, {0, 0, 0, 0});
   std::uint64_t n = count;
   int esize = static_cast<int>(dtype.size());
-  void* res = result.data();
   void* args[] = {const_cast<void**>(&data), &n, &esize, &res};
   launch(o.unwritten, grid_for(o, n), args, "the device count of unwritten elements");
   std::uint64_t got = 0;
-  check(cudaMemcpy(&got, result.data(), sizeof got, cudaMemcpyDeviceToHost), "the device count of unwritten elements");
+  check(cudaMemcpy(&got, res, sizeof got, cudaMemcpyDeviceToHost), "the device count of unwritten elements");
   return got;
 }
 
 TransposeCheck device_compare_transposed(const float* in, const float* out, std::size_t rows, std::size_t cols) {
   TransposeCheck r;
   Ops& o = ops();
-  DeviceBuffer result(2 * sizeof(std::uint64_t));
-  const std::uint64_t init[2] = {0, ~0ull};
-  check(cudaMemcpy(result.data(), init, sizeof init, cudaMemcpyHostToDevice), "the transpose check");
+  void* res = result_words(o, {0, ~0ull, 0, 0});
   std::uint64_t nr = rows, nc = cols;
-  void* res = result.data();
   void* args[] = {const_cast<float**>(&in), const_cast<float**>(&out), &nr, &nc, &res};
   launch(o.transposed, grid_for(o, nr * nc), args, "the transpose check");
   std::uint64_t got[2];
-  check(cudaMemcpy(got, result.data(), sizeof got, cudaMemcpyDeviceToHost), "the transpose check");
+  check(cudaMemcpy(got, res, sizeof got, cudaMemcpyDeviceToHost), "the transpose check");
   r.mismatches = got[0];
   r.first = got[0] > 0 ? got[1] : 0;
   return r;

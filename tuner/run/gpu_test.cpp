@@ -227,7 +227,7 @@ TEST_F(Gpu, TimesAKernelWithAndWithoutL2Flush) {
                 flush ? "flushed L2" : "back to back", t.summary.mean, t.summary.half_width, t.summary.min,
                 t.summary.max, t.launches_per_sample, gbs);
     EXPECT_GT(gbs, 300.0);
-    EXPECT_EQ(t.launches_per_sample, 1);  // a 30 us kernel needs no batch at 20 us
+    EXPECT_LE(t.launches_per_sample, 2);  // a 50 us kernel: one or two per 50 us batch
   }
   EXPECT_TRUE(compare(DType{}, args.buffer("out"), args.buffer("in"), Tolerance::exact(), "out").ok);
   TimingOptions o;

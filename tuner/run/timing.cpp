@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <numeric>
+#include <optional>
 
 #include "common/error.h"
 #include "decision/decision.h"
@@ -90,12 +91,25 @@ struct Batch {
   bool primed = false;
 };
 
+// Events for a round, created once and reused (created again after a device reset).
+std::span<Event> event_pool(std::size_t n) {
+  static std::vector<Event> pool;
+  static std::uint64_t epoch = 0;
+  if (epoch != context_epoch()) {
+    pool.clear();
+    epoch = context_epoch();
+  }
+  while (pool.size() < n) pool.emplace_back();
+  return std::span<Event>(pool).first(n);
+}
+
 // Runs `batches` behind one hold of the stream and appends each batch's time (ms, whole batch) to
 // `ms`. `timed_out`: the hold ended by its timeout (take the round again).
 LaunchStatus run_round(Session& session, std::span<const Batch> batches, bool flush, std::vector<double>& ms,
                        bool& timed_out) {
   Blocker& blocker = session.blocker();
-  std::vector<Event> start(batches.size()), stop(batches.size());
+  std::span<Event> events = event_pool(2 * batches.size());
+  const auto start = events.first(batches.size()), stop = events.last(batches.size());
   DeviceBuffer* l2 = flush ? &session.l2_flush_buffer() : nullptr;
   (void)blocker.timed_out();  // forget an earlier timeout
   bool held = false;
@@ -136,12 +150,26 @@ LaunchStatus run_round(Session& session, std::span<const Batch> batches, bool fl
 }
 
 // Clock readings around rounds: the SM clock range and whether a throttling reason showed.
+// NVML is read at most every kClockReadMs (a query costs tens of microseconds; measurements
+// follow each other faster than that).
+constexpr double kClockReadMs = 2.0;
+
 struct Watch {
   const Nvml* nvml = nullptr;
   bool throttled = false;
   void read(Timing& t) {
     if (nvml == nullptr) return;
-    const auto r = nvml->read();
+    using Clock = std::chrono::steady_clock;
+    static Clock::time_point last{};
+    static std::optional<ClockReading> reading;
+    static const Nvml* of = nullptr;
+    const auto now = Clock::now();
+    if (of != nvml || !reading || std::chrono::duration<double, std::milli>(now - last).count() >= kClockReadMs) {
+      reading = nvml->read();
+      last = now;
+      of = nvml;
+    }
+    const auto& r = reading;
     if (!r) return;
     throttled = throttled || throttling(r->reasons);
     t.sm_mhz_min = t.sm_mhz_min == 0 ? r->sm_mhz : std::min(t.sm_mhz_min, r->sm_mhz);
@@ -149,11 +177,12 @@ struct Watch {
   }
 };
 
-// Warm-up launches, a synchronisation, and N from one timed launch.
-LaunchStatus prepare(Session& session, const LaunchFn& fn, const TimingOptions& o, int& n) {
+// Warm-up launches, a synchronisation, and (calibrate) N from one timed launch.
+LaunchStatus prepare(Session& session, const LaunchFn& fn, const TimingOptions& o, int& n, bool calibrate = true) {
   for (int i = 0; i < o.warmup; ++i)
     if (LaunchStatus s = fn(); !s.ok()) return s;
   if (LaunchStatus s = session.synchronize("warm-up launches"); !s.ok()) return s;
+  if (!calibrate) return {};
   const Batch one{&fn, 1};
   std::vector<double> ms;
   bool timed_out = false;
@@ -180,7 +209,7 @@ Timing measure_unguarded(Session& session, std::span<const LaunchFn> placements,
   Timing t;
   for (std::size_t p = 0; p < placements.size(); ++p) {  // N from the first; every placement warmed up
     int n = 1;
-    if (LaunchStatus s = prepare(session, placements[p], o, n); !s.ok()) return failed(std::move(s));
+    if (LaunchStatus s = prepare(session, placements[p], o, n, p == 0); !s.ok()) return failed(std::move(s));
     if (p == 0) t.launches_per_sample = n;
   }
   const int n = t.launches_per_sample;
@@ -252,7 +281,7 @@ std::vector<Timing> measure_interleaved(Session& session, std::span<const std::v
       LaunchStatus status;
       for (std::size_t p = 0; p < contenders[i].size() && status.ok(); ++p) {
         int n = 1;
-        status = prepare(session, contenders[i][p], o, n);
+        status = prepare(session, contenders[i][p], o, n, p == 0);
         if (p == 0) out[i].launches_per_sample = n;
       }
       if (!status.ok()) {
