@@ -267,78 +267,38 @@ Timing measure(Session& session, std::span<const LaunchFn> placements, const Tim
 }
 
 std::vector<Timing> measure_interleaved(Session& session, std::span<const std::vector<LaunchFn>> contenders,
-                                        const TimingOptions& o, int rounds, int batches_per_block) {
+                                        const TimingOptions& o, int rounds, int samples_per_round) {
   std::vector<Timing> out(contenders.size());
-  try {
-    validate(o);
-    if (rounds < 1 || batches_per_block < 1)
-      throw InputError("measure_interleaved: rounds " + std::to_string(rounds) + " and batches per block " +
-                       std::to_string(batches_per_block) + " must be at least 1");
-    settle_clocks(session);
-    std::vector<std::size_t> live;
+  validate(o);
+  if (rounds < 1 || samples_per_round < 1)
+    throw InputError("measure_interleaved: rounds " + std::to_string(rounds) + " and samples per round " +
+                     std::to_string(samples_per_round) + " must be at least 1");
+  // each round, each contender measured by measure() itself with a fixed number of samples: the
+  // same protocol as its first measurement, so the two agree
+  TimingOptions fixed = o;
+  fixed.min_samples = fixed.max_samples = samples_per_round;
+  fixed.max_retakes = 1;
+  for (int r = 0; r < rounds; ++r)
     for (std::size_t i = 0; i < contenders.size(); ++i) {
-      if (contenders[i].empty()) throw InputError("measure_interleaved: a contender without a launch function");
-      LaunchStatus status;
-      for (std::size_t p = 0; p < contenders[i].size() && status.ok(); ++p) {
-        int n = 1;
-        status = prepare(session, contenders[i][p], o, n, p == 0);
-        if (p == 0) out[i].launches_per_sample = n;
-      }
-      if (!status.ok()) {
-        out[i].status = std::move(status);
-        if (out[i].status.sticky()) return out;
+      Timing& t = out[i];
+      if (!t.ok()) continue;
+      Timing one = measure(session, std::span<const LaunchFn>(contenders[i]), fixed);
+      if (!one.ok()) {
+        t.status = std::move(one.status);
+        if (t.status.sticky()) return out;  // the context is lost: nothing else runs
         continue;
       }
-      live.push_back(i);
+      t.samples_ms.insert(t.samples_ms.end(), one.samples_ms.begin(), one.samples_ms.end());
+      t.launches_per_sample = one.launches_per_sample;
+      t.launches += one.launches;
+      t.timed_ms += one.timed_ms;
+      t.retaken += one.retaken;
+      t.throttled = t.throttled || one.throttled;
+      if (one.sm_mhz_min > 0) t.sm_mhz_min = t.sm_mhz_min == 0 ? one.sm_mhz_min : std::min(t.sm_mhz_min, one.sm_mhz_min);
+      t.sm_mhz_max = std::max(t.sm_mhz_max, one.sm_mhz_max);
     }
-    Watch watch{session.nvml()};
-    int retakes = 0;
-    for (int done = 0; done < rounds && !live.empty();) {
-      // one round: each contender in turn, a block on each of its placements
-      std::vector<Batch> batches;
-      std::vector<std::size_t> owner;  // the contender of each batch
-      for (std::size_t i : live)
-        for (const LaunchFn& fn : contenders[i]) {
-          add_block(batches, fn, out[i].launches_per_sample, batches_per_block);
-          owner.resize(batches.size(), i);
-        }
-      watch.throttled = false;
-      Timing clocks;
-      watch.read(clocks);
-      std::vector<double> ms;
-      bool timed_out = false;
-      if (LaunchStatus s = run_round(session, batches, o.flush_l2, ms, timed_out); !s.ok()) {
-        // which one failed is not known: a launch-time error names its kernel in the message
-        for (std::size_t i : live) out[i].status = s;
-        return out;
-      }
-      watch.read(clocks);
-      for (std::size_t k = 0; k < batches.size(); ++k) {
-        Timing& t = out[owner[k]];
-        t.timed_ms += ms[k];
-        t.launches += static_cast<std::size_t>(batches[k].launches) * (batches[k].primed ? 2 : 1);
-        if (clocks.sm_mhz_min > 0)
-          t.sm_mhz_min = t.sm_mhz_min == 0 ? clocks.sm_mhz_min : std::min(t.sm_mhz_min, clocks.sm_mhz_min);
-        t.sm_mhz_max = std::max(t.sm_mhz_max, clocks.sm_mhz_max);
-      }
-      if ((watch.throttled || timed_out) && retakes < o.max_retakes) {  // the same round again
-        ++retakes;
-        for (std::size_t i : live) ++out[i].retaken;
-        continue;
-      }
-      for (std::size_t k = 0; k < batches.size(); ++k) {
-        Timing& t = out[owner[k]];
-        t.samples_ms.push_back(ms[k] / batches[k].launches);
-        t.throttled = t.throttled || watch.throttled;
-      }
-      ++done;
-    }
-    for (auto& t : out)
-      if (t.ok()) t.summary = summarize(t.samples_ms);
-  } catch (const CudaError& e) {
-    for (auto& t : out)
-      if (t.ok()) t = failed(LaunchStatus{e.sticky() ? Outcome::fault : Outcome::error, e.code(), e.what()});
-  }
+  for (auto& t : out)
+    if (t.ok()) t.summary = summarize(t.samples_ms);
   return out;
 }
 

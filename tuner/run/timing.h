@@ -81,13 +81,13 @@ Timing measure(Session& session, const LaunchFn& launch, const TimingOptions& op
 // batches on every placement, the first batch of each block primed; one set of samples.
 Timing measure(Session& session, std::span<const LaunchFn> placements, const TimingOptions& options);
 
-// Several contenders measured round robin so that drift and throttling hit all of them alike: each
-// round takes, for each contender in turn, a block on each of its placements (a primed batch, then
-// `batches_per_block` timed batches: the state of the GPU is the one the contender leaves, as in
-// measure(); a kernel timed right after another saw the other's L2 contents, up to 14% either way
-// near the L2's capacity); `rounds` rounds (no adaptive stop). N is chosen per contender.
+// Several contenders measured round robin, so that drift and throttling hit all of them alike:
+// `rounds` rounds, each measuring every contender in turn with measure() itself (its placements,
+// priming, warm-up) for `samples_per_round` samples. The same protocol as a first measurement:
+// timing one kernel batch by batch right after another gave up to 25% other results near the L2's
+// capacity, where what the previous kernel left in L2 matters.
 std::vector<Timing> measure_interleaved(Session& session, std::span<const std::vector<LaunchFn>> contenders,
-                                        const TimingOptions& options, int rounds, int batches_per_block);
+                                        const TimingOptions& options, int rounds, int samples_per_round);
 
 // The GPU's clocks up and settled, once per session (see above); a no-op afterwards.
 void settle_clocks(Session& session);

@@ -97,12 +97,10 @@ TEST_F(TimingGpu, HostJitterBetweenLaunchesStaysOutOfTheSamples) {
 
 TEST_F(TimingGpu, InterleavedIdenticalKernelsAreEqualAndDifferentOnesAreNot) {
   const std::vector<std::vector<LaunchFn>> fns = {{spin(20.0)}, {spin(20.0), spin(20.0)}, {spin(22.0)}};
-  const auto t = measure_interleaved(*session_, fns, TimingOptions{}, 5, 2);
+  const auto t = measure_interleaved(*session_, fns, TimingOptions{}, 5, 2);  // 5 rounds x 2 samples
   ASSERT_EQ(t.size(), 3u);
   for (const auto& x : t) ASSERT_TRUE(x.ok()) << x.status.message;
-  EXPECT_EQ(t[0].samples_ms.size(), 10u);  // 5 rounds x 2 batches
-  EXPECT_EQ(t[1].samples_ms.size(), 20u);  // ... on each of 2 placements
-  EXPECT_EQ(t[2].samples_ms.size(), 10u);
+  for (const auto& x : t) EXPECT_EQ(x.samples_ms.size(), 10u);
   const double a = t[0].summary.mean, b = t[1].summary.mean, c = t[2].summary.mean;
   std::printf("interleaved: %.3f %.3f %.3f us\n", 1000 * a, 1000 * b, 1000 * c);
   EXPECT_NEAR(a, b, 0.01 * a);

@@ -53,10 +53,11 @@ inline run::Dim3 to_dim3(const std::array<std::uint32_t, 3>& d) { return {d[0], 
 
 // The decision at each size (sweep_decide.cpp): at most this many contenders, within this many
 // times the tie test's margin of the best, measured again over this many interleaved rounds.
-inline constexpr std::size_t kMaxContenders = 12;
+inline constexpr std::size_t kMaxContenders = 8;
 inline constexpr double kContenderWiden = 3.0;
-inline constexpr int kDecisionRounds = 5;   // rounds, each a block of kDecisionBatches per placement
-inline constexpr int kDecisionBatches = 2;
+inline constexpr int kDecisionRounds = 4;   // rounds of run::measure_interleaved
+inline constexpr int kDecisionSamples = 3;  // samples per contender and round
+inline constexpr int kPlacements = 3;       // copies of the arguments at other addresses
 
 // One configuration of the run: its canonical params, its id in the database, its cubin-cache key,
 // whether any size still needs it, and its compiled kernel.
@@ -82,10 +83,11 @@ struct SizeTarget {
 struct SizeState {
   std::size_t index = 0;
   std::unique_ptr<run::ArgSet> args;
-  // The same arguments at other addresses: every configuration is timed on both (run::measure's
-  // placements), since a transpose's speed depends on where its buffers lie. Null when the
-  // device has no room for a second copy.
-  std::unique_ptr<run::ArgSet> args2;
+  // The same arguments at other addresses: every configuration is timed on each (run::measure's
+  // placements), since a transpose's speed depends on where its buffers lie (one configuration
+  // measured 2 to 7% apart between runs on an H100 with one placement). Fewer when the device has
+  // no room for them.
+  std::vector<std::unique_ptr<run::ArgSet>> more_args;
   std::vector<std::size_t> outputs;
   std::vector<expr::Value> bound_default;  // defaults bound to this size (bytes, flops, reference)
   double bytes = 0, flops = 0;

@@ -74,7 +74,7 @@ void Sweep::decide_size(std::size_t s, SizeState& st) {
   std::vector<decision::Entry> decided;
   if (runnable.size() >= 2) {
     const auto t0 = Clock::now();
-    auto timings = run::measure_interleaved(session_, launches, timing_, kDecisionRounds, kDecisionBatches);
+    auto timings = run::measure_interleaved(session_, launches, timing_, kDecisionRounds, kDecisionSamples);
     count_.decide_ms += ms_since(t0);
     for (const auto& t : timings) count_.timed_ms += t.timed_ms;
     d.rounds = kDecisionRounds;

@@ -234,9 +234,10 @@ store::Measurement Sweep::measure_config(std::size_t c, SizeState& st, Geometry&
 
 std::vector<run::LaunchFn> Sweep::placements(run::LoadedKernel& kern, const Geometry& g, SizeState& st) {
   std::vector<run::LaunchFn> out;
-  for (run::ArgSet* args : {st.args.get(), st.args2.get()})
-    if (args != nullptr)
-      out.push_back([&kern, &g, args] { return kern.enqueue(to_dim3(g.grid), to_dim3(g.block), 0, *args); });
+  std::vector<run::ArgSet*> sets = {st.args.get()};
+  for (const auto& more : st.more_args) sets.push_back(more.get());
+  for (run::ArgSet* args : sets)
+    out.push_back([&kern, &g, args] { return kern.enqueue(to_dim3(g.grid), to_dim3(g.block), 0, *args); });
   return out;
 }
 
@@ -250,10 +251,12 @@ bool Sweep::measure_size(std::size_t s) {
   st.index = s;
   st.args = std::make_unique<run::ArgSet>(session_, arg_specs(spec_, size), o_.seed);
   try {
-    st.args2 = std::make_unique<run::ArgSet>(session_, arg_specs(spec_, size), o_.seed);
+    while (st.more_args.size() + 1 < kPlacements)
+      st.more_args.push_back(std::make_unique<run::ArgSet>(session_, arg_specs(spec_, size), o_.seed));
   } catch (const run::CudaError& e) {
     if (e.sticky()) throw;
-    spdlog::warn("{}: no room for a second placement of the arguments ({}): timing on one", sizes_[s].label, e.what());
+    spdlog::warn("{}: no room for {} placements of the arguments ({}): timing on {}", sizes_[s].label, kPlacements,
+                 e.what(), st.more_args.size() + 1);
   }
   for (std::size_t a = 0; a < st.args->size(); ++a)
     if (st.args->spec(a).output) st.outputs.push_back(a);
