@@ -18,7 +18,8 @@ struct Db {
   std::int64_t run = db.begin_run(store::RunInfo{});
 
   std::int64_t add(const std::string& params, const std::string& size, std::vector<float> samples,
-                   std::optional<double> objective = {}, std::optional<double> gbps = {}) {
+                   std::optional<double> objective = {}, std::optional<double> gbps = {},
+                   const std::string& measured_at = "") {
     store::Measurement m;
     m.config_id = db.upsert_configuration_text("k", "h", params);
     m.run_id = run;
@@ -27,6 +28,7 @@ struct Db {
     m.samples_ms = std::move(samples);
     m.objective = objective;
     m.gbps = gbps;
+    m.measured_at = measured_at;
     db.record(m);
     return m.config_id;
   }
@@ -85,7 +87,7 @@ TEST(Verdict, TiesAreBrokenTowardsTheNeighbouringSizesChoice) {
   EXPECT_TRUE(query::refresh_flags(d.db, "k", "GPU").empty());
 }
 
-TEST(Verdict, AStoredDecisionHoldsWhileItsWinnerIsTheFastest) {
+TEST(Verdict, AStoredDecisionHoldsUntilALaterMeasurementAtItsSize) {
   Db d;
   const auto a = d.add(A, "64", around(1.00f, 0.001f));
   const auto b = d.add(B, "64", around(1.05f, 0.001f));  // 5% apart: not tied by the samples
@@ -104,8 +106,8 @@ TEST(Verdict, AStoredDecisionHoldsWhileItsWinnerIsTheFastest) {
   EXPECT_TRUE(best[0].remeasured);
   EXPECT_EQ(best[0].tied, std::vector<std::string>{B});
   EXPECT_DOUBLE_EQ(best[0].noise, 0.06);
-  // a later, faster measurement of C invalidates it: decided again from the stored samples
-  d.add(C, "64", around(0.5f, 0.001f));
+  // a later measurement at the size (here a faster C) invalidates it: decided again from the samples
+  d.add(C, "64", around(0.5f, 0.001f), {}, {}, "2999-01-01T00:00:00.000Z");
   best = query::best(d.db, {"k", "GPU", {}});
   EXPECT_EQ(best[0].params, C);
   EXPECT_FALSE(best[0].remeasured);

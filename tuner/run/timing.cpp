@@ -207,13 +207,6 @@ Timing measure_unguarded(Session& session, std::span<const LaunchFn> placements,
   if (placements.empty()) throw InputError("measure: no launch function");
   settle_clocks(session);
   Timing t;
-  // Every measurement starts from the same L2: what the work before it left there (another
-  // configuration, a verification) otherwise carries into its samples, by up to 17% on an H100
-  // where the data nearly fills the L2. The warm-up and the primed batches then fill it with this
-  // kernel's own data.
-  DeviceBuffer& scrub = session.l2_flush_buffer();
-  if (cudaError_t c = cudaMemsetAsync(scrub.data(), 0, scrub.bytes(), nullptr); c != cudaSuccess)
-    return failed(classify(c, "L2 reset (cudaMemsetAsync)"));
   for (std::size_t p = 0; p < placements.size(); ++p) {  // N from the first; every placement warmed up
     int n = 1;
     if (LaunchStatus s = prepare(session, placements[p], o, n, p == 0); !s.ok()) return failed(std::move(s));

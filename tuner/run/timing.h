@@ -1,9 +1,7 @@
 // The timing method (run.h states it for reports; describe() gives it in one line):
 //   - warm-up: the GPU's clocks are brought up and settle once per Session (settle_clocks: a busy
 //     kernel until two NVML readings of the SM clock 20 ms apart agree within 1%, 1 s at most;
-//     200 ms of work without NVML); each measurement starts from the same L2 (a 2 x L2 memset:
-//     what the work before it left there carried into its samples, by up to 17% on an H100 where
-//     the data nearly fills the L2), then `warmup` untimed launches of the kernel and a
+//     200 ms of work without NVML); then `warmup` untimed launches of the kernel and a
 //     synchronisation, so a fault is reported before any timing;
 //   - batches: a sample is a batch of N back-to-back launches between one pair of CUDA events, its
 //     value the batch time / N (ms per launch). N is chosen from one timed launch so that a batch

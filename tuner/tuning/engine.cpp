@@ -66,7 +66,6 @@ Sweep::Sweep(const Options& o, Prepared prepared)
   store::RunInfo info = gpu_run_info(o_, spec_, session_.device());
   info.timing = timing_description(o_, parse_extension(spec_)) + "; " + session_.clocks_note();
   run_id_ = db_.begin_run(info);
-  check_ = std::make_unique<run::DeviceCheck>(session_);
   for (const auto& a : spec_.kernel.arguments) modifies_inputs_ = modifies_inputs_ || a.access_type == "ReadWrite";
   timing_.warmup = o_.warmup;
   timing_.min_samples = o_.repetitions;
@@ -223,7 +222,25 @@ int Sweep::run() {
   start_compiles();
   progress_ = std::make_unique<Progress>("measuring", todo_);
   bool out_of_time = false;
-  for (std::size_t s = 0; s < sizes_.size() && !out_of_time; ++s) out_of_time = !measure_size(s);
+  if (guided_) {
+    for (std::size_t s = 0; s < sizes_.size() && !out_of_time; ++s) out_of_time = !search_one_size(s);
+  } else {
+    // windows of consecutive sizes whose states take at most a quarter of the device's memory
+    const std::size_t budget = session_.device().global_memory_bytes / 4;
+    std::vector<std::size_t> window;
+    std::size_t bytes = 0;
+    for (std::size_t s = 0; s <= sizes_.size() && !out_of_time; ++s) {
+      const bool end = s == sizes_.size();
+      if (!end && !size_needs_work(s)) continue;
+      const std::size_t need = end ? 0 : state_bytes(s);
+      if (!window.empty() && (end || bytes + need > budget)) {
+        out_of_time = !measure_window(window);
+        window.clear();
+        bytes = 0;
+      }
+      if (!end) window.push_back(s), bytes += need;
+    }
+  }
   while (pending_ > 0) {  // compiles nobody waited for (time limit)
     auto r = pool_.next();
     --pending_;

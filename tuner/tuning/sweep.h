@@ -57,7 +57,7 @@ inline constexpr std::size_t kMaxContenders = 8;
 inline constexpr double kContenderWiden = 3.0;
 inline constexpr int kDecisionRounds = 4;   // rounds of run::measure_interleaved
 inline constexpr int kDecisionSamples = 3;  // samples per contender and round
-inline constexpr int kPlacements = 3;       // copies of the arguments at other addresses
+inline constexpr int kPlacements = 2;       // copies of the arguments at other addresses
 
 // One configuration of the run: its canonical params, its id in the database, its cubin-cache key,
 // whether any size still needs it, and its compiled kernel.
@@ -92,6 +92,7 @@ struct SizeState {
   std::vector<expr::Value> bound_default;  // defaults bound to this size (bytes, flops, reference)
   double bytes = 0, flops = 0;
   run::Dim3 check_grid, check_block;  // Tune.check's launch shape at this size
+  std::unique_ptr<run::DeviceCheck> check;  // this size's reference outputs, on the device
 };
 
 class Sweep {
@@ -111,8 +112,13 @@ class Sweep {
   std::optional<std::size_t> next_config(std::size_t size_index, std::size_t& cursor);
   void finish(bool out_of_time);
 
-  // one size (sweep_size.cpp)
-  bool measure_size(std::size_t s);  // false when the time limit stopped the sweep
+  // sizes (sweep_size.cpp); false when the time limit stopped the sweep
+  bool size_needs_work(std::size_t s) const;
+  std::size_t state_bytes(std::size_t s) const;
+  std::unique_ptr<SizeState> make_state(std::size_t s);  // arguments, reference, ceilings
+  void drop_state(SizeState* st);
+  bool search_one_size(std::size_t s);
+  bool measure_window(const std::vector<std::size_t>& window);
   std::pair<run::Dim3, run::Dim3> kernel_shape(const Reference& ref, const SizeState& st) const;  // grid, block
   void prepare_reference(SizeState& st);
   void recover(SizeState& st);
@@ -151,7 +157,7 @@ class Sweep {
   std::unique_ptr<run::LoadedKernel> reference_;
   std::unique_ptr<run::LoadedKernel> check_kernel_;        // Tune.check, compiled next to the reference
   std::unique_ptr<run::CeilingKernels> ceiling_kernels_;  // fp32_peak, cublas_sgemm_argmax (on first use)
-  std::unique_ptr<run::DeviceCheck> check_;
+  std::vector<SizeState*> live_;  // the sizes whose states are alive (a recovery restores them all)
   compile::CompilePool pool_;
   std::size_t pending_ = 0;
   std::vector<std::size_t> ready_;  // cached or compiled, in arrival order

@@ -62,26 +62,30 @@ void Sweep::prepare_reference(SizeState& st) {
     if (auto unwritten = run::count_unwritten(args.dtype(a), args.buffer(a)))
       throw Error("the reference kernel left " + std::to_string(unwritten) + " elements of '" + args.spec(a).name +
                   "' unwritten at size " + size);
-  check_->keep_reference(args, st.outputs);
+  st.check->keep_reference(args, st.outputs);
   if (!check_kernel_) return;
   std::tie(st.check_grid, st.check_block) = kernel_shape(*ext_.check, st);
-  auto self = check_->run_check(*check_kernel_, st.check_grid, st.check_block, args, st.outputs);
+  auto self = st.check->run_check(*check_kernel_, st.check_grid, st.check_block, args, st.outputs);
   if (!self.status.ok()) throw Error(o_.space + ": Tune.check: the check kernel failed at size " + size + ": " + self.status.message);
   if (!self.error.empty())
     throw Error(o_.space + ": Tune.check: at size " + size + " the check kernel rejects the reference's own outputs: " + self.error);
 }
 
-// After a sticky fault, once the failure is stored. Throws DeviceLostError where the driver wants
-// a fresh process (run/isolate.h): the run is then marked interrupted and a new worker resumes it.
-void Sweep::recover(SizeState& st) {
-  check_->forget();
+// After a sticky fault, once the failure is stored: every live size's arguments are restored by the
+// Session, their reference outputs computed again. Throws DeviceLostError where the driver wants a
+// fresh process (run/isolate.h): the run is then marked interrupted and a new worker resumes it.
+void Sweep::recover(SizeState& faulted) {
+  std::vector<SizeState*> live = live_;
+  if (std::find(live.begin(), live.end(), &faulted) == live.end()) live.push_back(&faulted);
+  for (SizeState* st : live)
+    if (st->check) st->check->forget();
   try {
     session_.recover();
   } catch (const run::DeviceLostError&) {
     db_.finish_run(run_id_, store::RunStatus::interrupted);
     throw;
   }
-  prepare_reference(st);
+  for (SizeState* st : live) prepare_reference(*st);
 }
 
 // Ceilings at this size, with the kernels' timing method. A ceiling that cannot run here (out of
@@ -182,8 +186,8 @@ store::Measurement Sweep::measure_config(std::size_t c, SizeState& st, Geometry&
     return m;
   }
   std::string diff;
-  if (check_kernel_ && check_->has_reference()) {  // Tune.check judges instead of the element-wise comparison
-    auto r = check_->run_check(*check_kernel_, st.check_grid, st.check_block, args, st.outputs);
+  if (check_kernel_ && st.check->has_reference()) {  // Tune.check judges instead of the element-wise comparison
+    auto r = st.check->run_check(*check_kernel_, st.check_grid, st.check_block, args, st.outputs);
     if (!r.status.ok()) {
       m.status = r.status.sticky() ? store::MeasurementStatus::runtime_error : store::MeasurementStatus::launch_failed;
       m.error = "check kernel " + check_kernel_->name() + ": " + r.status.message;
@@ -195,8 +199,8 @@ store::Measurement Sweep::measure_config(std::size_t c, SizeState& st, Geometry&
       return m;
     }
     diff = r.error;
-  } else if (check_->has_reference()) {
-    diff = check_->compare(args, st.outputs, ext_.relative_tolerance, ext_.absolute_tolerance);
+  } else if (st.check->has_reference()) {
+    diff = st.check->compare(args, st.outputs, ext_.relative_tolerance, ext_.absolute_tolerance);
   }
   m.verification_ms = ms_since(t0);
   if (!diff.empty()) {
@@ -241,51 +245,88 @@ std::vector<run::LaunchFn> Sweep::placements(run::LoadedKernel& kern, const Geom
   return out;
 }
 
-bool Sweep::measure_size(std::size_t s) {
-  const sizes::Size& size = sizes_[s].size;
-  bool work = false;
-  for (std::size_t c = 0; c < n_configs_ && !work; ++c) work = configs_[c].needed && !done_.count({configs_[c].params, sizes_[s].label});
-  if (!work && !guided_ && (s > 0 || pending_ == 0)) return true;  // all stored: no reference, no ceilings
+bool Sweep::size_needs_work(std::size_t s) const {
+  if (guided_ || (s == 0 && pending_ > 0)) return true;
+  for (std::size_t c = 0; c < n_configs_; ++c)
+    if (configs_[c].needed && !done_.count({configs_[c].params, sizes_[s].label})) return true;
+  return false;  // all stored: no reference, no ceilings
+}
 
-  SizeState st;
-  st.index = s;
-  st.args = std::make_unique<run::ArgSet>(session_, arg_specs(spec_, size), o_.seed);
+// Device memory a size's state takes: its arguments on every placement and the reference outputs.
+std::size_t Sweep::state_bytes(std::size_t s) const {
+  std::size_t args = 0, outputs = 0;
+  for (const auto& a : arg_specs(spec_, sizes_[s].size)) {
+    if (a.scalar) continue;
+    const std::size_t bytes = a.count * run::parse_dtype(a.dtype).size();
+    args += bytes;
+    if (a.output) outputs += bytes;
+  }
+  return args * kPlacements + outputs;
+}
+
+std::unique_ptr<SizeState> Sweep::make_state(std::size_t s) {
+  const sizes::Size& size = sizes_[s].size;
+  auto st = std::make_unique<SizeState>();
+  st->index = s;
+  st->check = std::make_unique<run::DeviceCheck>(session_);
+  st->args = std::make_unique<run::ArgSet>(session_, arg_specs(spec_, size), o_.seed);
   try {
-    while (st.more_args.size() + 1 < kPlacements)
-      st.more_args.push_back(std::make_unique<run::ArgSet>(session_, arg_specs(spec_, size), o_.seed));
+    while (st->more_args.size() + 1 < kPlacements)
+      st->more_args.push_back(std::make_unique<run::ArgSet>(session_, arg_specs(spec_, size), o_.seed));
   } catch (const run::CudaError& e) {
     if (e.sticky()) throw;
     spdlog::warn("{}: no room for {} placements of the arguments ({}): timing on {}", sizes_[s].label, kPlacements,
-                 e.what(), st.more_args.size() + 1);
+                 e.what(), st->more_args.size() + 1);
   }
-  for (std::size_t a = 0; a < st.args->size(); ++a)
-    if (st.args->spec(a).output) st.outputs.push_back(a);
-  st.bound_default = bind_config(spec_, default_values(spec_), size);
-  st.bytes = ext_.bytes ? evaluate_number(spec_, *ext_.bytes, st.bound_default) : 0;
-  st.flops = ext_.flops ? evaluate_number(spec_, *ext_.flops, st.bound_default) : 0;
-  prepare_reference(st);
-  measure_ceilings(st);
-
-  if (guided_) {
-    const bool in_time = search_size(s, st);
-    if (in_time) decide_size(s, st);
-    return in_time;
-  }
-
-  std::size_t cursor = 0;
-  while (auto next = next_config(s, cursor)) {
-    const std::size_t c = *next;
-    if (done_.count({configs_[c].params, sizes_[s].label})) continue;
-    if (o_.time_limit_s && ms_since(start_) / 1000.0 > *o_.time_limit_s) {
-      spdlog::warn("time limit of {} s reached: stopping (a re-run resumes)", *o_.time_limit_s);
-      return false;
-    }
-    measure_and_store(c, st);
-  }
-  decide_size(s, st);
-  return true;
+  for (std::size_t a = 0; a < st->args->size(); ++a)
+    if (st->args->spec(a).output) st->outputs.push_back(a);
+  st->bound_default = bind_config(spec_, default_values(spec_), size);
+  st->bytes = ext_.bytes ? evaluate_number(spec_, *ext_.bytes, st->bound_default) : 0;
+  st->flops = ext_.flops ? evaluate_number(spec_, *ext_.flops, st->bound_default) : 0;
+  live_.push_back(st.get());
+  prepare_reference(*st);
+  measure_ceilings(*st);
+  return st;
 }
 
+void Sweep::drop_state(SizeState* st) { std::erase(live_, st); }
+
+// A guided search: size after size (each starts from its searched neighbours).
+bool Sweep::search_one_size(std::size_t s) {
+  auto st = make_state(s);
+  const bool in_time = search_size(s, *st);
+  if (in_time) decide_size(s, *st);
+  drop_state(st.get());
+  return in_time;
+}
+
+// Brute force over a window of sizes whose states fit in memory together: each configuration,
+// as soon as it is compiled, is measured at every size of the window (so the first window's
+// measurements overlap the compiles instead of waiting for them), then each size is decided.
+bool Sweep::measure_window(const std::vector<std::size_t>& window) {
+  std::vector<std::unique_ptr<SizeState>> states;
+  for (std::size_t s : window) states.push_back(make_state(s));
+  std::size_t cursor = 0;
+  bool in_time = true;
+  while (auto next = next_config(window.front(), cursor)) {
+    const std::size_t c = *next;
+    for (auto& st : states) {
+      if (done_.count({configs_[c].params, sizes_[st->index].label})) continue;
+      if (o_.time_limit_s && ms_since(start_) / 1000.0 > *o_.time_limit_s) {
+        spdlog::warn("time limit of {} s reached: stopping (a re-run resumes)", *o_.time_limit_s);
+        in_time = false;
+        break;
+      }
+      measure_and_store(c, *st);
+    }
+    if (!in_time) break;
+  }
+  for (auto& st : states) {
+    if (in_time) decide_size(st->index, *st);
+    drop_state(st.get());
+  }
+  return in_time;
+}
 
 // One configuration at one size, measured, stored (durable before anything else can go wrong) and
 // counted; a configuration that faulted the context costs a recovery.
