@@ -56,8 +56,12 @@ inline run::Dim3 to_dim3(const std::array<std::uint32_t, 3>& d) { return {d[0], 
 inline constexpr std::size_t kMaxContenders = 8;
 inline constexpr double kContenderWiden = 3.0;
 inline constexpr int kDecisionRounds = 4;   // rounds of run::measure_interleaved
-inline constexpr int kDecisionSamples = 3;  // samples per contender and round
-inline constexpr int kPlacements = 2;       // copies of the arguments at other addresses
+inline constexpr int kDecisionSamples = 4;  // samples per contender and round (one per placement)
+// Copies of the arguments at other addresses: a first measurement uses kFirstPlacements of them,
+// the decision all kPlacements (measured on an H100: with 2 in both, 2 of 32 sizes of the main job
+// had a winner 2.3 to 2.9% slower in a second run; with 4, 1 size, at 128x128).
+inline constexpr int kPlacements = 4;
+inline constexpr int kFirstPlacements = 2;
 
 // One configuration of the run: its canonical params, its id in the database, its cubin-cache key,
 // whether any size still needs it, and its compiled kernel.
@@ -125,8 +129,9 @@ class Sweep {
   void measure_ceilings(SizeState& st);
   void measure_ceiling(SizeState& st, const std::string& name);
   store::Measurement measure_config(std::size_t c, SizeState& st, Geometry& g);
-  // A launch of `kern` with `g` on each placement of the size's arguments.
-  std::vector<run::LaunchFn> placements(run::LoadedKernel& kern, const Geometry& g, SizeState& st);
+  // A launch of `kern` with `g` on each of the first `count` placements of the size's arguments.
+  std::vector<run::LaunchFn> placements(run::LoadedKernel& kern, const Geometry& g, SizeState& st,
+                                        std::size_t count);
   // measured, stored and counted like the brute-force path does
   store::Measurement measure_and_store(std::size_t c, SizeState& st);
 

@@ -60,7 +60,7 @@ void Sweep::decide_size(std::size_t s, SizeState& st) {
     if (!configs_[c].compiled.kernel || configs_[c].compiled.faulted) continue;
     Geometry& g = shapes[runnable.size()];
     g = geometry(spec_, bind_config(spec_, space_.config_values(c), sizes_[s].size));
-    launches.push_back(placements(*configs_[c].compiled.kernel, g, st));
+    launches.push_back(placements(*configs_[c].compiled.kernel, g, st, kPlacements));
     runnable.push_back(i);
   }
 
