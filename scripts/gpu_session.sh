@@ -12,4 +12,5 @@ TRUST_PARTS=${TRUST_PARTS:-all} bash scripts/gpu_trust.sh "$out/trust" "$bin" 2>
 timeout 420 bash scripts/gpu_check.sh "$out/check" "$bin/tune" > "$out/check.log" 2>&1
 echo "gpu_check exit $?"
 grep -E "^== |wall|measured,|failed|exit status|integrity|measurements to take|error" "$out/check.log" | head -60
+find "$out" -name "*.db*" -size +2M -delete
 tar czf "$out.tgz" -C "$(dirname "$out")" "$(basename "$out")" && rm -rf "$out"

@@ -23,5 +23,6 @@ if [ "${TRUST_PARTS:-all}" = all ]; then
   echo "== 3. throughput"
   timeout 400 bash scripts/bench_throughput.sh "$out/throughput" "$bin/tune" | tail -6
 fi
-# what comes back from the device machine: one archive
+# what comes back from the device machine: one archive, without the databases (too large)
+find "$out" -name "*.db*" -delete
 tar czf "$out.tgz" -C "$(dirname "$out")" "$(basename "$out")" && rm -rf "$out"

@@ -34,7 +34,8 @@ int cmd_run(const Args& args) {
       "repetitions", po::value<int>()->default_value(10),
       "at least this many samples per measurement (each a batch of launches; more until the mean's 95% "
       "interval is within 1%)")(
-      "warmup", po::value<int>()->default_value(1), "untimed launches before timing")(
+      "warmup", po::value<int>()->default_value(0),
+      "extra untimed launches before timing (each block of samples is primed anyway)")(
       "flush-l2", po::bool_switch(), "flush the L2 cache before each timed launch (cold L2; one launch per sample)")(
       "json", po::bool_switch(), "print the end-of-run table as JSON")(
       "no-seed-sizes", po::bool_switch(),

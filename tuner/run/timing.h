@@ -10,7 +10,9 @@
 //   - no host jitter: the batches of a round are enqueued behind a kernel that holds the stream
 //     (blocker.h) and released together, so they run back to back on the GPU; the first batch
 //     of a block is preceded by an untimed copy of itself (primed): the first launches after a
-//     release ran slower (about 5% on an H100);
+//     release ran slower (about 5% on an H100); a kernel that fills a batch alone (N = 1) skips the
+//     priming where the launch before was its own on the same placement (a GEMM's launch costs
+//     milliseconds);
 //   - clocks: with NVML, the SM clock and the throttle reasons are read around each round; a round
 //     that saw power, thermal or hardware slowdown is taken again (up to max_retakes rounds),
 //     counted in Timing::retaken; if it persists the samples are kept and Timing::throttled says so;
@@ -34,7 +36,7 @@
 namespace tune::run {
 
 struct TimingOptions {
-  int warmup = 1;            // untimed launches after the clocks settled (module load, caches, TLB)
+  int warmup = 0;  // untimed launches before the calibration (the primed batches warm each placement)
   int min_samples = 10;      // --repetitions
   int max_samples = 200;
   double min_batch_ms = 0.05;  // a batch (one sample) lasts at least this long

@@ -29,7 +29,7 @@ struct Options {
   std::uint64_t seed = 1;
   int device = 0;
   bool flush_l2 = false;
-  int warmup = 1;
+  int warmup = 0;        // extra untimed launches (run::TimingOptions::warmup)
   int repetitions = 10;  // at least this many samples (run::TimingOptions::min_samples)
   bool json = false;
   std::string command_line;
