@@ -62,27 +62,37 @@ Ceiling d2d_copy(Session& session, std::size_t bytes, const TimingOptions& optio
   Ceiling c;
   c.name = "d2d_copy " + std::to_string(bytes) + " B";
   c.unit = "GB/s";
-  DeviceBuffer src(bytes), dst(bytes);
-  src.fill_random(DType{Scalar::uint8, 1}, kCeilingSeed, 0.0);
-  dst.poison();
-  c.timing = measure(session, [&] {
-    return classify(cudaMemcpyAsync(dst.data(), src.data(), bytes, cudaMemcpyDeviceToDevice, nullptr),
-                    "cudaMemcpyAsync device to device");
-  }, options);
+  // one source and destination per placement, as the kernels are timed (timing.h)
+  std::vector<DeviceBuffer> src, dst;
+  std::vector<LaunchFn> copies;
+  for (int p = 0; p < std::max(1, options.placements); ++p) {
+    src.emplace_back(bytes);
+    dst.emplace_back(bytes);
+  }
+  for (std::size_t p = 0; p < src.size(); ++p) {
+    src[p].fill_random(DType{Scalar::uint8, 1}, kCeilingSeed, 0.0);
+    dst[p].poison();
+    copies.push_back([&, p] {
+      return classify(cudaMemcpyAsync(dst[p].data(), src[p].data(), bytes, cudaMemcpyDeviceToDevice, nullptr),
+                      "cudaMemcpyAsync device to device");
+    });
+  }
+  c.timing = measure(session, copies, options);
   finish(c, 2.0 * static_cast<double>(bytes));
   if (!c.timing.ok()) return c;
   const std::size_t window = std::min<std::size_t>(bytes, 1 << 20);
-  for (std::size_t offset : {std::size_t{0}, (bytes - window) / 2, bytes - window}) {
-    std::vector<char> a(window), b(window);
-    const auto* s = static_cast<const char*>(src.data()) + offset;
-    const auto* d = static_cast<const char*>(dst.data()) + offset;
-    check(cudaMemcpy(a.data(), s, window, cudaMemcpyDeviceToHost), "d2d_copy check");
-    check(cudaMemcpy(b.data(), d, window, cudaMemcpyDeviceToHost), "d2d_copy check");
-    if (std::memcmp(a.data(), b.data(), window) != 0) {
-      c.check = "destination differs from source in the window at byte " + std::to_string(offset);
-      return c;
+  for (std::size_t p = 0; p < src.size(); ++p)
+    for (std::size_t offset : {std::size_t{0}, (bytes - window) / 2, bytes - window}) {
+      std::vector<char> a(window), b(window);
+      const auto* s = static_cast<const char*>(src[p].data()) + offset;
+      const auto* d = static_cast<const char*>(dst[p].data()) + offset;
+      check(cudaMemcpy(a.data(), s, window, cudaMemcpyDeviceToHost), "d2d_copy check");
+      check(cudaMemcpy(b.data(), d, window, cudaMemcpyDeviceToHost), "d2d_copy check");
+      if (std::memcmp(a.data(), b.data(), window) != 0) {
+        c.check = "destination differs from source in the window at byte " + std::to_string(offset);
+        return c;
+      }
     }
-  }
   c.verified = true;
   c.check = "source and destination windows equal";
   return c;
@@ -95,20 +105,31 @@ Ceiling cublas_sgeam_transpose(Session& session, std::size_t rows, std::size_t c
   c.name = "cublas_sgeam_transpose " + std::to_string(rows) + "x" + std::to_string(cols);
   c.unit = "GB/s";
   const DType f32{Scalar::float32, 1};
-  DeviceBuffer a(rows * cols * sizeof(float)), out(rows * cols * sizeof(float));
-  a.fill_random(f32, kCeilingSeed, 1.0);
-  out.poison();
+  // one input and output per placement, as the kernels are timed (timing.h)
+  std::vector<DeviceBuffer> ins, outs;
+  for (int p = 0; p < std::max(1, options.placements); ++p) {
+    ins.emplace_back(rows * cols * sizeof(float));
+    outs.emplace_back(rows * cols * sizeof(float));
+  }
   cublasHandle_t h = session.blas().get();
   const float alpha = 1.0f, beta = 0.0f;
   // Row-major rows x cols input = column-major cols x rows (lda = cols); the row-major cols x rows
   // output is column-major rows x cols: C = A^T with m = rows, n = cols, ldc = rows. B aliases C
   // with CUBLAS_OP_N and ldb = ldc (the documented in-place form); beta = 0 never reads it.
-  auto* pa = static_cast<const float*>(a.data());
-  auto* pc = static_cast<float*>(out.data());
-  c.timing = measure(session, [&] {
-    return blas_status(cublasSgeam(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, &alpha, pa, n, &beta, pc, m, pc, m),
-                       "cublasSgeam transpose");
-  }, options);
+  std::vector<LaunchFn> geams;
+  for (std::size_t p = 0; p < ins.size(); ++p) {
+    ins[p].fill_random(f32, kCeilingSeed, 1.0);
+    outs[p].poison();
+    auto* pa = static_cast<const float*>(ins[p].data());
+    auto* pc = static_cast<float*>(outs[p].data());
+    geams.push_back([=, &alpha, &beta] {
+      return blas_status(cublasSgeam(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, &alpha, pa, n, &beta, pc, m, pc, m),
+                         "cublasSgeam transpose");
+    });
+  }
+  auto* pa = static_cast<const float*>(ins[0].data());
+  auto* pc = static_cast<float*>(outs[0].data());
+  c.timing = measure(session, geams, options);
   finish(c, 2.0 * static_cast<double>(rows * cols * sizeof(float)));
   if (!c.timing.ok()) return c;
   // every element, on the device (device_ops.h)

@@ -46,6 +46,9 @@ struct TimingOptions {
   int max_retakes = 3;         // rounds taken again because the GPU throttled
   // false: back-to-back samples (warm L2). true: a 2 x L2 flush before each timed launch (cold).
   bool flush_l2 = false;
+  // For the ceilings (ceilings.h), which allocate their own buffers: on how many placements to time
+  // them, as many as the kernels they are compared with.
+  int placements = 1;
 };
 
 struct Summary {

@@ -70,6 +70,7 @@ Sweep::Sweep(const Options& o, Prepared prepared)
   timing_.warmup = o_.warmup;
   timing_.min_samples = o_.repetitions;
   timing_.flush_l2 = o_.flush_l2;
+  timing_.placements = kFirstPlacements;  // the ceilings are timed as the first measurements
   rule_.statistic = ext_.statistic;
 }
 
