@@ -10,6 +10,7 @@
 #include <set>
 
 #include "query/verdict.h"
+#include "run/ceiling_kinds.h"
 
 namespace tune::query {
 
@@ -111,15 +112,18 @@ Table run_table(store::Store& db, const std::string& kernel, const std::string& 
     }
     ceilings.push_back(ceilings_at(db, device, size, run));
     auto& ceiling = ceilings.back();
-    if (r.gbps && ceiling.count("d2d_copy") && ceiling["d2d_copy"].gbps)
-      r.copy_fraction = *r.gbps / *ceiling["d2d_copy"].gbps;
-    if (r.gflops && ceiling.count("fp32_peak") && ceiling["fp32_peak"].gflops && *ceiling["fp32_peak"].gflops > 0)
-      r.peak_fraction = *r.gflops / *ceiling["fp32_peak"].gflops;
-    for (const char* lib : {"cublas_sgeam", "cublas_sgemm", "cublas_sgemm_argmax"})
-      if (ceiling.count(lib) && r.time_ms > 0) {
-        r.library = lib;
-        r.library_ratio = ceiling[lib].time_ms / r.time_ms;
+    for (const auto& kind : run::ceiling_kinds()) {  // roles and precedence: run/ceiling_kinds.h
+      const auto it = ceiling.find(std::string(kind.name));
+      if (it == ceiling.end()) continue;
+      const store::Ceiling& c = it->second;
+      if (kind.role == run::CeilingRole::roofline && r.gbps && c.gbps && *c.gbps > 0) r.copy_fraction = *r.gbps / *c.gbps;
+      if (kind.role == run::CeilingRole::peak && r.gflops && c.gflops && *c.gflops > 0)
+        r.peak_fraction = *r.gflops / *c.gflops;
+      if (kind.role == run::CeilingRole::library && r.time_ms > 0) {
+        r.library = kind.name;
+        r.library_ratio = c.time_ms / r.time_ms;
       }
+    }
     t.rows.push_back(std::move(r));
   }
   for (const auto& f : db.flags(kernel, device))

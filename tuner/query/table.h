@@ -31,8 +31,8 @@ struct TableRow {
   std::optional<double> copy_fraction;  // gbps / d2d copy GB/s at this size
   std::optional<double> peak_fraction;  // gflops / fp32_peak GFLOP/s at this size
   std::optional<double> library_ratio;  // library time / our time (>= 1: we are faster)
-  // "cublas_sgeam", "cublas_sgemm" or "cublas_sgemm_argmax" (the last of these measured at this
-  // size, in that order: the most specific library equivalent wins)
+  // the library ceiling compared with (run/ceiling_kinds.h: the last one listed among those measured
+  // at this size, the most specific library equivalent)
   std::string library;
   std::optional<double> single_loss;  // the best single configuration's time here / ours
   bool ceiling_suspect = false;       // a ceiling here disagrees implausibly with its neighbours

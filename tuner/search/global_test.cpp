@@ -146,25 +146,3 @@ TEST(GlobalBayesOpt, TheInitialSampleIsASpreadOutLatinHypercubeSizedByTheBudget)
             std::vector<std::size_t>(long_run.visits.begin(), long_run.visits.begin() + bo::kMinInitial));
 }
 
-// The figures behind the report: mean best / optimum over 20 seeds with budgets of 100, 200 and
-// 400 evaluations (separate runs: bayes_opt sizes its initial sample by the budget).
-// Run with --gtest_also_run_disabled_tests --gtest_filter='GlobalFigures*'.
-TEST(GlobalFigures, DISABLED_MeanBestOverOptimum) {
-  for (const char* kernel : {"convolution_milo", "dedispersion_milo"})
-    for (const char* gpu : {"A100", "A4000", "MI250X"}) {
-      const Problem& p = problem(kernel, gpu);
-      std::printf("%s/%s (optimum %.6g)\n", kernel, gpu, p.optimum);
-      for (const char* s : {"random_sample", "diff_evo", "pso", "firefly_algorithm", "dual_annealing", "bayes_opt"}) {
-        std::printf("  %-18s", s);
-        const std::clock_t cpu = std::clock();
-        for (std::size_t n : {100, 200, 400}) {
-          double sum = 0;
-          for (int seed = 1; seed <= 20; ++seed)
-            sum += replay(s, p, Budget{n, std::nullopt}, 700 + seed).best / p.optimum / 20;
-          EXPECT_GE(sum, 1.0);
-          std::printf(" %8.4f", sum);
-        }
-        std::printf("   (%.2f s CPU)\n", static_cast<double>(std::clock() - cpu) / CLOCKS_PER_SEC);
-      }
-    }
-}

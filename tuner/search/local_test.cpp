@@ -121,20 +121,3 @@ TEST(LocalOptions, AreParsedAndBadValuesNameTheOption) {
             80u);
 }
 
-// The figures behind the report: mean best / optimum over 20 seeds at 100, 200, 400 evaluations.
-// Run with --gtest_also_run_disabled_tests --gtest_filter='*Figures*'.
-TEST(LocalFigures, DISABLED_MeanBestOverOptimum) {
-  for (const auto& [name, p] : {std::pair{"convolution_milo/A100", &convolution()},
-                                std::pair{"dedispersion_milo/A100", &dedispersion()}}) {
-    std::printf("%s (optimum %.6g)\n", name, p->optimum);
-    for (const char* s : {"random_sample", "simulated_annealing", "genetic_algorithm", "greedy_ils", "greedy_mls"}) {
-      std::printf("  %-20s", s);
-      for (std::size_t n : {100, 200, 400}) {
-        const double ratio = mean_best(s, *p, n, 20, 1000) / p->optimum;
-        EXPECT_GE(ratio, 1.0);
-        std::printf(" %8.4f", ratio);
-      }
-      std::printf("\n");
-    }
-  }
-}

@@ -1,5 +1,7 @@
 #include "tuning/extension.h"
 
+#include "run/ceiling_kinds.h"
+
 #include <algorithm>
 #include <iterator>
 
@@ -50,15 +52,16 @@ Extension parse_extension(const spec::Spec& spec) {
     if (!t["ceilings"].is_array()) throw InputError(file + ": Tune.ceilings: expected a list");
     for (const auto& c : t["ceilings"]) {
       std::string name = c.is_string() ? c.get<std::string>() : "";
-      if (std::ranges::find_if(kKnownCeilings, [&](const char* k) { return name == k; }) == std::end(kKnownCeilings)) {
+      const run::CeilingKind* kind = run::find_ceiling(name);
+      if (kind == nullptr) {
         std::string known;
-        for (const char* k : kKnownCeilings) known += (known.empty() ? "" : ", ") + std::string(k);
+        for (const auto& k : run::ceiling_kinds()) known += (known.empty() ? "" : ", ") + std::string(k.name);
         throw InputError(file + ": Tune.ceilings: unknown ceiling " + c.dump() + " (known: " + known + ")");
       }
-      if (name == "d2d_copy" && !ext.bytes) throw InputError(file + ": Tune.ceilings: d2d_copy needs Tune.bytes");
-      if (name.starts_with("cublas_sgemm") && problem_rank(spec) != 3)
-        throw InputError(file + ": Tune.ceilings: " + name + " needs a ProblemSize of 3 entries (" +
-                         (name == "cublas_sgemm" ? "m, n, k" : "n2, n1, dim") + "), the spec's has " +
+      if (kind->needs_bytes && !ext.bytes) throw InputError(file + ": Tune.ceilings: " + name + " needs Tune.bytes");
+      if (kind->needs_rank > 0 && problem_rank(spec) != kind->needs_rank)
+        throw InputError(file + ": Tune.ceilings: " + name + " needs a ProblemSize of " +
+                         std::to_string(kind->needs_rank) + " entries (" + std::string(kind->shape) + "), the spec's has " +
                          std::to_string(problem_rank(spec)));
       ext.ceilings.push_back(name);
     }

@@ -1,10 +1,8 @@
 // Our extensions of the T1 format, all under one top-level key "Tune" (spaces/README.md):
 //   "bytes":  expression, bytes read + written by one launch (gives GB/s)
 //   "flops":  expression, floating-point operations of one launch (gives GFLOP/s)
-//   "ceilings": list of "d2d_copy" (copy of bytes/2, the roofline), "cublas_sgeam" (transpose of
-//               ProblemSize[1] x ProblemSize[0]), "cublas_sgemm" (column-major m, n, k =
-//               ProblemSize[0], [1], [2]), "cublas_sgemm_argmax" (feature matching, ProblemSize as
-//               [n2, n1, dim]), "fp32_peak" (an FMA-throughput kernel: the FP32 peak)
+//   "ceilings": names of run/ceiling_kinds.h (d2d_copy, fp32_peak, cublas_sgeam, cublas_sgemm,
+//               cublas_sgemm_argmax), measured at every size in the same run
 //   "reference": {"KernelName": ..., "LocalSize": {X,Y,Z}, "GlobalSize": {X,Y,Z} (grid in blocks)}:
 //               an independent kernel in the same KernelFile, compiled with every parameter at its
 //               "Default", run on the same inputs; every configuration's outputs must match it
@@ -32,10 +30,6 @@ struct Reference {
   std::string kernel_name;
   std::array<std::optional<spec::Expression>, 3> block, grid;
 };
-
-// The ceilings "Tune.ceilings" may name, in the order error messages list them.
-inline constexpr const char* kKnownCeilings[] = {"d2d_copy", "cublas_sgeam", "cublas_sgemm", "cublas_sgemm_argmax",
-                                                 "fp32_peak"};
 
 struct Extension {
   std::optional<spec::Expression> bytes, flops;

@@ -14,7 +14,7 @@
 #include "common/progress.h"
 #include "compile/pool.h"
 #include "run/args.h"
-#include "run/compute_ceilings.h"
+#include "run/ceiling_registry.h"
 #include "run/kernel.h"
 #include "run/session.h"
 #include "run/timing.h"
@@ -161,7 +161,7 @@ class Sweep {
   std::vector<SizeTarget> sizes_;                    // in search order
   std::unique_ptr<run::LoadedKernel> reference_;
   std::unique_ptr<run::LoadedKernel> check_kernel_;        // Tune.check, compiled next to the reference
-  std::unique_ptr<run::CeilingKernels> ceiling_kernels_;  // fp32_peak, cublas_sgemm_argmax (on first use)
+  std::unique_ptr<run::CeilingRegistry> ceilings_;  // Tune.ceilings, measured by name
   std::vector<SizeState*> live_;  // the sizes whose states are alive (a recovery restores them all)
   compile::CompilePool pool_;
   std::size_t pending_ = 0;

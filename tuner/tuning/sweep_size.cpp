@@ -96,17 +96,13 @@ void Sweep::measure_ceilings(SizeState& st) {
 
 void Sweep::measure_ceiling(SizeState& st, const std::string& name) {
   const sizes::Size& size = sizes_[st.index].size;
-  const auto d = [&](int i) { return static_cast<std::size_t>(size.dims[i]); };
+  run::CeilingArgs args;
+  args.bytes = st.bytes;
+  for (int i = 0; i < 3; ++i) args.dims[static_cast<std::size_t>(i)] = static_cast<std::size_t>(size.dims[i]);
+  if (!ceilings_) ceilings_ = std::make_unique<run::CeilingRegistry>(session_);
   run::Ceiling c;
   try {
-    if (name == "d2d_copy") c = run::d2d_copy(session_, static_cast<std::size_t>(st.bytes / 2), timing_);
-    else if (name == "cublas_sgeam") c = run::cublas_sgeam_transpose(session_, d(1), d(0), timing_);
-    else if (name == "cublas_sgemm") c = run::cublas_sgemm(session_, d(0), d(1), d(2), timing_);
-    else {
-      if (!ceiling_kernels_) ceiling_kernels_ = std::make_unique<run::CeilingKernels>(session_);
-      if (name == "fp32_peak") c = run::fp32_peak(session_, *ceiling_kernels_, timing_);
-      else c = run::cublas_sgemm_argmax(session_, *ceiling_kernels_, d(0), d(1), d(2), timing_);
-    }
+    c = ceilings_->measure(name, args, timing_);
   } catch (const run::CudaError& e) {
     spdlog::warn("ceiling {} at {}: {}", name, sizes_[st.index].label, e.what());
     if (e.sticky()) recover(st);

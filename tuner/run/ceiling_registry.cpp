@@ -1,0 +1,18 @@
+#include "run/ceiling_registry.h"
+
+#include "common/error.h"
+
+namespace tune::run {
+
+Ceiling CeilingRegistry::measure(std::string_view name, const CeilingArgs& a, const TimingOptions& o) {
+  const auto& d = a.dims;
+  if (name == "d2d_copy") return d2d_copy(session_, static_cast<std::size_t>(a.bytes / 2), o);
+  if (name == "cublas_sgeam") return cublas_sgeam_transpose(session_, d[1], d[0], o);
+  if (name == "cublas_sgemm") return cublas_sgemm(session_, d[0], d[1], d[2], o);
+  if (!kernels_) kernels_ = std::make_unique<CeilingKernels>(session_);
+  if (name == "fp32_peak") return fp32_peak(session_, *kernels_, o);
+  if (name == "cublas_sgemm_argmax") return cublas_sgemm_argmax(session_, *kernels_, d[0], d[1], d[2], o);
+  throw InputError("unknown ceiling '" + std::string(name) + "'");
+}
+
+}  // namespace tune::run

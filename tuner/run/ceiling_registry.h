@@ -1,0 +1,33 @@
+// Measuring a ceiling by its name (ceiling_kinds.h): the sweep asks for every name of
+// Tune.ceilings at every size through here.
+#pragma once
+#include <array>
+#include <cstddef>
+#include <memory>
+#include <string_view>
+
+#include "run/ceiling_kinds.h"
+#include "run/ceilings.h"
+#include "run/compute_ceilings.h"
+
+namespace tune::run {
+
+// What a ceiling may need of a size.
+struct CeilingArgs {
+  double bytes = 0;                      // Tune.bytes at the size
+  std::array<std::size_t, 3> dims{1, 1, 1};  // ProblemSize
+};
+
+// The ceilings of one run: the kernels some of them need, compiled on first use.
+class CeilingRegistry {
+ public:
+  explicit CeilingRegistry(Session& session) : session_(session) {}
+  // Throws InputError for an unknown name; CudaError as the ceiling functions do.
+  Ceiling measure(std::string_view name, const CeilingArgs& args, const TimingOptions& options);
+
+ private:
+  Session& session_;
+  std::unique_ptr<CeilingKernels> kernels_;
+};
+
+}  // namespace tune::run
