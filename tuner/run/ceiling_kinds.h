@@ -21,7 +21,7 @@ struct CeilingKind {
   std::string_view display;  // for reports
   bool needs_bytes;          // Tune.bytes must be given (the copy moves bytes / 2 each way)
   int needs_rank;            // ProblemSize must have this many entries (0: any)
-  std::string_view shape;    // how ProblemSize maps onto it, for error messages
+  std::string_view shape;    // what ProblemSize's entries are to it, for error messages
 };
 
 // In order of precedence among libraries: where several were measured at a size, the last one
@@ -29,13 +29,10 @@ struct CeilingKind {
 inline constexpr std::array kCeilingKinds = {
     CeilingKind{"d2d_copy", CeilingRole::roofline, "device-to-device copy (cudaMemcpy)", true, 0,
                 "a copy of Tune.bytes / 2"},
+    CeilingKind{"cublas_sgeam", CeilingRole::library, "cuBLAS Sgeam", false, 0, "ProblemSize[1] x ProblemSize[0]"},
+    CeilingKind{"cublas_sgemm", CeilingRole::library, "cuBLAS Sgemm (FP32)", false, 3, "m, n, k"},
+    CeilingKind{"cublas_sgemm_argmax", CeilingRole::library, "cuBLAS Sgemm (FP32) + row argmax", false, 3, "n2, n1, dim"},
     CeilingKind{"fp32_peak", CeilingRole::peak, "FP32 peak (FMA kernel)", false, 0, "independent of the size"},
-    CeilingKind{"cublas_sgeam", CeilingRole::library, "cuBLAS Sgeam", false, 0,
-                "transpose of ProblemSize[1] x ProblemSize[0]"},
-    CeilingKind{"cublas_sgemm", CeilingRole::library, "cuBLAS Sgemm (FP32)", false, 3,
-                "column-major m, n, k = ProblemSize[0], [1], [2]"},
-    CeilingKind{"cublas_sgemm_argmax", CeilingRole::library, "cuBLAS Sgemm (FP32) + row argmax", false, 3,
-                "feature matching, ProblemSize = [n2, n1, dim]"},
 };
 
 inline std::span<const CeilingKind> ceiling_kinds() { return kCeilingKinds; }
