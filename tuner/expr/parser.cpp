@@ -13,9 +13,20 @@ namespace {
 constexpr int kMaxDepth = 300;          // recursion guard: 150 nested parentheses
 constexpr std::uint32_t kMaxHeight = 1000;  // longest operator chain such as 1+1+...+1
 
+// An expression longer than this is refused before it is tokenized (real T1 expressions are a few
+// hundred characters).
+constexpr std::size_t kMaxSource = 64 * 1024;
+
+std::vector<Token> checked(std::string_view src, const Location& where) {
+  if (src.size() > kMaxSource)
+    throw Error(where, src.substr(0, 80), 0,
+                "expression of " + std::to_string(src.size()) + " characters (at most " + std::to_string(kMaxSource) + ")");
+  return tokenize(src, where);
+}
+
 class Parser {
  public:
-  Parser(std::string_view src, const Location& where) : src_(src), where_(where), toks_(tokenize(src, where)) {}
+  Parser(std::string_view src, const Location& where) : src_(src), where_(where), toks_(checked(src, where)) {}
 
   Ast run() {
     ast_.root = testlist();
@@ -239,6 +250,7 @@ class Parser {
     std::uint32_t base = atom_expr();
     if (!cur().op("**")) return base;
     std::uint32_t col = cur().col;
+    Guard guard(*this, col);  // ** is right-associative: a ** chain recurses through factor()
     advance();
     return make(Kind::Binary, col, {base, factor()}, static_cast<std::uint8_t>(BinOp::Pow));
   }

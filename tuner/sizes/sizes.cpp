@@ -18,6 +18,7 @@ std::int64_t number(std::string_view text, std::string_view item, std::string_vi
   if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size())
     bad(text, item, "is not a whole number");
   if (v <= 0) bad(text, item, "must be positive");
+  if (v > kMaxDimension) bad(text, item, "exceeds the largest problem dimension, " + std::to_string(kMaxDimension));
   return v;
 }
 
@@ -83,9 +84,13 @@ std::vector<Size> parse(std::string_view text) {
       std::int64_t a = number(text, item, parts[0]), b = number(text, item, parts[1]);
       std::int64_t step = n == 3 ? number(text, item, parts[2]) : a;
       if (b < a) bad(text, item, "ends before it starts");
-      if ((b - a) / step > 100000) bad(text, item, "has more than 100000 sizes");
-      for (std::int64_t v = a; v <= b; v += step) out.push_back(Size{{v, 1, 1}, 1});
+      const std::int64_t count = (b - a) / step + 1;  // no overflow: 0 < a <= b <= kMaxDimension
+      if (count > kMaxSizes || static_cast<std::int64_t>(out.size()) + count > kMaxSizes)
+        bad(text, item, "makes more than " + std::to_string(kMaxSizes) + " sizes");
+      for (std::int64_t i = 0; i < count; ++i) out.push_back(Size{{a + i * step, 1, 1}, 1});
     } else {
+      if (static_cast<std::int64_t>(out.size()) >= kMaxSizes)
+        bad(text, item, "makes more than " + std::to_string(kMaxSizes) + " sizes");
       out.push_back(parse_item(text, item));
     }
     if (comma == std::string_view::npos) break;

@@ -9,6 +9,11 @@
 
 namespace tune::sizes {
 
+// Bounds of --sizes: every dimension at most 2^40 (a range's end too, so stepping through it cannot
+// overflow), at most 100000 sizes in all.
+inline constexpr std::int64_t kMaxDimension = std::int64_t{1} << 40;
+inline constexpr std::int64_t kMaxSizes = 100000;
+
 struct Size {
   std::array<std::int64_t, 3> dims{1, 1, 1};
   int rank = 1;  // how many dims were given (1 for "4096", 2 for "4096x2048")

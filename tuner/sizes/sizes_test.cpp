@@ -51,3 +51,20 @@ TEST(Sizes, BadInputNamesTheItem) {
     }
   }
 }
+
+// Issue #16 finding 4: a range at the top of int64 stepped past it and never ended (4.3 GB in 13 s).
+TEST(SizesBounds, HugeValuesAndCountsAreRefusedAtOnce) {
+  using tune::sizes::parse;
+  EXPECT_THROW(parse("9223372036854775807:9223372036854775807"), tune::InputError);
+  EXPECT_THROW(parse("9223372036854775806:9223372036854775807:1"), tune::InputError);
+  EXPECT_THROW(parse("1099511627777"), tune::InputError);  // 2^40 + 1
+  EXPECT_EQ(parse("1099511627776").size(), 1u);            // 2^40
+  EXPECT_THROW(parse("1:100001:1"), tune::InputError);
+  EXPECT_THROW(parse("1:60000:1,1:60000:1"), tune::InputError);  // the total counts
+  EXPECT_EQ(parse("1099511627000:1099511627776:1").size(), 777u);  // near the bound, exactly
+  try {
+    parse("9223372036854775807:9223372036854775807");
+  } catch (const tune::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("exceeds the largest problem dimension"), std::string::npos) << e.what();
+  }
+}

@@ -68,8 +68,22 @@ std::vector<std::size_t> search_order(const Group& g, const spec::Spec& spec) {
   return order;
 }
 
-// Depth-first enumeration of one group's valid sub-tuples.
-void enumerate(Group& g, const spec::Spec& spec, std::vector<expr::Value>& vars) {
+// Depth-first enumeration of one group's valid sub-tuples. Bounded: at most kMaxVisits partial
+// assignments (a condition prunes only once all its parameters are set, so one condition over 40
+// two-valued parameters would visit 2^41 of them) and at most kMaxTupleValues stored indices.
+constexpr std::uint64_t kMaxVisits = std::uint64_t{1} << 25;
+constexpr std::uint64_t kMaxTupleValues = std::uint64_t{1} << 31;
+
+void enumerate(Group& g, const spec::Spec& spec, std::vector<expr::Value>& vars, const std::string& file) {
+  std::uint64_t visits = 0;
+  auto names = [&] {
+    std::string out;
+    for (std::size_t p : g.params) {
+      if (out.size() > 80) return out + ", ...";
+      out += (out.empty() ? "" : ", ") + spec.parameters[p].name;
+    }
+    return out;
+  };
   const std::size_t n = g.params.size();
   std::vector<std::size_t> order = search_order(g, spec);
   // conditions to check once depth d is fixed
@@ -95,12 +109,18 @@ void enumerate(Group& g, const spec::Spec& spec, std::vector<expr::Value>& vars)
       ++pos[--d];
       continue;
     }
+    if (++visits > kMaxVisits)
+      throw InputError(file + ": the conditions connecting " + std::to_string(n) + " parameters (" + names() +
+                       ") leave more than " + std::to_string(kMaxVisits) +
+                       " partial configurations to check: the space is too large to construct");
     vars[order[d]] = vals[pos[d]];
     cur[slot[d]] = static_cast<Index>(pos[d]);
     bool ok = true;
     for (const auto* c : at[d])
       if (!check(spec, *c, vars)) { ok = false; break; }
     if (ok && d + 1 == n) {
+      if (g.tuples.size() + n > kMaxTupleValues)
+        throw InputError(file + ": the space has more valid configurations than tune can hold in memory");
       g.tuples.insert(g.tuples.end(), cur.begin(), cur.end());
       ++g.count;
     }
@@ -200,7 +220,7 @@ Space Space::build(const spec::Spec& spec) {
       g.tuples.resize(g.count);
       std::iota(g.tuples.begin(), g.tuples.end(), Index{0});
     } else {
-      enumerate(g, spec, vars);
+      enumerate(g, spec, vars, s.file_);
     }
     if (g.count == 0)
       throw InputError(s.file_ + ": the conditions leave no valid configuration: the space is empty");

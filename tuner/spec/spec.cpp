@@ -61,7 +61,12 @@ struct Ctx {
   }
 };
 
-expr::Value from_json(const json& v, const Ctx& ctx, const std::string& where) {
+// A literal JSON Values list nests at most this deep (real ones: 1 or 2).
+constexpr int kMaxValueNesting = 32;
+
+expr::Value from_json(const json& v, const Ctx& ctx, const std::string& where, int depth = 0) {
+  if (depth > kMaxValueNesting)
+    ctx.fail(where, "nested more than " + std::to_string(kMaxValueNesting) + " levels deep");
   switch (v.type()) {
     case json::value_t::null: return expr::Value();
     case json::value_t::boolean: return expr::Value::boolean(v.get<bool>());
@@ -72,7 +77,7 @@ expr::Value from_json(const json& v, const Ctx& ctx, const std::string& where) {
     case json::value_t::array: {
       std::vector<expr::Value> items;
       for (std::size_t i = 0; i < v.size(); ++i)
-        items.push_back(from_json(v[i], ctx, where + "[" + std::to_string(i) + "]"));
+        items.push_back(from_json(v[i], ctx, where + "[" + std::to_string(i) + "]", depth + 1));
       return expr::Value::list(std::move(items));
     }
     default: ctx.fail(where, "unsupported JSON value of type " + std::string(v.type_name()));
@@ -234,6 +239,9 @@ Spec parse(const std::string& text, const fs::path& path) {
   const json& cs = ctx.need(doc, "ConfigurationSpace", "top level");
   const json& tps = ctx.need(cs, "TuningParameters", "ConfigurationSpace");
   if (!tps.is_array()) ctx.fail("ConfigurationSpace.TuningParameters", "expected a list");
+  if (tps.size() > kMaxParameters)
+    ctx.fail("ConfigurationSpace.TuningParameters",
+             std::to_string(tps.size()) + " parameters; at most " + std::to_string(kMaxParameters) + " are supported");
   std::set<std::string> seen;
   for (std::size_t i = 0; i < tps.size(); ++i) {
     std::string where = "ConfigurationSpace.TuningParameters[" + std::to_string(i) + "]";
@@ -248,6 +256,9 @@ Spec parse(const std::string& text, const fs::path& path) {
   for (const auto& p : spec.parameters) pnames.push_back(p.name);
   if (auto conds = cs.find("Conditions"); conds != cs.end() && !conds->is_null()) {
     if (!conds->is_array()) ctx.fail("ConfigurationSpace.Conditions", "expected a list");
+    if (conds->size() > kMaxConditions)
+      ctx.fail("ConfigurationSpace.Conditions",
+               std::to_string(conds->size()) + " conditions; at most " + std::to_string(kMaxConditions) + " are supported");
     for (std::size_t i = 0; i < conds->size(); ++i) {
       std::string where = "ConfigurationSpace.Conditions[" + std::to_string(i) + "]";
       const json& c = (*conds)[i];

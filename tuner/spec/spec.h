@@ -14,6 +14,10 @@
 
 namespace tune::spec {
 
+// Bounds of a T1 file (each refusal is one InputError naming the key): parameters, conditions.
+inline constexpr std::size_t kMaxParameters = 1000;
+inline constexpr std::size_t kMaxConditions = 10000;
+
 struct Parameter {
   std::string name;
   std::string type;                  // T1 "Type": int, uint, float, bool, string
