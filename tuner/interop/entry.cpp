@@ -266,6 +266,8 @@ Imported from_kt_entry(const std::string& key, const ojson& entry, const std::ve
   if (!failure.empty()) {
     m.status = failure_status(failure);
     m.error = failure;
+    if (failure == "NaN" || failure == "Infinity" || failure == "-Infinity")
+      m.error = "time is " + failure + ", not a finite time: stored, never ranked";
   } else if (!m.objective && m.samples_ms.empty()) {
     m.status = MeasurementStatus::runtime_error;  // nothing measured: no time, no samples
     m.error = "no time in the Kernel Tuner cache entry";

@@ -88,7 +88,8 @@ using ojson = nlohmann::ordered_json;
 
 // The file's bytes, gunzipped when they start with the gzip magic. Throws InputError naming the
 // file (missing, unreadable, corrupt or truncated gzip data).
-std::string read_bytes(const std::filesystem::path& path);
+// Refuses files over 1 GiB and gzip data inflating to more than `max_text` bytes (default 1 GiB).
+std::string read_bytes(const std::filesystem::path& path, std::size_t max_text = std::size_t{1} << 30);
 
 struct CacheEntry {
   std::string key;

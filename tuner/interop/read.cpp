@@ -3,6 +3,7 @@
 // cache left open by an interrupted run.
 #include <zlib.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 #include <unordered_map>
@@ -17,11 +18,16 @@ namespace {
 
 std::string name_of(const std::filesystem::path& p) { return p.string(); }
 
-std::string gunzip(const std::string& bytes, const std::filesystem::path& path) {
+// Bounds of an input file: its bytes, the text a gzip file may inflate to (a 21 MB gzip bomb
+// expanded without end), and the JSON nesting (real caches and T4 files: 5 levels).
+constexpr std::size_t kMaxFileBytes = std::size_t{1} << 30;
+constexpr int kMaxJsonDepth = 64;
+
+std::string gunzip(const std::string& bytes, const std::filesystem::path& path, std::size_t max_text) {
   z_stream zs{};
   if (inflateInit2(&zs, 15 + 16) != Z_OK) throw Error(name_of(path) + ": zlib initialisation failed");
   std::string out;
-  out.reserve(bytes.size() * 4);
+  out.reserve(std::min(bytes.size() * 4, max_text));
   zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));
   zs.avail_in = static_cast<uInt>(bytes.size());
   char buf[1 << 16];
@@ -31,6 +37,10 @@ std::string gunzip(const std::string& bytes, const std::filesystem::path& path) 
     zs.avail_out = sizeof buf;
     rc = inflate(&zs, Z_NO_FLUSH);
     out.append(buf, sizeof buf - zs.avail_out);
+    if (out.size() > max_text) {
+      inflateEnd(&zs);
+      throw InputError(name_of(path) + ": the gzip data inflates to more than " + std::to_string(max_text) + " bytes");
+    }
     if (rc == Z_STREAM_END) {
       if (zs.avail_in == 0) break;
       inflateReset(&zs);  // another gzip member follows (concatenated .gz files)
@@ -80,6 +90,40 @@ std::size_t repair_cut(const std::string& text) {
   return cut;
 }
 
+// Python's json (and so Kernel Tuner) writes NaN, Infinity and -Infinity, which JSON has not:
+// outside strings they become the strings "NaN", "Infinity", "-Infinity" (a time that is one of
+// them is an invalid measurement, store::reject_invalid_times). Text without them is returned as is.
+std::string python_constants(const std::string& text) {
+  if (text.find("NaN") == std::string::npos && text.find("Infinity") == std::string::npos) return text;
+  std::string out;
+  out.reserve(text.size() + 64);
+  for (std::size_t i = 0; i < text.size();) {
+    const char c = text[i];
+    if (c == '"') {  // a string: copied as it is
+      std::size_t j = i + 1;
+      while (j < text.size() && text[j] != '"') j += text[j] == '\\' ? 2 : 1;
+      j = std::min(j + 1, text.size());
+      out.append(text, i, j - i);
+      i = j;
+      continue;
+    }
+    bool done = false;
+    for (const char* word : {"-Infinity", "Infinity", "NaN"}) {
+      const std::size_t n = std::char_traits<char>::length(word);
+      if (text.compare(i, n, word) == 0) {
+        out += '"';
+        out += word;
+        out += '"';
+        i += n;
+        done = true;
+        break;
+      }
+    }
+    if (!done) out += text[i++];
+  }
+  return out;
+}
+
 struct Parsed {
   ojson doc;
   std::vector<CacheEntry> entries;
@@ -102,6 +146,7 @@ Parsed parse(const std::string& text) {
   };
   using E = ojson::parse_event_t;
   ojson::parser_callback_t cb = [&](int depth, E event, ojson& parsed) -> bool {
+    if (depth > kMaxJsonDepth) throw InputError("JSON nested more than " + std::to_string(kMaxJsonDepth) + " levels deep");
     if (event == E::key && depth == 1) in_cache = parsed.is_string() && parsed.get_ref<const std::string&>() == "cache";
     if (!in_cache) return true;
     if (depth == 1 && event == E::array_start) in_cache = false;  // not an object: left for the check
@@ -115,7 +160,7 @@ Parsed parse(const std::string& text) {
     }
     return true;
   };
-  p.doc = ojson::parse(text, cb);
+  p.doc = ojson::parse(python_constants(text), cb);
   return p;
 }
 
@@ -147,17 +192,19 @@ std::string cause_of(const nlohmann::json::parse_error& e) {
 
 }  // namespace
 
-std::string read_bytes(const std::filesystem::path& path) {
+std::string read_bytes(const std::filesystem::path& path, std::size_t max_text) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) {
     throw InputError(name_of(path) + ": no such file");
   }
+  if (std::filesystem::file_size(path, ec) > kMaxFileBytes)
+    throw InputError(name_of(path) + ": larger than " + std::to_string(kMaxFileBytes >> 20) + " MiB");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(name_of(path) + ": cannot open for reading");
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
       static_cast<unsigned char>(bytes[1]) == 0x8b) {
-    return gunzip(bytes, path);
+    return gunzip(bytes, path, max_text);
   }
   return bytes;
 }

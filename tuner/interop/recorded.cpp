@@ -45,6 +45,7 @@ Recorded recorded_results(const CacheFile& cache, const space::Space& space) {
     } catch (const InputError& e) {
       throw InputError(cache.path.string() + ": entry \"" + key + "\": " + e.what());
     }
+    store::reject_invalid_times(imp.m);  // a negative or absurd recorded time is never the best
     const store::Measurement& m = imp.m;
     r.cost_ms[c] = m.compile_ms.value_or(0) + m.verification_ms.value_or(0) + m.benchmark_ms.value_or(0);
     if (m.status == store::MeasurementStatus::ok && m.objective) {

@@ -113,6 +113,13 @@ struct Measurement {
   std::string measured_at;  // record() fills utc_now() when empty
 };
 
+// Times are validated: a measurement with status ok whose objective or a sample is not a finite
+// time in (0, kMaxTimeMs] becomes a runtime_error with the reason (stored, never ranked). Returns
+// whether it changed `m`. Every writer goes through it (prepare()); readers that rank before
+// storing (the replay) call it themselves.
+inline constexpr double kMaxTimeMs = 3600.0 * 1000.0;  // one hour per launch
+bool reject_invalid_times(Measurement& m);
+
 // The summary computed from the samples when absent, and the objective (the mean) when absent
 // and the status is ok: what record() stores and a read back returns.
 void settle(Measurement& m);

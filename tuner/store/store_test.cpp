@@ -178,12 +178,33 @@ TEST_F(StoreTest, RejectsDanglingReferencesAndBadValues) {
   m.run_id = 9999;
   EXPECT_THROW(store.record(m), Error);  // no such run
   m.run_id = run_id;
-  m.samples_ms = {1.0f, std::nanf("")};
-  EXPECT_THROW(store.record(m), Error);
   m.samples_ms = {1.0f};
   m.extra = "not json";
   EXPECT_THROW(store.record(m), InputError);
   EXPECT_EQ(store.measurement_count(), 0);
+}
+
+// Issue #16: a time that is not a time (NaN, negative, zero, absurd) is stored as an invalid
+// measurement with the reason, never as the best.
+TEST_F(StoreTest, InvalidTimesAreStoredAsInvalidWithTheReason) {
+  const std::int64_t c = config(32, 8);
+  const std::vector<std::vector<float>> bad = {{1.0f, std::nanf("")}, {-1.0f}, {0.0f}, {1e38f}, {INFINITY}};
+  for (std::size_t i = 0; i < bad.size(); ++i) {
+    Measurement m = ok(c, std::to_string(1024 + i), bad[i]);
+    store.record(m);
+  }
+  Measurement neg = ok(c, "4096", {1.0f});
+  neg.objective = -1.0;  // an import's own time
+  store.record(neg);
+  const auto all = store.measurements({.kernel = "transpose", .ok_only = false, .with_samples = true});
+  ASSERT_EQ(all.size(), bad.size() + 1);
+  for (const auto& m : all) {
+    EXPECT_EQ(m.status, MeasurementStatus::runtime_error) << m.size.text;
+    EXPECT_NE(m.error.find("invalid time"), std::string::npos) << m.error;
+    EXPECT_FALSE(m.objective.has_value());
+    for (float t : m.samples_ms) EXPECT_TRUE(std::isfinite(t));
+  }
+  EXPECT_TRUE(store.measurements({.kernel = "transpose"}).empty());  // none ranked
 }
 
 TEST_F(StoreTest, MeasuredListsStoredWorkPerSpaceAndDevice) {

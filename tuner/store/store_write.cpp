@@ -4,6 +4,8 @@
 #include "store/json_check.h"
 #include "store/store.h"
 
+#include <cmath>
+
 namespace tune::store {
 
 namespace {
@@ -100,7 +102,27 @@ void settle(Measurement& m) {
   if (!m.objective && m.summary && m.status == MeasurementStatus::ok) m.objective = m.summary->mean;
 }
 
+bool reject_invalid_times(Measurement& m) {
+  if (m.status != MeasurementStatus::ok) return false;
+  auto bad = [](double t) { return !(std::isfinite(t) && t > 0 && t <= kMaxTimeMs); };
+  std::string why;
+  if (m.objective && bad(*m.objective)) why = "time " + std::to_string(*m.objective) + " ms";
+  for (float t : m.samples_ms)
+    if (why.empty() && bad(t)) why = "sample " + std::to_string(t) + " ms";
+  if (m.summary && why.empty() && bad(m.summary->median)) why = "median " + std::to_string(m.summary->median) + " ms";
+  if (why.empty()) return false;
+  m.status = MeasurementStatus::runtime_error;
+  m.error = "invalid time: " + why + " is not a finite time in (0, 1 hour]; stored, never ranked";
+  m.objective.reset();
+  m.gbps.reset();
+  m.gflops.reset();
+  m.summary.reset();
+  std::erase_if(m.samples_ms, [](float t) { return !std::isfinite(t); });  // JSON has no NaN
+  return true;
+}
+
 PreparedMeasurement prepare(Measurement m) {
+  reject_invalid_times(m);
   auto where = [&] {
     return "measurement of configuration " + std::to_string(m.config_id) + " on " + m.device +
            " at size " + m.size.text;
