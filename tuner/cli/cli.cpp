@@ -1,5 +1,7 @@
 #include "cli/cli.h"
 
+#include "store/sqlite.h"
+
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
@@ -155,6 +157,14 @@ int main(int argc, char** argv) {
   } catch (const InputError& e) {
     std::fprintf(stderr, "tune: error: %s\n", e.what());
     return 2;
+  } catch (const sqlite::Failure& e) {
+    // a damaged file found after it was opened (a page read by a query): the input's fault
+    if (sqlite::is_damaged_file(e)) {
+      std::fprintf(stderr, "tune: error: the database is damaged: %s\n", e.what());
+      return 2;
+    }
+    std::fprintf(stderr, "tune: internal error: %s\n", e.what());
+    return 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "tune: internal error: %s\n", e.what());
     return 1;

@@ -210,6 +210,8 @@ CREATE INDEX measurements_device_size ON measurements(device, size, status);
 //   recomputed from the decisions after every run (a re-run adds none). The per-run rows of older
 //   versions collapse to the latest of each.
 // - ceilings.median_ms is ceilings.time_ms: the run's statistic, as the kernels' objective.
+// - runs.pid: the process of a run, so that the next writer marks a run whose process is gone
+//   (killed) interrupted instead of leaving it running for ever.
 // - runs.timing: how that run timed (run::describe(), the statistic, the L2 policy), or for a replay
 //   or an import where its data came from.
 constexpr std::string_view kMigration3 = R"sql(
@@ -231,6 +233,7 @@ CREATE TABLE decisions (
 DELETE FROM flags WHERE id NOT IN (SELECT max(id) FROM flags GROUP BY kernel, device, size, kind);
 UPDATE flags SET run_id = NULL;
 ALTER TABLE runs ADD COLUMN timing TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN pid INTEGER;
 ALTER TABLE ceilings RENAME COLUMN median_ms TO time_ms;
 )sql";
 

@@ -42,6 +42,8 @@ runs -- one tuning session: a `tune run` on a GPU, a replay of stored data, or a
   notes               free text
   timing              how the run timed its samples (method, statistic, L2 policy, stop rule),
                       or for a replay where its recorded data came from
+  pid                 the process that ran it; a run of this host still running whose process
+                      is gone is marked interrupted by the next tune that records
 
 configurations -- one point of a search space (parameter values), shared across runs.
   id                  integer key

@@ -178,12 +178,29 @@ Database::Database(const std::string& path, Access access) : path_(path) {
   static const int memstatus_off = sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
   (void)memstatus_off;
   int flags = SQLITE_OPEN_NOMUTEX;  // one connection per thread; SQLite itself stays threadsafe
+  std::string name = path;
   switch (access) {
     case Access::read_only: flags |= SQLITE_OPEN_READONLY; break;
     case Access::read_write: flags |= SQLITE_OPEN_READWRITE; break;
     case Access::read_write_create: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE; break;
+    case Access::read_only_immutable: {
+      flags |= SQLITE_OPEN_READONLY | SQLITE_OPEN_URI;
+      name = "file:";
+      for (char c : path) {  // the path as a URI: %, ? and # escaped
+        if (c == '%' || c == '?' || c == '#') {
+          static const char* hex = "0123456789ABCDEF";
+          name += '%';
+          name += hex[(static_cast<unsigned char>(c) >> 4) & 15];
+          name += hex[static_cast<unsigned char>(c) & 15];
+        } else {
+          name += c;
+        }
+      }
+      name += "?immutable=1";
+      break;
+    }
   }
-  int rc = sqlite3_open_v2(path.c_str(), &db_, flags, nullptr);
+  int rc = sqlite3_open_v2(name.c_str(), &db_, flags, nullptr);
   if (rc != SQLITE_OK) {
     std::string message = path + ": opening: " +
                           (db_ != nullptr ? sqlite3_errmsg(db_) : sqlite3_errstr(rc));
@@ -307,6 +324,11 @@ void Transaction::commit() {
     --db_->savepoints_;
   }
   done_ = true;
+}
+
+bool is_damaged_file(const Failure& f) {
+  const int p = f.primary();
+  return p == SQLITE_CORRUPT || p == SQLITE_NOTADB || p == SQLITE_IOERR || p == SQLITE_FORMAT;
 }
 
 }  // namespace tune::sqlite

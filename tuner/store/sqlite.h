@@ -30,6 +30,9 @@ class Failure : public tune::Error {
   int code_;
 };
 
+// A failure caused by the file itself (corrupt pages, not a database, unreadable): a bad input.
+bool is_damaged_file(const Failure& f);
+
 // Text to bind without copying it (SQLITE_STATIC): it must stay alive and unchanged until the
 // statement is reset (for a cached statement: until its Lease ends).
 struct Borrowed {
@@ -111,7 +114,9 @@ class Lease {
 
 class Database {
  public:
-  enum class Access { read_only, read_write, read_write_create };
+  // read_only_immutable: a file nobody can be writing (the caller cannot, its directory neither):
+  // read without locks or a -shm file, which a read-only directory could not hold.
+  enum class Access { read_only, read_write, read_write_create, read_only_immutable };
   // Opens (never creates unless read_write_create). Throws Failure.
   Database(const std::string& path, Access access);
   Database(Database&& other) noexcept;

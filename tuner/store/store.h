@@ -80,7 +80,12 @@ struct RunInfo {
   RunKind kind = RunKind::gpu;
   std::string notes;
   std::string timing;  // how the run timed (run::describe()), or where replayed data came from
+  std::optional<std::int64_t> pid;  // the process that ran it (begin_run fills this process's);
+                                    // a writer marks a running run of a gone process interrupted
 };
+
+// This machine's host name (runs.host).
+std::string this_host();
 
 // Summary of timing samples in ms.
 struct TimingSummary {
@@ -218,6 +223,11 @@ class Store {
   // Throws tune::InputError naming the path and cause (missing, not a database, corrupt,
   // unwritable, newer or older schema, another program's database); the file is then unchanged.
   static Store open(const std::string& path, Mode mode);
+
+  // A writer's check before its work starts: throws what open(path, read_write) would throw for
+  // the file as it is (corrupt, foreign, newer, a directory...), accepts a missing, empty or older
+  // file (a writer creates or upgrades it). Writes nothing.
+  static void probe(const std::string& path);
 
   Store(Store&&) noexcept = default;
   Store& operator=(Store&&) noexcept = default;

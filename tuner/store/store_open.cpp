@@ -3,7 +3,14 @@
 // checkpointed on close meanwhile, so a rejected file is left byte-for-byte unchanged.
 #include <sqlite3.h>
 
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <filesystem>
+#include <optional>
 #include <system_error>
 
 #include "store/schema.h"
@@ -49,8 +56,10 @@ std::string cause_of(const sqlite::Failure& f) {
   }
 }
 
+enum class Check { read, write, probe };
+
 // Checks that the file is a tune database this build can use; writes nothing.
-void validate(sqlite::Database& db, Store::Mode mode) {
+void validate(sqlite::Database& db, Check mode) {
   const std::string& path = db.path();
   // Reading the header is the first real access: a non-database fails here with NOTADB.
   std::int64_t version = db.query_int("PRAGMA user_version");
@@ -69,12 +78,23 @@ void validate(sqlite::Database& db, Store::Mode mode) {
     input_error(path, "is a SQLite database but not a tune database (schema version 0 with " +
                           std::to_string(tables) + " existing tables or indexes)");
   }
-  if (mode == Store::Mode::read_only && version < schema_version()) {
+  // Another program's file that happens to set user_version: every tune schema has the
+  // application_id and the three main tables. Detected before anything is written (WAL included).
+  if (version > 0) {
+    const std::int64_t ours = db.query_int(
+        "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN ('runs', 'configurations', 'measurements')");
+    if (app_id != kApplicationId || ours != 3)
+      input_error(path, "is a SQLite database but not a tune database (user_version " + std::to_string(version) +
+                            ", application_id " + std::to_string(app_id) + ", " + std::to_string(ours) +
+                            " of tune's tables); it was left as it was");
+  }
+  if (mode == Check::probe) return;  // older schemas and empty files are for a writer to set up
+  if (mode == Check::read && version < schema_version()) {
     input_error(path, "has schema version " + std::to_string(version) + ", older than this " +
                           "tune's " + std::to_string(schema_version()) +
                           "; open it read-write (a tune command that records) to upgrade it");
   }
-  if (mode == Store::Mode::read_write) {
+  if (mode == Check::write) {
     // quick_check reads every page (O(size)), catching truncation and torn pages before
     // anything is appended to a damaged file.
     std::string check = db.query_text("PRAGMA quick_check(1)");
@@ -124,6 +144,25 @@ void migrate(sqlite::Database& db) {
   }
 }
 
+// Runs of this host still marked running whose process is gone (killed: SIGKILL, a crash) are
+// marked interrupted by the next writer.
+void mark_interrupted_runs(sqlite::Database& db) {
+  const std::string host = this_host();
+  std::vector<std::int64_t> gone;
+  {
+    sqlite::Statement s = db.prepare("SELECT id, pid FROM runs WHERE status = 'running' AND host = ? AND pid IS NOT NULL");
+    s.bind(1, host);
+    while (s.step()) {
+      const auto pid = static_cast<pid_t>(s.int64(1));
+      if (pid > 0 && pid != ::getpid() && ::kill(pid, 0) != 0 && errno == ESRCH) gone.push_back(s.int64(0));
+    }
+  }
+  for (std::int64_t id : gone)
+    db.prepare("UPDATE runs SET status = 'interrupted', ended_at = coalesce(ended_at, ?) WHERE id = ? AND status = 'running'")
+        .bind_all(utc_now(), id)
+        .run();
+}
+
 void check_path(const std::string& path, Store::Mode mode, bool& existed) {
   if (path.empty()) throw InputError("database path is empty");
   std::error_code ec;
@@ -131,6 +170,7 @@ void check_path(const std::string& path, Store::Mode mode, bool& existed) {
   existed = fs::exists(st);
   if (existed && fs::is_directory(st)) input_error(path, "is a directory, not a database file");
   if (!existed && mode == Store::Mode::read_only) input_error(path, "does not exist");
+  if (existed && !fs::is_regular_file(st)) input_error(path, "is not a regular file");
   if (!existed) {
     fs::path parent = fs::path(path).parent_path();
     if (!parent.empty() && !fs::is_directory(parent, ec)) {
@@ -145,9 +185,47 @@ void check_path(const std::string& path, Store::Mode mode, bool& existed) {
 
 }  // namespace
 
+// Writers set a file up (page size, WAL, migrations) one at a time: two first runs started together
+// on a new path raced there ("database is locked", or one removed the empty file the other was
+// opening). An exclusive flock on the file itself while it is set up; SQLite's own locks are fcntl
+// locks, which flock does not touch.
+// A read-only open that SQLite could not serve from a WAL file: neither the file nor its directory
+// is writable to us and there is no -shm file to attach to.
+bool cannot_share(const std::string& path) {
+  std::error_code ec;
+  const fs::path dir = fs::path(path).has_parent_path() ? fs::path(path).parent_path() : fs::path(".");
+  return ::access(path.c_str(), W_OK) != 0 && ::access(dir.c_str(), W_OK) != 0 && !fs::exists(path + "-shm", ec);
+}
+
+class SetupLock {
+ public:
+  SetupLock(const std::string& path, bool& created) {
+    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    created = fd_ >= 0;
+    if (fd_ < 0 && errno == EEXIST) fd_ = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+    if (fd_ < 0) return;  // SQLite's own open reports why
+    while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
+    }
+  }
+  ~SetupLock() {
+    if (fd_ >= 0) ::close(fd_);  // releases the flock
+  }
+  SetupLock(const SetupLock&) = delete;
+  SetupLock& operator=(const SetupLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
 Store Store::open(const std::string& path, Mode mode) {
   bool existed = false;
   check_path(path, mode, existed);
+  bool created = false;
+  std::optional<SetupLock> setup;
+  if (mode == Mode::read_write) {
+    setup.emplace(path, created);
+    existed = !created;
+  }
   using Access = sqlite::Database::Access;
   Access access = mode == Mode::read_only ? Access::read_only
                   : existed              ? Access::read_write
@@ -157,14 +235,20 @@ Store Store::open(const std::string& path, Mode mode) {
     db.set_checkpoint_on_close(false);
     db.set_busy_timeout(kBusyTimeoutMs);
     if (mode == Mode::read_write && db.read_only()) input_error(path, "is not writable");
-    validate(db, mode);
+    if (mode == Mode::read_only && cannot_share(path)) {
+      // A file only readable to us, in a directory we cannot write: SQLite cannot make the -shm
+      // file a WAL reader needs. Nobody can be writing it through us; read it as immutable.
+      db = sqlite::Database(path, Access::read_only_immutable);
+      db.set_checkpoint_on_close(false);
+    }
+    validate(db, mode == Mode::read_only ? Check::read : Check::write);
     if (mode == Mode::read_only) {
       db.exec("PRAGMA query_only = ON");  // belt and braces: any write attempt fails
     } else {
       // A new file: 16 KB pages (SQLite's default is 4 KB). A replay writes about 1 KB per
       // evaluation; with 4 KB pages its WAL frames, checkpoints and B-tree splits cost about
       // 2 µs more per evaluation. Only settable before the first page is written.
-      if (!existed || db.query_int("PRAGMA page_count") == 0) db.exec("PRAGMA page_size = 16384");
+      if (db.query_int("PRAGMA page_count") == 0) db.exec("PRAGMA page_size = 16384");
       // WAL: readers in other processes see the last committed state while we write.
       std::string journal = db.query_text("PRAGMA journal_mode = WAL");
       if (journal != "wal") {
@@ -179,17 +263,42 @@ Store Store::open(const std::string& path, Mode mode) {
       db.exec("PRAGMA synchronous = NORMAL");
       register_functions(db);
       migrate(db);
+      mark_interrupted_runs(db);
     }
     db.exec("PRAGMA foreign_keys = ON");
     db.set_checkpoint_on_close(true);
     return Store(std::move(db), mode);
   } catch (const sqlite::Failure& f) {
-    if (!existed && mode == Mode::read_write) {
+    if (created) {
       std::error_code ec;  // do not leave behind a file this call created and could not use
       if (fs::exists(path, ec) && fs::file_size(path, ec) == 0) fs::remove(path, ec);
     }
     rethrow_as_input(path, f);
   }
+}
+
+void Store::probe(const std::string& path) {
+  if (path.empty()) throw InputError("database path is empty");
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (!fs::exists(st)) return;  // a writer creates it
+  if (fs::is_directory(st)) input_error(path, "is a directory, not a database file");
+  if (!fs::is_regular_file(st)) input_error(path, "is not a regular file");
+  if (fs::file_size(path, ec) == 0) return;  // an empty file: a writer initialises it
+  try {
+    sqlite::Database db(path, sqlite::Database::Access::read_only);
+    db.set_checkpoint_on_close(false);
+    db.set_busy_timeout(kBusyTimeoutMs);
+    validate(db, Check::probe);
+  } catch (const sqlite::Failure& f) {
+    rethrow_as_input(path, f);
+  }
+}
+
+std::string this_host() {
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  return host;
 }
 
 int Store::version() const { return static_cast<int>(db_.query_int("PRAGMA user_version")); }

@@ -9,7 +9,7 @@ namespace {
 constexpr const char* kRunColumns =
     "id, spec_path, spec_hash, kernel, device, compute_capability, driver_version,"
     " runtime_version, nvrtc_version, host, command_line, started_at, ended_at, strategy,"
-    " strategy_options, budget, status, kind, notes, timing";
+    " strategy_options, budget, status, kind, notes, timing, pid";
 
 RunInfo read_run(const sqlite::Statement& s) {
   RunInfo r;
@@ -33,6 +33,7 @@ RunInfo read_run(const sqlite::Statement& s) {
   r.kind = parse_run_kind(s.text(17));
   r.notes = s.text(18);
   r.timing = s.text(19);
+  r.pid = s.opt_int64(20);
   return r;
 }
 

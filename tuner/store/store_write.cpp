@@ -4,6 +4,8 @@
 #include "store/json_check.h"
 #include "store/store.h"
 
+#include <unistd.h>
+
 #include <cmath>
 
 namespace tune::store {
@@ -24,18 +26,19 @@ std::string or_now(const std::string& stamp) { return stamp.empty() ? utc_now() 
 
 std::int64_t Store::begin_run(RunInfo info) {
   require_writable("begin a run");
+  if (info.host.empty()) info.host = this_host();
   require_json(info.strategy_options, "strategy options", true);
   require_json(info.budget, "budget", false);
   auto s = db_.cached(
       "INSERT INTO runs (spec_path, spec_hash, kernel, device, compute_capability,"
       " driver_version, runtime_version, nvrtc_version, host, command_line, started_at,"
-      " ended_at, strategy, strategy_options, budget, status, kind, notes, timing)"
-      " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id");
+      " ended_at, strategy, strategy_options, budget, status, kind, notes, timing, pid)"
+      " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id");
   s->bind_all(info.spec_path, info.spec_hash, info.kernel, info.device, info.compute_capability,
               info.driver_version, info.runtime_version, info.nvrtc_version, info.host,
               info.command_line, or_now(info.started_at), info.ended_at, info.strategy,
               info.strategy_options, info.budget, to_string(info.status), to_string(info.kind),
-              info.notes, info.timing);
+              info.notes, info.timing, info.pid ? *info.pid : static_cast<std::int64_t>(::getpid()));
   return s->returning_int64();
 }
 

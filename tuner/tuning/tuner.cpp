@@ -26,12 +26,13 @@ namespace fs = std::filesystem;
 namespace {
 
 // A run must be able to store what it measures: check before any GPU time is spent, and without
-// writing anything (an existing database is opened read-only: corrupt? newer schema?).
+// writing anything (Store::probe: corrupt? foreign? newer schema? An empty or older file is fine,
+// the run initialises or upgrades it).
 void check_database_writable(const std::string& db) {
   std::error_code ec;
   fs::path path(db);
   if (fs::exists(path, ec)) {
-    store::Store::open(db, store::Store::Mode::read_only);
+    store::Store::probe(db);
     if (::access(db.c_str(), W_OK) != 0) throw InputError(db + ": the database is not writable");
     return;
   }
