@@ -1,5 +1,7 @@
 #include "cli/cli.h"
 
+#include "common/output_file.h"
+
 #include "store/sqlite.h"
 
 #include <spdlog/sinks/stdout_color_sinks.h>
@@ -106,20 +108,8 @@ void add_db_option(po::options_description& options) {
 
 std::string db_path(const po::variables_map& vm) { return vm["db"].as<std::string>(); }
 
-void write_output(const std::string& path, const std::string& text) {
-  namespace fs = std::filesystem;
-  fs::path out(path), tmp(path + ".tmp");
-  std::error_code ec;
-  if (out.has_parent_path()) fs::create_directories(out.parent_path(), ec);
-  {
-    std::ofstream f(tmp, std::ios::binary);
-    if (!f || !(f << text) || !f.flush()) throw InputError(path + ": cannot write the file");
-  }
-  fs::rename(tmp, out, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw InputError(path + ": cannot write the file: " + ec.message());
-  }
+void write_output(const std::string& path, const std::string& text, const std::string& db) {
+  write_file_atomically(path, text, {db});
   std::printf("wrote %s (%zu bytes)\n", path.c_str(), text.size());
 }
 

@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "common/error.h"
+#include "common/output_file.h"
 #include "evaluate/evaluate.h"
 
 namespace tune::cli {
@@ -15,22 +16,6 @@ namespace {
 
 std::vector<std::string> strings(const po::variables_map& vm, const char* name) {
   return vm.count(name) ? vm[name].as<std::vector<std::string>>() : std::vector<std::string>{};
-}
-
-// Writes the file whole or not at all, silently (stdout carries the JSON document).
-void write_quietly(const std::string& path, const std::string& text) {
-  namespace fs = std::filesystem;
-  const fs::path tmp(path + ".tmp");
-  {
-    std::ofstream f(tmp, std::ios::binary);
-    if (!f || !(f << text) || !f.flush()) throw InputError(path + ": cannot write the file");
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw InputError(path + ": cannot write the file: " + ec.message());
-  }
 }
 
 }  // namespace
@@ -76,9 +61,9 @@ int cmd_evaluate(const Args& args) {
   if (vm.count("curves")) {
     const std::string path = vm["curves"].as<std::string>();
     if (json)
-      write_quietly(path, evaluate::curves_csv(r));
+      write_file_atomically(path, evaluate::curves_csv(r));
     else
-      write_output(path, evaluate::curves_csv(r));
+      write_output(path, evaluate::curves_csv(r), "");
   }
   if (json)
     std::cout << evaluate::to_json(r).dump() << "\n";

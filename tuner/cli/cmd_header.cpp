@@ -1,5 +1,6 @@
 // tune header: regenerate results/headers/<kernel>_tuned.h from the database.
 #include "cli/commands.h"
+#include "common/output_file.h"
 #include "header/header.h"
 #include "query/query.h"
 
@@ -18,7 +19,8 @@ int cmd_header(const Args& args) {
   if (vm.count("kernel")) k = vm["kernel"].as<std::string>();
   std::string kernel = query::resolve_kernel(db, k);
   std::string text = header::generate(db, {kernel, db_path(vm)});
-  write_output(vm.count("out") ? vm["out"].as<std::string>() : "results/headers/" + kernel + "_tuned.h", text);
+  write_output(vm.count("out") ? vm["out"].as<std::string>() : "results/headers/" + safe_file_name(kernel) + "_tuned.h",
+               text, db_path(vm));
   return 0;
 }
 

@@ -1,5 +1,6 @@
 // tune report: a self-contained HTML page of a kernel's results against the ceilings.
 #include "cli/commands.h"
+#include "common/output_file.h"
 #include "query/query.h"
 #include "report/report.h"
 
@@ -17,7 +18,8 @@ int cmd_report(const Args& args) {
   if (vm.count("kernel")) k = vm["kernel"].as<std::string>();
   std::string kernel = query::resolve_kernel(db, k);
   std::string page = report::html(db, kernel);
-  write_output(vm.count("out") ? vm["out"].as<std::string>() : "results/" + kernel + "_report.html", page);
+  write_output(vm.count("out") ? vm["out"].as<std::string>() : "results/" + safe_file_name(kernel) + "_report.html",
+               page, db_path(vm));
   return 0;
 }
 

@@ -24,7 +24,9 @@ const Args& process_args();
 
 // Writes `text` to `path` whole or not at all (a temporary file renamed over it), creating the
 // folder; prints "wrote PATH (N bytes)". Throws InputError naming the path.
-void write_output(const std::string& path, const std::string& text);
+// Writes an output file (common/output_file.h: atomically, a regular file only, never the
+// database `db`) and says so.
+void write_output(const std::string& path, const std::string& text, const std::string& db);
 
 int cmd_run(const Args& args);
 int cmd_space(const Args& args);

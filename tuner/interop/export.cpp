@@ -8,6 +8,7 @@
 #include <set>
 
 #include "common/error.h"
+#include "common/output_file.h"
 #include "expr/expr.h"
 #include "interop/entry.h"
 
@@ -321,18 +322,8 @@ std::string export_text(store::Store& db, const ExportOptions& o, ExportResult* 
 
 ExportResult export_file(store::Store& db, const ExportOptions& o, const std::filesystem::path& out) {
   ExportResult r;
-  std::string text = export_text(db, o, &r);
-  std::filesystem::path tmp = out;
-  tmp += ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) throw InputError("tune export: cannot write " + out.string());
-    f.write(text.data(), static_cast<std::streamsize>(text.size()));
-    if (!f.flush()) throw InputError("tune export: cannot write " + out.string());
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, out, ec);
-  if (ec) throw InputError("tune export: cannot write " + out.string() + ": " + ec.message());
+  const std::string text = export_text(db, o, &r);
+  write_file_atomically(out, text, {db.path()});  // never over the database being read
   return r;
 }
 

@@ -1,0 +1,27 @@
+// Files a command writes where the user said (--out) or under results/: whole or not at all, and
+// never over something that is not ours to replace.
+//   - only a regular file is written (or replaced): a device node, FIFO, directory or socket is
+//     refused (run as root, `--out /dev/null` once replaced the device node with a file);
+//   - never one of `keep`, the database and its -wal, -shm and -journal files, whatever path leads
+//     there (symbolic links, `..`, hard links): `--out t.db` once replaced the database;
+//   - atomically: a temporary file in the same directory, written, flushed to disk and renamed
+//     over the target; on every failure (a full disk) the temporary is removed and the target is
+//     as it was.
+// Every refusal and failure is one InputError naming the path and the cause.
+#pragma once
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tune {
+
+void write_file_atomically(const std::filesystem::path& path, std::string_view text,
+                           const std::vector<std::filesystem::path>& keep = {});
+
+// A name from stored data (a kernel name) made safe as one file-name component: letters, digits,
+// '.', '-' and '_' kept, anything else '_', no leading '.', at most 100 characters ("kernel" when
+// nothing is left), so a default output path never leaves its directory.
+std::string safe_file_name(std::string_view name);
+
+}  // namespace tune
