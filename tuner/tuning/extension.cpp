@@ -88,20 +88,4 @@ Extension parse_extension(const spec::Spec& spec) {
   return ext;
 }
 
-std::vector<std::pair<std::string, std::string>> defines(const spec::Spec& spec, std::span<const expr::Value> values) {
-  std::vector<std::pair<std::string, std::string>> out;
-  for (std::size_t p = 0; p < spec.parameters.size(); ++p) {
-    const expr::Value& v = values[p];
-    std::string text = v.type() == expr::Type::Bool ? (v.truthy() ? "1" : "0") : v.str();
-    out.emplace_back(spec.parameters[p].name, text);
-  }
-  return out;
-}
-
-std::vector<expr::Value> default_values(const spec::Spec& spec) {
-  std::vector<expr::Value> out;
-  for (const auto& p : spec.parameters) out.push_back(p.default_value ? *p.default_value : p.values.front());
-  return out;
-}
-
 }  // namespace tune::tuning

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "decision/decision.h"
+#include "spec/bind.h"
 #include "spec/spec.h"
 
 namespace tune::tuning {
@@ -43,9 +44,8 @@ struct Extension {
 // Throws InputError (naming the spec and "Tune.<key>") on anything malformed.
 Extension parse_extension(const spec::Spec& spec);
 
-// The defines every configuration gets: each parameter as -D name=value (strings unquoted, bools 0/1).
-std::vector<std::pair<std::string, std::string>> defines(const spec::Spec& spec, std::span<const expr::Value> values);
-// The parameters' Default values (first value when a parameter has none), for the reference.
-std::vector<expr::Value> default_values(const spec::Spec& spec);
+// The defines and the Default values live in spec/bind.h.
+using spec::default_values;
+using spec::defines;
 
 }  // namespace tune::tuning

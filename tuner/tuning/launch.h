@@ -1,62 +1,17 @@
-// Binds a spec to one configuration and one problem size: the launch geometry (grid and block)
-// and the kernel arguments (element counts, fill), following Kernel Tuner's conventions.
-//
-// Binding rules (spaces/README.md has the user-facing version):
-// - The swept size replaces the spec's ProblemSize: a size "N" fills every dimension of the
-//   spec's ProblemSize (N x N for a 2-D problem), "MxN" gives them one by one.
-// - Grid: if the spec has GridDivX/Y/Z (or a ProblemSize and no GlobalSize rule applies), the
-//   grid in dimension d is ceil(ProblemSize[d] / product(GridDiv_d)), with Kernel Tuner's defaults
-//   GridDivX = [block_size_x], GridDivY = [block_size_y], GridDivZ = [block_size_z]; otherwise
-//   GlobalSize is the grid (GlobalSizeType CUDA) or the total threads (OpenCL).
-// - Block: LocalSize X/Y/Z evaluated with the configuration's parameter values.
-// - Arguments: Size and FillValue are evaluated with ProblemSize bound to the size and every
-//   parameter bound to the LIST of its values (as real files use it: `max(filter_width)`), so
-//   one allocation per size serves every configuration. Tune.fill_values.<name> (an expression)
-//   overrides a scalar's FillValue, e.g. {"rows": "ProblemSize[1]"}.
+// The launch binding lives in spec/bind.h (shared with the generated headers and the runtime
+// library); the tuner uses it under its old names.
 #pragma once
-#include <array>
-#include <cstdint>
-#include <span>
-#include <string>
-#include <vector>
-
-#include "sizes/sizes.h"
-#include "spec/spec.h"
+#include "spec/bind.h"
 
 namespace tune::tuning {
 
-struct Geometry {
-  std::array<std::uint32_t, 3> grid{1, 1, 1};
-  std::array<std::uint32_t, 3> block{1, 1, 1};
-  std::uint64_t threads_per_block() const { return std::uint64_t(block[0]) * block[1] * block[2]; }
-};
-
-struct ArgumentPlan {
-  std::string name;
-  std::string type;  // T1 type: float, int32, ...
-  bool scalar = false;
-  std::uint64_t count = 0;    // elements (vectors)
-  std::string fill_type;      // Constant, Random, ...
-  expr::Value fill_value;     // scalar value, or the constant / random scale
-  bool output = false;
-  bool read = false;  // ReadWrite: the kernel reads it too (restored, not poisoned, before verification)
-};
-
-// ProblemSize as the spec's expressions see it: an int for a 1-D spec, else a list.
-expr::Value problem_size_value(const spec::Spec& spec, const sizes::Size& size);
-int problem_rank(const spec::Spec& spec);
-
-// Slot values for launch expressions: the configuration's values, then ProblemSize.
-std::vector<expr::Value> bind_config(const spec::Spec& spec, std::span<const expr::Value> config,
-                                     const sizes::Size& size);
-
-// Throws InputError (naming the spec, the JSON location and the configuration) when an expression
-// does not give a positive integer.
-Geometry geometry(const spec::Spec& spec, std::span<const expr::Value> bound);
-
-std::vector<ArgumentPlan> arguments(const spec::Spec& spec, const sizes::Size& size);
-
-// Evaluates one of our extension expressions (e.g. Tune.bytes) over a bound configuration.
-double evaluate_number(const spec::Spec& spec, const spec::Expression& e, std::span<const expr::Value> bound);
+using spec::ArgumentPlan;
+using spec::arguments;
+using spec::bind_config;
+using spec::evaluate_number;
+using spec::Geometry;
+using spec::geometry;
+using spec::problem_rank;
+using spec::problem_size_value;
 
 }  // namespace tune::tuning

@@ -1,19 +1,20 @@
-#include "tuning/launch.h"
+#include "spec/bind.h"
 
+#include <algorithm>
 #include <limits>
 
-namespace tune::tuning {
+namespace tune::spec {
 
 namespace {
 
-std::string describe(const spec::Spec& spec, std::span<const expr::Value> bound) {
+std::string describe(const Spec& spec, std::span<const expr::Value> bound) {
   std::string s;
   for (std::size_t p = 0; p < spec.parameters.size() && p < bound.size(); ++p)
     s += (s.empty() ? "" : ", ") + spec.parameters[p].name + "=" + bound[p].repr();
   return s;
 }
 
-std::int64_t positive_int(const spec::Spec& spec, const spec::Expression& e, std::span<const expr::Value> bound) {
+std::int64_t positive_int(const Spec& spec, const Expression& e, std::span<const expr::Value> bound) {
   expr::Value v = e.program.eval(bound);
   std::int64_t n = 0;
   if (v.is_integral()) n = v.as_int();
@@ -28,7 +29,7 @@ std::int64_t positive_int(const spec::Spec& spec, const spec::Expression& e, std
   return n;
 }
 
-std::uint32_t dim(std::int64_t v, const spec::Spec& spec, const char* what) {
+std::uint32_t dim(std::int64_t v, const Spec& spec, const char* what) {
   if (v > std::numeric_limits<std::uint32_t>::max())
     throw InputError(spec.path.string() + ": " + what + " of " + std::to_string(v) + " is too large");
   return static_cast<std::uint32_t>(v);
@@ -36,13 +37,13 @@ std::uint32_t dim(std::int64_t v, const spec::Spec& spec, const char* what) {
 
 }  // namespace
 
-int problem_rank(const spec::Spec& spec) {
+int problem_rank(const Spec& spec) {
   const auto& ps = spec.kernel.problem_size;
   if (ps.is_sequence()) return static_cast<int>(std::min<std::size_t>(3, std::max<std::size_t>(1, ps.items().size())));
   return 1;
 }
 
-expr::Value problem_size_value(const spec::Spec& spec, const sizes::Size& size) {
+expr::Value problem_size_value(const Spec& spec, const sizes::Size& size) {
   const int rank = problem_rank(spec);
   if (!spec.kernel.problem_size.is_sequence() && size.rank == 1) return expr::Value::integer(size.dims[0]);
   auto dims = size.as_rank(rank);
@@ -51,7 +52,7 @@ expr::Value problem_size_value(const spec::Spec& spec, const sizes::Size& size) 
   return expr::Value::list(std::move(items));
 }
 
-std::vector<expr::Value> bind_config(const spec::Spec& spec, std::span<const expr::Value> config,
+std::vector<expr::Value> bind_config(const Spec& spec, std::span<const expr::Value> config,
                                      const sizes::Size& size) {
   std::vector<expr::Value> bound(config.begin(), config.end());
   bound.resize(spec.parameters.size());
@@ -59,28 +60,52 @@ std::vector<expr::Value> bind_config(const spec::Spec& spec, std::span<const exp
   return bound;
 }
 
-Geometry geometry(const spec::Spec& spec, std::span<const expr::Value> bound) {
+std::optional<std::array<std::int64_t, 3>> grid_divisors(const Spec& spec, std::span<const expr::Value> bound) {
+  const auto& k = spec.kernel;
+  bool kt_grid = false;
+  for (int d = 0; d < 3; ++d) kt_grid = kt_grid || !k.grid_div[d].empty();
+  if (!kt_grid) return std::nullopt;
+  static const char* kBlock[3] = {"block_size_x", "block_size_y", "block_size_z"};
+  std::array<std::int64_t, 3> out{1, 1, 1};
+  for (int d = 0; d < 3; ++d) {
+    std::int64_t div = 1;
+    if (k.grid_div[d].empty()) {
+      for (std::size_t p = 0; p < spec.parameters.size(); ++p)
+        if (spec.parameters[p].name == kBlock[d]) div = bound[p].as_int();
+    }
+    for (const auto& e : k.grid_div[d]) div *= positive_int(spec, e, bound);
+    out[d] = div;
+  }
+  return out;
+}
+
+bool shape_reads_problem_size(const Spec& spec) {
+  const std::size_t ps = spec.parameters.size();  // ProblemSize's slot
+  auto reads = [&](const Expression& e) {
+    const auto& used = e.program.used();
+    return std::find(used.begin(), used.end(), ps) != used.end();
+  };
+  for (int d = 0; d < 3; ++d) {
+    if (spec.kernel.local_size[d] && reads(*spec.kernel.local_size[d])) return true;
+    for (const auto& e : spec.kernel.grid_div[d])
+      if (reads(e)) return true;
+  }
+  return false;
+}
+
+Geometry geometry(const Spec& spec, std::span<const expr::Value> bound) {
   const auto& k = spec.kernel;
   Geometry g;
-  static const char* kBlock[3] = {"block_size_x", "block_size_y", "block_size_z"};
   for (int d = 0; d < 3; ++d)
     if (k.local_size[d]) g.block[d] = dim(positive_int(spec, *k.local_size[d], bound), spec, "block size");
 
-  bool kt_grid = false;
-  for (int d = 0; d < 3; ++d) kt_grid = kt_grid || !k.grid_div[d].empty();
   const expr::Value& ps = bound.back();
-  if (kt_grid) {  // Kernel Tuner: grid = ceil(problem / prod(grid_div))
+  if (auto div = grid_divisors(spec, bound)) {  // Kernel Tuner: grid = ceil(problem / prod(grid_div))
     for (int d = 0; d < 3; ++d) {
       std::int64_t extent = 1;
       if (ps.is_sequence()) extent = d < static_cast<int>(ps.items().size()) ? ps.items()[d].as_int() : 1;
       else if (d == 0) extent = ps.as_int();
-      std::int64_t div = 1;
-      if (k.grid_div[d].empty()) {
-        for (std::size_t p = 0; p < spec.parameters.size(); ++p)
-          if (spec.parameters[p].name == kBlock[d]) div = bound[p].as_int();
-      }
-      for (const auto& e : k.grid_div[d]) div *= positive_int(spec, e, bound);
-      g.grid[d] = dim((extent + div - 1) / div, spec, "grid size");
+      g.grid[d] = dim((extent + (*div)[d] - 1) / (*div)[d], spec, "grid size");
     }
     return g;
   }
@@ -93,7 +118,7 @@ Geometry geometry(const spec::Spec& spec, std::span<const expr::Value> bound) {
   return g;
 }
 
-std::vector<ArgumentPlan> arguments(const spec::Spec& spec, const sizes::Size& size) {
+std::vector<ArgumentPlan> arguments(const Spec& spec, const sizes::Size& size) {
   std::vector<expr::Value> lists;
   for (const auto& p : spec.parameters) lists.push_back(expr::Value::list(p.values));
   lists.push_back(problem_size_value(spec, size));
@@ -123,7 +148,7 @@ std::vector<ArgumentPlan> arguments(const spec::Spec& spec, const sizes::Size& s
   return out;
 }
 
-double evaluate_number(const spec::Spec& spec, const spec::Expression& e, std::span<const expr::Value> bound) {
+double evaluate_number(const Spec& spec, const Expression& e, std::span<const expr::Value> bound) {
   expr::Value v = e.program.eval(bound);
   if (!v.is_number())
     throw InputError(spec.path.string() + ": " + e.json_path + ": `" + e.program.source() + "` gives " + v.repr() +
@@ -131,4 +156,20 @@ double evaluate_number(const spec::Spec& spec, const spec::Expression& e, std::s
   return v.as_float();
 }
 
-}  // namespace tune::tuning
+std::vector<std::pair<std::string, std::string>> defines(const Spec& spec, std::span<const expr::Value> values) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (std::size_t p = 0; p < spec.parameters.size(); ++p) {
+    const expr::Value& v = values[p];
+    std::string text = v.type() == expr::Type::Bool ? (v.truthy() ? "1" : "0") : v.str();
+    out.emplace_back(spec.parameters[p].name, text);
+  }
+  return out;
+}
+
+std::vector<expr::Value> default_values(const Spec& spec) {
+  std::vector<expr::Value> out;
+  for (const auto& p : spec.parameters) out.push_back(p.default_value ? *p.default_value : p.values.front());
+  return out;
+}
+
+}  // namespace tune::spec
