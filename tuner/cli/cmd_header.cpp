@@ -1,26 +1,80 @@
-// tune header: regenerate results/headers/<kernel>_tuned.h from the database.
+// tune header: the generated files of a tuned kernel (header/header.h), from the database and
+// the kernel's spec: <kernel>_tuned.h (default), <kernel>_dispatch.cuh (--dispatch) or
+// <kernel>_table.json (--table, for the runtime library), under results/headers/ unless --out.
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
 #include "cli/commands.h"
 #include "common/output_file.h"
+#include "common/error.h"
 #include "header/header.h"
+#include "header/text.h"
 #include "query/query.h"
+#include "spec/spec.h"
 
 namespace tune::cli {
+
+namespace {
+
+std::string read_source(const spec::Spec& spec) {
+  namespace fs = std::filesystem;
+  const fs::path& p = spec.kernel.file_path;
+  std::error_code ec;
+  if (!fs::is_regular_file(p, ec))
+    throw InputError(spec.path.string() + ": KernelFile " + p.string() + " is not a readable file");
+  if (fs::file_size(p, ec) > (std::uintmax_t{16} << 20))
+    throw InputError(spec.path.string() + ": KernelFile " + p.string() + " is larger than 16 MiB");
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream text;
+  text << f.rdbuf();
+  if (!f) throw InputError(spec.path.string() + ": cannot read KernelFile " + p.string());
+  return text.str();
+}
+
+}  // namespace
 
 int cmd_header(const Args& args) {
   po::options_description opts("tune header options");
   opts.add_options()("kernel", po::value<std::string>(), "kernel name (optional if the database holds one)")(
-      "out", po::value<std::string>(), "output file (default results/headers/<kernel>_tuned.h)");
+      "space", po::value<std::string>(),
+      "the kernel's T1 spec (default: the spec its runs recorded, if that file is unchanged)")(
+      "dispatch", po::bool_switch(), "write <kernel>_dispatch.cuh: every tuned configuration compiled by nvcc")(
+      "table", po::bool_switch(), "write <kernel>_table.json: the tables for the runtime library")(
+      "out", po::value<std::string>(),
+      "output file (default results/headers/<kernel>_tuned.h, _dispatch.cuh or _table.json)");
   add_db_option(opts);
   po::variables_map vm;
-  if (!parse("header", "tune header --kernel K [--out FILE] [--db FILE]", args, opts, vm)) return 0;
+  if (!parse("header", "tune header --kernel K [--space FILE] [--dispatch | --table] [--out FILE] [--db FILE]", args,
+             opts, vm))
+    return 0;
+  const bool dispatch = vm["dispatch"].as<bool>(), table = vm["table"].as<bool>();
+  if (dispatch && table) throw InputError("tune header: --dispatch and --table write different files: give one");
 
   auto db = store::Store::open(db_path(vm), store::Store::Mode::read_only);
   std::optional<std::string> k;
   if (vm.count("kernel")) k = vm["kernel"].as<std::string>();
-  std::string kernel = query::resolve_kernel(db, k);
-  std::string text = header::generate(db, {kernel, db_path(vm)});
-  write_output(vm.count("out") ? vm["out"].as<std::string>() : "results/headers/" + safe_file_name(kernel) + "_tuned.h",
-               text, db_path(vm));
+  const std::string kernel = query::resolve_kernel(db, k);
+  std::string space = vm.count("space") ? vm["space"].as<std::string>() : header::recorded_spec(db, kernel);
+  if (space.empty())
+    throw InputError("tune header: no spec for kernel '" + header::comment(kernel) +
+                     "': its runs recorded none that is still there unchanged; give --space FILE");
+  const spec::Spec spec = spec::load(space);
+  const header::Model model = header::build(db, kernel, spec);
+
+  const std::string stem = "results/headers/" + header::file_stem(kernel);
+  std::string text, out;
+  if (dispatch) {
+    text = header::generate_dispatch(model, read_source(spec), db_path(vm));
+    out = stem + "_dispatch.cuh";
+  } else if (table) {
+    text = header::generate_table(model, db_path(vm));
+    out = stem + "_table.json";
+  } else {
+    text = header::generate(model, db_path(vm));
+    out = stem + "_tuned.h";
+  }
+  write_output(vm.count("out") ? vm["out"].as<std::string>() : out, text, db_path(vm));
   return 0;
 }
 

@@ -2,131 +2,178 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "header/test_util.h"
+#include "header/text.h"
+#include "interop/interop.h"
 #include "query/query.h"
 #include "store/test_util.h"
 
 namespace fs = std::filesystem;
 using namespace tune;
+using header::testing::run;
 
 namespace {
 
-std::string run(const std::string& cmd) {
-  std::string out;
-  FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
-  if (!p) return "popen failed";
-  char buf[4096];
-  while (std::fgets(buf, sizeof buf, p)) out += buf;
-  int rc = ::pclose(p);
-  if (rc != 0) out = "FAILED(" + std::to_string(rc) + "): " + cmd + "\n" + out;
-  return out;
-}
+const std::string kSpec = header::testing::source_dir() + "/spaces/transpose.json";
+const std::string kRecorded = header::testing::source_dir() + "/results/recorded/transpose/";
 
-// Two devices, sizes 128..1024 (square) and one rectangular size; winners change with size.
-void fill(store::Store& db) {
-  for (const char* device : {"NVIDIA H100 80GB HBM3", "NVIDIA H200"}) {
-    store::RunInfo info;
-    info.kernel = "transpose";
-    info.device = device;
-    info.compute_capability = "9.0";
-    auto run_id = db.begin_run(info);
-    int salt = device[13] == '2' ? 1 : 0;
-    for (long long n : {128LL, 256LL, 512LL, 1024LL}) {
-      for (int tile : {16, 32, 64}) {
-        store::Measurement m;
-        nlohmann::ordered_json params{{"TILE_DIM", tile}, {"BLOCK_ROWS", tile / 4}, {"diagonal", n == 512}};
-        m.config_id = db.upsert_configuration("transpose", "h", params);
-        m.run_id = run_id;
-        m.device = device;
-        m.size = store::ProblemSize::of(n, n);
-        // tile 16 wins small sizes, 64 large ones; the H200 prefers 32 at 512
-        float t = float(std::abs(tile - (n <= 256 ? 16 : 64)) + 1) * float(n) / 1000.0f;
-        if (salt && n == 512 && tile == 32) t = 0.001f;
-        m.samples_ms = {t, t * 1.01f, t * 0.99f};
-        db.record(m);
-      }
+// Six sizes of the sweep recorded on an H200 (every configuration of the space at each), imported
+// as Kernel Tuner caches, plus the 512 and 1024 caches imported again as another device of the same
+// compute capability and as one of another.
+struct Recorded {
+  store::testing::TempDir dir;
+  spec::Spec spec = spec::load(kSpec);
+  store::Store db = store::Store::open((dir.path() / "r.db").string(), store::Store::Mode::read_write);
+  Recorded() {
+    for (const char* s : {"128x128", "256x256", "512x512", "1024x1024", "2048x2048", "4096x4096"})
+      interop::import_file(db, kRecorded + s + ".json.gz", {std::nullopt, std::nullopt, &spec});
+    for (const char* s : {"512x512", "1024x1024"}) {
+      interop::import_file(db, kRecorded + s + ".json.gz", {std::nullopt, std::string("NVIDIA H100 80GB HBM3"), &spec});
+      interop::import_file(db, kRecorded + s + ".json.gz", {std::nullopt, std::string("NVIDIA A100-SXM4-80GB"), &spec});
     }
-    store::Measurement r;
-    r.config_id = db.upsert_configuration("transpose", "h", nlohmann::ordered_json{{"TILE_DIM", 32}, {"BLOCK_ROWS", 8}, {"diagonal", false}});
-    r.run_id = run_id;
-    r.device = device;
-    r.size = store::ProblemSize::of(4097, 1000);
-    r.samples_ms = {1.0f};
-    db.record(r);
+    // Caches record no compute capability; a run of each device does.
+    for (auto [device, cc] : {std::pair{"NVIDIA H200", "9.0"}, {"NVIDIA H100 80GB HBM3", "9.0"}, {"NVIDIA A100-SXM4-80GB", "8.0"}}) {
+      store::RunInfo info;
+      info.kernel = "transpose";
+      info.device = device;
+      info.compute_capability = cc;
+      db.finish_run(db.begin_run(info), store::RunStatus::completed);
+    }
   }
+};
+
+std::string write(const fs::path& p, const std::string& text) {
+  std::ofstream(p) << text;
+  return p.string();
 }
 
 }  // namespace
 
 TEST(Header, RegenerationIsByteIdentical) {
-  store::testing::TempDir t;
-  auto db = store::Store::open((t.path() / "r.db").string(), store::Store::Mode::read_write);
-  fill(db);
-  std::string a = header::generate(db, {"transpose", "results/tuning.db"});
-  std::string b = header::generate(db, {"transpose", "results/tuning.db"});
-  EXPECT_EQ(a, b);
-  EXPECT_NE(a.find("#if defined(TUNE_transpose_MACROS) || defined(TARGET_NVIDIA_H100_80GB_HBM3)"), std::string::npos);
-  EXPECT_NE(a.find("#define TILE_DIM 16"), std::string::npos);
+  Recorded r;
+  const auto m = header::build(r.db, "transpose", r.spec);
+  EXPECT_EQ(header::generate(m, "r.db"), header::generate(header::build(r.db, "transpose", r.spec), "r.db"));
+  EXPECT_EQ(header::generate_table(m, "r.db"), header::generate_table(m, "r.db"));
+  // Every distinct configuration once; the spec's Defaults among them.
+  std::set<std::string> distinct;
+  for (const auto& v : m.variants) {
+    std::string key;
+    for (const auto& x : v.values) key += x.repr() + ",";
+    EXPECT_TRUE(distinct.insert(key).second) << key;
+  }
+  EXPECT_EQ(m.variants[m.default_variant].values[0].as_int(), 32);
+  EXPECT_EQ(m.devices.size(), 3u);
 }
 
+// select() in the compiled header gives, at every measured size, the configuration query::best
+// ranks first; at other sizes the nearest measured size; another device of compute capability 9.0
+// gets the first such table, reported; a device of another capability gets the spec's Defaults.
 TEST(Header, CompiledSelectionsMatchTheDatabase) {
-  store::testing::TempDir t;
-  auto db = store::Store::open((t.path() / "r.db").string(), store::Store::Mode::read_write);
-  fill(db);
-  std::ofstream(t.path() / "transpose_tuned.h") << header::generate(db, {"transpose", "r.db"});
-
-  // Sizes: every measured one, a nearest case, and the rectangular one.
-  struct Q { long long x, y; };
-  std::vector<Q> qs{{128, 128}, {256, 256}, {512, 512}, {1024, 1024}, {4097, 1000}, {300, 300}, {2000, 2000}};
+  Recorded r;
+  const auto m = header::build(r.db, "transpose", r.spec);
+  const fs::path d = r.dir.path();
+  write(d / "transpose_tuned.h", header::generate(m, "r.db"));
+  struct Q {
+    const char* device;
+    int major, minor;
+    long long x, y;
+  };
+  std::vector<Q> qs;
+  for (const char* dev : {"NVIDIA H200", "NVIDIA H100 80GB HBM3"})
+    for (long long n : {128, 256, 512, 1024, 2048, 4096, 300, 1000, 3000, 100000}) qs.push_back({dev, 9, 0, n, n});
+  qs.push_back({"NVIDIA H100 PCIe", 9, 0, 4096, 4096});   // unknown, same capability as the others
+  qs.push_back({"NVIDIA H100 PCIe", 9, 0, 700, 700});
+  qs.push_back({"NVIDIA A100-SXM4-80GB", 8, 0, 512, 512});
+  qs.push_back({"NVIDIA GeForce RTX 4090", 8, 9, 512, 512});  // nothing of capability 8.9
   std::ostringstream prog;
-  prog << "#include <cstdio>\n#include \"transpose_tuned.h\"\n"
+  prog << "#include <cstdio>\n#include <vector>\n#include \"transpose_tuned.h\"\nstd::vector<int> after_the_header;\n"
           "int main() {\n  using namespace tune_tuned::transpose;\n"
-          "  static_assert(select(devices[0], 128, 128).TILE_DIM == 16, \"constexpr selection\");\n";
-  for (const char* dev : {"NVIDIA H100 80GB HBM3", "NVIDIA H200"})
-    for (const auto& q : qs)
-      prog << "  { const Config& c = select(\"" << dev << "\", 9, 0, " << q.x << ", " << q.y
-           << "); std::printf(\"%lld %lld %lld %lld\\n\", c.TILE_DIM, c.BLOCK_ROWS, c.diagonal, " << q.x << "LL); }\n";
+          "  static_assert(select(devices[0], 512, 512).match == tune_tuned::Match::exact, \"constexpr\");\n";
+  for (const auto& q : qs)
+    prog << "  { const auto s = select(\"" << q.device << "\", " << q.major << ", " << q.minor << ", " << q.x << ", "
+         << q.y << "); const Config& c = s.config(); const auto g = grid(s.get(), " << q.x << ", " << q.y
+         << "); std::printf(\"%s %lld %lld %lld %lld %u %u %s\\n\", tune_tuned::match_name(s.match), c.block_size_x, "
+            "c.block_size_y, c.tile_size_y, c.vector, g.x, g.y, s.device ? s.device->name : \"-\"); }\n";
   prog << "  return 0;\n}\n";
-  std::ofstream(t.path() / "main.cpp") << prog.str();
-  fs::copy_file(t.path() / "main.cpp", t.path() / "main.cu");
+  write(d / "main.cpp", prog.str());
+  fs::copy_file(d / "main.cpp", d / "main.cu");
 
   std::string expected;
-  for (const char* dev : {"NVIDIA H100 80GB HBM3", "NVIDIA H200"})
-    for (const auto& q : qs) {
-      auto best = query::best(db, {"transpose", std::string(dev), std::to_string(q.x) + "x" + std::to_string(q.y)});
+  for (const auto& q : qs) {
+    const std::string size = std::to_string(q.x) + "x" + std::to_string(q.y);
+    std::string device = q.device, match;
+    std::vector<expr::Value> v;
+    if (device == "NVIDIA H100 PCIe") device = "NVIDIA H100 80GB HBM3", match = "other device";
+    if (q.major == 8 && q.minor == 9) {
+      match = "default";
+      for (auto x : header::testing::kDefaults) v.push_back(expr::Value::integer(x));
+    } else {
+      auto best = query::best(r.db, {"transpose", device, size});
       ASSERT_EQ(best.size(), 1u);
+      if (match.empty()) match = best[0].nearest ? "nearest size" : "exact";
       auto p = nlohmann::json::parse(best[0].params);
-      expected += std::to_string(p["TILE_DIM"].get<int>()) + " " + std::to_string(p["BLOCK_ROWS"].get<int>()) + " " +
-                  (p["diagonal"].get<bool>() ? "1" : "0") + " " + std::to_string(q.x) + "\n";
+      for (const auto& param : r.spec.parameters) v.push_back(expr::Value::integer(p[param.name].get<long long>()));
     }
-
-  std::string d = t.path().string();
-  std::string gxx = run("g++ -std=c++17 -Wall -Wextra -Werror -o " + d + "/sel_gxx " + d + "/main.cpp && " + d + "/sel_gxx");
-  EXPECT_EQ(gxx, expected);
-  std::string nvcc_bin = fs::exists("/usr/local/cuda/bin/nvcc") ? "/usr/local/cuda/bin/nvcc" : "nvcc";
-  std::string nvcc = run(nvcc_bin + " -std=c++17 -o " + d + "/sel_nvcc " + d + "/main.cu && " + d + "/sel_nvcc");
-  EXPECT_EQ(nvcc, expected);
+    const long long gx = (q.x + v[0].as_int() * v[3].as_int() - 1) / (v[0].as_int() * v[3].as_int());
+    const long long gy = (q.y + v[1].as_int() * v[2].as_int() * v[7].as_int() - 1) / (v[1].as_int() * v[2].as_int() * v[7].as_int());
+    expected += match + " " + std::to_string(v[0].as_int()) + " " + std::to_string(v[1].as_int()) + " " +
+                std::to_string(v[2].as_int()) + " " + std::to_string(v[3].as_int()) + " " + std::to_string(gx) + " " +
+                std::to_string(gy) + " " + (match == "default" ? "-" : device) + "\n";
+  }
+  const std::string s = d.string();
+  EXPECT_EQ(run("g++ -std=c++17 -Wall -Wextra -Werror -o " + s + "/sel " + s + "/main.cpp && " + s + "/sel"), expected);
+  EXPECT_EQ(run(header::testing::nvcc() + " -std=c++17 -o " + s + "/seln " + s + "/main.cu && " + s + "/seln"), expected);
 }
 
-TEST(Header, MacroBlocksFollowTheTarget) {
-  store::testing::TempDir t;
-  auto db = store::Store::open((t.path() / "r.db").string(), store::Store::Mode::read_write);
-  fill(db);
-  std::ofstream(t.path() / "transpose_tuned.h") << header::generate(db, {"transpose", "r.db"});
-  std::ofstream(t.path() / "m.cpp") << "#include <cstdio>\n#include \"transpose_tuned.h\"\n"
-                                    "int main() { std::printf(\"%d %d\\n\", TILE_DIM, BLOCK_ROWS); }\n";
-  std::string d = t.path().string();
-  EXPECT_EQ(run("g++ -DTARGET_NVIDIA_H200 -o " + d + "/m " + d + "/m.cpp && " + d + "/m"), "16 4\n");
-  // Without a target or the opt-in macro, no parameter macro leaks into the includer.
-  EXPECT_NE(run("g++ -o " + d + "/m2 " + d + "/m.cpp").find("FAILED"), std::string::npos);
+// Compile-time macros are prefixed and opt-in: a program may include <vector> after the header.
+TEST(Header, MacrosArePrefixedAndOptIn) {
+  Recorded r;
+  const auto m = header::build(r.db, "transpose", r.spec);
+  const fs::path d = r.dir.path();
+  write(d / "transpose_tuned.h", header::generate(m, "r.db"));
+  write(d / "m.cpp", "#include \"transpose_tuned.h\"\n#include <vector>\n#include <cstdio>\n"
+                     "int main() { std::vector<int> v{TUNE_transpose_vector, TUNE_transpose_group};\n"
+                     "  std::printf(\"%d %d\\n\", v[0], v[1]); }\n");
+  const std::string s = d.string();
+  const auto& fb = m.variants[m.devices[2].fallback].values;  // devices by name: A100, H100, H200
+  EXPECT_EQ(run("g++ -std=c++17 -DTARGET_NVIDIA_H200 -o " + s + "/m " + s + "/m.cpp && " + s + "/m"),
+            std::to_string(fb[3].as_int()) + " " + std::to_string(fb[11].as_int()) + "\n");
+  EXPECT_EQ(run("g++ -std=c++17 -DTUNE_transpose_MACROS -o " + s + "/m " + s + "/m.cpp && " + s + "/m"), "1 1\n");
+  // Without a target or the opt-in macro, no parameter macro reaches the includer.
+  EXPECT_NE(run("g++ -std=c++17 -o " + s + "/m2 " + s + "/m.cpp").find("FAILED"), std::string::npos);
+  const std::string h = header::generate(m, "r.db");
+  EXPECT_EQ(h.find("#define vector"), std::string::npos);
+  EXPECT_EQ(h.find("#define group"), std::string::npos);
+}
+
+TEST(Header, TableForTheRuntimeHoldsTheSameSelections) {
+  Recorded r;
+  const auto m = header::build(r.db, "transpose", r.spec);
+  auto t = nlohmann::json::parse(header::generate_table(m, "r.db"));
+  EXPECT_EQ(t["format"], "tune-table");
+  EXPECT_EQ(t["version"], 1);
+  EXPECT_EQ(t["space_hash"], spec::space_hash(r.spec));
+  ASSERT_EQ(t["devices"].size(), 3u);
+  EXPECT_EQ(t["devices"][2]["name"], "NVIDIA H200");
+  EXPECT_EQ(t["devices"][2]["compute_capability"], nlohmann::json::array({9, 0}));
+  for (const auto& e : t["devices"][2]["entries"]) {
+    auto best = query::best(r.db, {"transpose", std::string("NVIDIA H200"),
+                                   std::to_string(e[0].get<long long>()) + "x" + std::to_string(e[1].get<long long>())});
+    ASSERT_EQ(best.size(), 1u);
+    auto p = nlohmann::json::parse(best[0].params);
+    const auto& values = t["variants"][e[3].get<std::size_t>()];
+    for (std::size_t i = 0; i < r.spec.parameters.size(); ++i) EXPECT_EQ(values[i], p[r.spec.parameters[i].name]);
+    EXPECT_DOUBLE_EQ(e[4].get<double>(), best[0].median_ms);
+  }
 }
 
 TEST(Header, NoResultsIsAnError) {
   store::testing::TempDir t;
   auto db = store::Store::open((t.path() / "r.db").string(), store::Store::Mode::read_write);
-  EXPECT_THROW(header::generate(db, {"transpose", "r.db"}), InputError);
+  const auto spec = spec::load(kSpec);
+  EXPECT_THROW(header::build(db, "transpose", spec), InputError);
 }

@@ -1,0 +1,168 @@
+#include "header/model.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "common/error.h"
+#include "common/hash.h"
+#include "header/text.h"
+#include "query/query.h"
+#include "spec/bind.h"
+
+namespace tune::header {
+
+namespace {
+
+using json = nlohmann::json;
+
+std::string where(const spec::Spec& spec) { return spec.path.string(); }
+
+// A stored parameter value as the spec's expressions see it.
+expr::Value to_value(const json& v) {
+  if (v.is_boolean()) return expr::Value::boolean(v.get<bool>());
+  if (v.is_number_integer()) return expr::Value::integer(v.get<std::int64_t>());
+  if (v.is_number_float()) return expr::Value::real(v.get<double>());
+  if (v.is_string()) return expr::Value::string(v.get<std::string>());
+  return {};
+}
+
+// The stored configuration `params` (JSON text) as values in the spec's parameter order; throws
+// InputError unless it names exactly the spec's parameters, each with one of its Values.
+std::vector<expr::Value> bind_params(const spec::Spec& spec, const std::string& kernel, const std::string& params) {
+  const auto fail = [&](const std::string& why) {
+    throw InputError("kernel '" + comment(kernel) + "': a stored configuration " + comment(params) +
+                     " is not in the space of " + where(spec) + ": " + why);
+  };
+  json p = json::parse(params, nullptr, false);
+  if (!p.is_object()) fail("not a JSON object");
+  if (p.size() != spec.parameters.size())
+    fail("it has " + std::to_string(p.size()) + " parameters, the spec " + std::to_string(spec.parameters.size()));
+  std::vector<expr::Value> out;
+  for (const auto& param : spec.parameters) {
+    auto it = p.find(param.name);
+    if (it == p.end()) fail("parameter '" + param.name + "' is missing");
+    const expr::Value v = to_value(*it);
+    auto known = std::find(param.values.begin(), param.values.end(), v);
+    if (known == param.values.end() || v.is_none())
+      fail("parameter '" + param.name + "' = " + comment(it->dump(), 60) + " is not one of its Values");
+    out.push_back(*known);  // the spec's own value (and type)
+  }
+  return out;
+}
+
+// Checks what the generated code spells as names, and that the launch shape is constant.
+void check_spec(const spec::Spec& spec) {
+  for (const auto& p : spec.parameters)
+    if (!is_identifier(p.name))
+      throw InputError(where(spec) + ": parameter name '" + comment(p.name, 60) +
+                       "' is not a C identifier: it cannot become a macro or a field of a generated header");
+  if (!is_identifier(spec.kernel.name))
+    throw InputError(where(spec) + ": KernelSpecification.KernelName '" + comment(spec.kernel.name, 60) +
+                     "' is not a C identifier (a template instance cannot be dispatched by a generated header)");
+  for (const auto& a : spec.kernel.arguments)
+    if (!is_identifier(a.name))
+      throw InputError(where(spec) + ": argument name '" + comment(a.name, 60) + "' is not a C identifier");
+  if (spec.parameters.empty()) throw InputError(where(spec) + ": the spec has no tuning parameters");
+  if (spec::shape_reads_problem_size(spec))
+    throw InputError(where(spec) + ": LocalSize or a GridDiv expression reads ProblemSize: the generated header "
+                     "holds one block and one grid divisor per configuration (use the runtime library)");
+  const auto probe = spec::bind_config(spec, spec::default_values(spec), sizes::parse_one("1"));
+  if (!spec::grid_divisors(spec, probe))
+    throw InputError(where(spec) + ": the grid is given by GlobalSize, not GridDivX/Y/Z: the generated header "
+                     "supports Kernel Tuner's GridDiv rule (use the runtime library)");
+}
+
+Variant make_variant(const spec::Spec& spec, std::vector<expr::Value> values) {
+  Variant v;
+  const auto bound = spec::bind_config(spec, values, sizes::parse_one("1"));
+  const spec::Geometry g = spec::geometry(spec, bound);
+  v.block = g.block;
+  v.grid_div = *spec::grid_divisors(spec, bound);
+  v.defines = spec::defines(spec, values);
+  v.values = std::move(values);
+  return v;
+}
+
+int number_before(const std::string& cc, char sep, bool after) {
+  const auto dot = cc.find(sep);
+  const std::string part = after ? (dot == std::string::npos ? "" : cc.substr(dot + 1)) : cc.substr(0, dot);
+  if (part.empty() || part.size() > 3 || !std::all_of(part.begin(), part.end(), ::isdigit)) return 0;
+  return std::stoi(part);
+}
+
+}  // namespace
+
+Model build(store::Store& db, const std::string& kernel, const spec::Spec& spec) {
+  check_spec(spec);
+  auto rows = query::best(db, {kernel, std::nullopt, std::nullopt});
+  if (rows.empty()) throw InputError("no verified results for kernel '" + comment(kernel) + "' in " + db.path());
+
+  Model m;
+  m.kernel = kernel;
+  m.ns = identifier(kernel);
+  m.spec = &spec;
+  for (const auto& p : spec.parameters) m.params.push_back(p.name);
+
+  std::map<std::string, std::size_t> variant_of;  // canonical params JSON -> variant
+  auto variant = [&](const std::string& key, std::vector<expr::Value> values) {
+    auto [it, fresh] = variant_of.emplace(key, m.variants.size());
+    if (fresh) m.variants.push_back(make_variant(spec, std::move(values)));
+    return it->second;
+  };
+  std::map<std::string, Device> devices;
+  for (const auto& r : rows) {
+    auto values = bind_params(spec, kernel, r.params);
+    std::string key;
+    for (const auto& v : values) key += v.repr() + ",";
+    Device& d = devices[r.device];
+    d.name = r.device;
+    const auto s = store::ProblemSize::parse(r.measured_size.empty() ? r.size : r.measured_size);
+    d.entries.push_back({{s.x, s.y, s.z}, variant(key, std::move(values)), r.median_ms});
+  }
+  std::string default_key;
+  for (const auto& v : spec::default_values(spec)) default_key += v.repr() + ",";
+  m.default_variant = variant(default_key, spec::default_values(spec));
+
+  const auto runs = db.runs(kernel);
+  for (auto& [name, d] : devices) {
+    for (const auto& run : runs)  // the newest run of the device names its compute capability
+      if (run.device == name && !run.compute_capability.empty()) {
+        d.cc_major = number_before(run.compute_capability, '.', false);
+        d.cc_minor = number_before(run.compute_capability, '.', true);
+      }
+    std::sort(d.entries.begin(), d.entries.end(), [](const Entry& a, const Entry& b) {
+      const double ea = double(a.size[0]) * double(a.size[1]) * double(a.size[2]);
+      const double eb = double(b.size[0]) * double(b.size[1]) * double(b.size[2]);
+      return ea != eb ? ea < eb : a.size < b.size;
+    });
+    std::map<std::size_t, int> wins;
+    for (const auto& e : d.entries) wins[e.variant]++;
+    int most = -1;
+    for (const auto& e : d.entries)  // ascending: the last maximum is at the largest size
+      if (wins[e.variant] >= most) most = wins[e.variant], d.fallback = e.variant;
+    m.devices.push_back(std::move(d));
+  }
+  return m;
+}
+
+std::string recorded_spec(store::Store& db, const std::string& kernel) {
+  namespace fs = std::filesystem;
+  const auto runs = db.runs(kernel);
+  for (auto it = runs.rbegin(); it != runs.rend(); ++it) {
+    if (it->spec_path.empty() || it->spec_hash.empty()) continue;
+    std::error_code ec;
+    if (!fs::is_regular_file(it->spec_path, ec) || fs::file_size(it->spec_path, ec) > (std::uintmax_t{16} << 20))
+      continue;
+    std::ifstream f(it->spec_path, std::ios::binary);
+    std::stringstream text;
+    text << f.rdbuf();
+    if (f && content_hash(text.str()) == it->spec_hash) return it->spec_path;
+  }
+  return {};
+}
+
+}  // namespace tune::header
