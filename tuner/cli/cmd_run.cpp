@@ -24,6 +24,9 @@ int cmd_run(const Args& args) {
       "sizes", po::value<std::string>(), "problem sizes: A:B[:STEP], N,M,..., MxN (required unless --replay)")(
       "replay", po::value<std::vector<std::string>>()->multitoken(),
       "Kernel Tuner cache(s) to replay instead of running on the GPU")(
+      "capture", po::value<std::vector<std::string>>()->multitoken(),
+      "capture file(s) written by the runtime library (TUNE_CAPTURE): tune at their sizes with their inputs, "
+      "verified against their outputs")(
       "strategy", po::value<std::string>(), strategy_help().c_str())(
       "strategy-option", po::value<std::vector<std::string>>()->composing(),
       "key=value: an option of the strategy (Kernel Tuner's names), repeatable")(
@@ -44,7 +47,7 @@ int cmd_run(const Args& args) {
   add_db_option(opts);
   po::variables_map vm;
   if (!parse("run",
-             "tune [run] --space FILE (--sizes SPEC | --replay CACHE...) [--strategy NAME] "
+             "tune [run] --space FILE (--sizes SPEC | --replay CACHE... | --capture FILE...) [--strategy NAME] "
              "[--strategy-option KEY=VALUE]... [--max-fevals N] [--time-limit SEC] [--seed N] [--db FILE]",
              args, opts, vm))
     return 0;
@@ -52,10 +55,13 @@ int cmd_run(const Args& args) {
   tuning::Options o;
   o.space = vm["space"].as<std::string>();
   if (vm.count("replay")) o.replay = vm["replay"].as<std::vector<std::string>>();
+  if (vm.count("capture")) o.capture = vm["capture"].as<std::vector<std::string>>();
+  if (!o.capture.empty() && (vm.count("sizes") || !o.replay.empty()))
+    throw InputError("tune run: --capture gives the sizes and the data: it takes neither --sizes nor --replay");
   if (vm.count("sizes")) {
     o.sizes_text = vm["sizes"].as<std::string>();
     o.sizes = sizes::parse(o.sizes_text);
-  } else if (o.replay.empty()) {
+  } else if (o.replay.empty() && o.capture.empty()) {
     throw InputError("tune run: the option '--sizes' is required but missing (see tune run --help)");
   }
   o.db = db_path(vm);

@@ -177,7 +177,7 @@ std::string table_section(const Model& m) {
        "constexpr Dim grid(const Variant& v, long long x, long long y = 1, long long z = 1) {\n"
        "  return {unsigned((x + v.grid_div[0] - 1) / v.grid_div[0]), unsigned((y + v.grid_div[1] - 1) / v.grid_div[1]),\n"
        "          unsigned((z + v.grid_div[2] - 1) / v.grid_div[2])};\n}\n\n"
-       "struct Entry {\n  long long x, y, z;\n  unsigned variant;\n  double median_ms;  // as measured\n};\n\n"
+       "struct Entry {\n  long long x, y, z;\n  unsigned variant;\n  double time_ms;  // its objective as measured (the mean by default)\n};\n\n"
        "struct Device {\n  const char* name;\n  int cc_major, cc_minor;  // 0.0: not recorded\n"
        "  const Entry* table;\n  unsigned size;\n  unsigned fallback;  // the variant best at the most sizes\n};\n\n";
   for (std::size_t i = 0; i < m.devices.size(); ++i) {
@@ -186,7 +186,7 @@ std::string table_section(const Model& m) {
       << d.entries.size() << " sizes\ninline constexpr Entry device" << i << "_table[] = {\n";
     for (const auto& e : d.entries)
       h << "    {" << e.size[0] << ", " << e.size[1] << ", " << e.size[2] << ", " << e.variant << ", "
-        << number(e.median_ms) << "},\n";
+        << number(e.time_ms) << "},\n";
     h << "};\n";
   }
   h << "\ninline constexpr Device devices[] = {\n";

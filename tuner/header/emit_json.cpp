@@ -3,7 +3,7 @@
 //    "space_hash": spec::space_hash of the spec, "parameters": [names],
 //    "variants": [[value per parameter], ...], "default": variant of the spec's Defaults,
 //    "devices": [{"name": N, "compute_capability": [major, minor], "fallback": variant,
-//                 "entries": [[x, y, z, variant, median_ms], ...]}]}   (entries ascending by size)
+//                 "entries": [[x, y, z, variant, time_ms], ...]}]}   (entries ascending by size)
 #include <nlohmann/json.hpp>
 
 #include "header/header.h"
@@ -33,7 +33,7 @@ std::string generate_table(const Model& m, const std::string& source) {
   ojson devices = ojson::array();
   for (const auto& d : m.devices) {
     ojson entries = ojson::array();
-    for (const auto& e : d.entries) entries.push_back({e.size[0], e.size[1], e.size[2], e.variant, e.median_ms});
+    for (const auto& e : d.entries) entries.push_back({e.size[0], e.size[1], e.size[2], e.variant, e.time_ms});
     devices.push_back({{"name", d.name},
                        {"compute_capability", {d.cc_major, d.cc_minor}},
                        {"fallback", d.fallback},

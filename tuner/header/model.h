@@ -25,7 +25,7 @@ struct Variant {
 struct Entry {
   std::array<std::int64_t, 3> size{1, 1, 1};  // the measured size, x y z
   std::size_t variant = 0;
-  double median_ms = 0;
+  double time_ms = 0;
 };
 
 struct Device {

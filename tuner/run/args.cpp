@@ -53,6 +53,9 @@ void validate(const ArgSpec& spec) {
     if (spec.count > std::numeric_limits<std::size_t>::max() / dtype.size())
       fail(spec, "count " + std::to_string(spec.count) + " overflows the buffer size");
   }
+  if (spec.data && spec.data->size() != (spec.scalar ? 1 : spec.count) * dtype.size())
+    fail(spec, "the given data has " + std::to_string(spec.data->size()) + " bytes, expected " +
+                   std::to_string((spec.scalar ? 1 : spec.count) * dtype.size()));
   if (spec.fill == FillKind::random) {
     if (spec.fill_value < 0.0) fail(spec, "random fill scale " + std::to_string(spec.fill_value) + " is negative");
     return;
@@ -70,12 +73,14 @@ void validate(const ArgSpec& spec) {
 std::vector<std::byte> scalar_bytes(const ArgSpec& spec) {
   validate(spec);
   if (!spec.scalar) fail(spec, "is a buffer, not a scalar");
+  if (spec.data) return *spec.data;
   return constant_data(parse_dtype(spec.dtype), 1, spec.fill_value);
 }
 
 std::vector<std::byte> initial_data(const ArgSpec& spec, std::size_t index, std::uint64_t seed) {
   validate(spec);
   if (spec.scalar) fail(spec, "is a scalar, not a buffer");
+  if (spec.data) return *spec.data;
   const DType dtype = parse_dtype(spec.dtype);
   if (spec.fill == FillKind::random)
     return random_data(dtype, spec.count, derive_seed(seed, index), spec.fill_value);

@@ -4,6 +4,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +27,9 @@ struct ArgSpec {
   bool output = false;           // written by the kernel: poisoned before verification runs
   bool read = false;             // an output the kernel also reads (ReadWrite, e.g. C of C = A*B + beta*C):
                                  // restored by refill() before verification instead of poisoned
+  // Given contents in place of the fill (a capture's, tuning/capture_args.h): a buffer's
+  // count * dtype size bytes, or a scalar's value.
+  std::shared_ptr<const std::vector<std::byte>> data;
 };
 
 // Throws InputError naming the argument: empty name, unknown dtype, buffer with count 0, scalar

@@ -172,6 +172,8 @@ class Sweep {
   run::TimingOptions timing_;
   decision::Rule rule_;
   bool modifies_inputs_ = false;
+  std::vector<capture::Capture> captures_;  // tune --capture: the launches the sizes come from
+  const capture::Capture* captured(std::size_t size_index) const;
   Counters count_;
   std::unique_ptr<Progress> progress_;
 };

@@ -10,6 +10,7 @@
 #include "run/ceilings.h"
 #include "run/isolate.h"
 #include "run/verify.h"
+#include "tuning/capture_args.h"
 #include "tuning/sweep.h"
 
 namespace tune::tuning {
@@ -47,21 +48,34 @@ std::pair<run::Dim3, run::Dim3> Sweep::kernel_shape(const Reference& ref, const 
   return {grid, block};
 }
 
-// Reference outputs for this size, kept on the device (again after a recovery). With Tune.check,
-// the check kernel must accept the reference's own outputs first.
+// The capture this size comes from (tune --capture), if any.
+const capture::Capture* Sweep::captured(std::size_t s) const {
+  for (const auto& c : captures_)
+    if (c.size == sizes_[s].size.dims) return &c;
+  return nullptr;
+}
+
+// Reference outputs for this size, kept on the device (again after a recovery): the captured
+// outputs of the application's launch, else the reference kernel's. With Tune.check, the check
+// kernel must accept the reference's own outputs first.
 void Sweep::prepare_reference(SizeState& st) {
-  if (!reference_ || !st.args) return;  // no reference, or a ceiling measured again after the sweep
-  auto [grid, block] = kernel_shape(*ext_.reference, st);
+  const capture::Capture* cap = captured(st.index);
+  if ((!reference_ && !cap) || !st.args) return;  // no reference, or a ceiling measured again after the sweep
   run::ArgSet& args = *st.args;
   args.refill();
   args.poison_outputs();
-  auto status = reference_->launch(grid, block, 0, args);
   const std::string& size = sizes_[st.index].label;
-  if (!status.ok()) throw Error("the reference kernel failed at size " + size + ": " + status.message);
-  for (std::size_t a : st.outputs)
-    if (auto unwritten = run::count_unwritten(args.dtype(a), args.buffer(a)))
-      throw Error("the reference kernel left " + std::to_string(unwritten) + " elements of '" + args.spec(a).name +
-                  "' unwritten at size " + size);
+  if (cap) {
+    upload_captured_outputs(*cap, args, st.outputs);
+  } else {
+    auto [grid, block] = kernel_shape(*ext_.reference, st);
+    auto status = reference_->launch(grid, block, 0, args);
+    if (!status.ok()) throw Error("the reference kernel failed at size " + size + ": " + status.message);
+    for (std::size_t a : st.outputs)
+      if (auto unwritten = run::count_unwritten(args.dtype(a), args.buffer(a)))
+        throw Error("the reference kernel left " + std::to_string(unwritten) + " elements of '" + args.spec(a).name +
+                    "' unwritten at size " + size);
+  }
   st.check->keep_reference(args, st.outputs);
   if (!check_kernel_) return;
   std::tie(st.check_grid, st.check_block) = kernel_shape(*ext_.check, st);
@@ -267,10 +281,12 @@ std::unique_ptr<SizeState> Sweep::make_state(std::size_t s) {
   auto st = std::make_unique<SizeState>();
   st->index = s;
   st->check = std::make_unique<run::DeviceCheck>(session_);
-  st->args = std::make_unique<run::ArgSet>(session_, arg_specs(spec_, size), o_.seed);
+  auto specs = arg_specs(spec_, size);
+  if (const capture::Capture* cap = captured(s)) use_captured_inputs(*cap, specs);  // shared, not copied
+  st->args = std::make_unique<run::ArgSet>(session_, specs, o_.seed);
   try {
     while (st->more_args.size() + 1 < kPlacements)
-      st->more_args.push_back(std::make_unique<run::ArgSet>(session_, arg_specs(spec_, size), o_.seed));
+      st->more_args.push_back(std::make_unique<run::ArgSet>(session_, specs, o_.seed));
   } catch (const run::CudaError& e) {
     if (e.sticky()) throw;
     spdlog::warn("{}: no room for {} placements of the arguments ({}): timing on {}", sizes_[s].label, kPlacements,

@@ -14,6 +14,7 @@
 #include "spec/spec.h"
 #include "store/store.h"
 #include "search/search.h"
+#include "tuning/capture_args.h"
 #include "tuning/engine.h"
 #include "tuning/replay.h"
 #include "tuning/launch.h"
@@ -79,7 +80,8 @@ Prepared validate(const Options& opts) {
     throw InputError(opts.space + ": KernelSpecification.KernelFile: kernel file " + spec.kernel.file_path.string() +
                      " not found");
   auto space = space::Space::build(spec);
-  if (opts.sizes.empty() && opts.replay.empty()) throw InputError("no problem sizes given (--sizes)");
+  if (opts.sizes.empty() && opts.replay.empty() && opts.capture.empty()) throw InputError("no problem sizes given (--sizes)");
+  auto captures = load_captures(spec, opts.capture);
   for (const auto& size : opts.sizes)
     if (size.rank > problem_rank(spec))
       throw InputError("bad --sizes: " + size.label() + " has " + std::to_string(size.rank) + " dimensions, but " + opts.space +
@@ -89,7 +91,7 @@ Prepared validate(const Options& opts) {
   check_database_writable(opts.db);
   spdlog::info("{}: {} valid configurations of {} ({} parameters), {} sizes", opts.space, space.size(),
                space.cartesian(), space.num_params(), opts.sizes.size());
-  return Prepared{std::move(spec), std::move(space), std::move(strategy)};
+  return Prepared{std::move(spec), std::move(space), std::move(strategy), std::move(captures)};
 }
 
 std::string strategy_for(const Options& opts, const spec::Spec& spec) {
@@ -105,6 +107,7 @@ int tune(const Options& given) {
   Prepared prepared = validate(given);
   Options opts = given;
   opts.strategy = prepared.strategy;
+  for (const auto& c : prepared.captures) opts.sizes.push_back(capture_size(prepared.spec, c));  // tune --capture
   if (!opts.replay.empty()) return run_replay(opts, std::move(prepared));
   if (!run::gpu_available()) throw UnavailableError(run::gpu_unavailable_reason());
   // A configuration that faults the GPU context poisons this process for good (run/isolate.h):

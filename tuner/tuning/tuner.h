@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "capture/capture.h"
 #include "search/search.h"
 #include "sizes/sizes.h"
 #include "space/space.h"
@@ -34,6 +35,9 @@ struct Options {
   bool json = false;
   std::string command_line;
   std::vector<std::string> replay;  // Kernel Tuner caches to replay instead of a GPU run
+  // Capture files (tuning/capture_args.h): the sizes, inputs and reference outputs of the
+  // application's own launches, in place of --sizes, the fills and Tune.reference.
+  std::vector<std::string> capture;
   // Replay of several sizes: each size's search starts from the best configurations found at the
   // nearest sizes already searched (--no-seed-sizes turns it off).
   bool seed_sizes = true;
@@ -59,6 +63,7 @@ struct Prepared {
   spec::Spec spec;
   space::Space space;
   std::string strategy;
+  std::vector<capture::Capture> captures;  // Options::capture, read and checked against the spec
 };
 
 // The search policy of a run (size_search.h): strategy, options, budget per size, seed, seeding.

@@ -1,0 +1,79 @@
+// Internal to the runtime library: the state behind tune::runtime::Kernel.
+#pragma once
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "run/dtype.h"
+#include "runtime/disk_cache.h"
+#include "runtime/table.h"
+#include "spec/spec.h"
+#include "tune/runtime.h"
+
+namespace tune::runtime {
+
+inline constexpr std::size_t kMaxArguments = 64;
+
+struct Kernel::Impl {
+  struct ArgInfo {  // one argument of the spec
+    std::string name, type;
+    run::DType dtype;
+    bool scalar = false, output = false;
+  };
+  struct Compiled {  // one variant for one architecture, loaded once per process
+    std::once_flag once;
+    cudaLibrary_t library = nullptr;
+    cudaKernel_t kernel = nullptr;
+  };
+  struct Resolved {  // one (device, size): everything a launch needs
+    Selection selection;
+    Compiled* compiled = nullptr;
+    std::vector<std::uint64_t> counts;  // elements of each buffer at this size (the spec's Size)
+    std::string device_name;
+    std::atomic<bool> captured{false};
+  };
+  struct DeviceId {
+    std::string name, arch;
+    int major = 0, minor = 0;
+  };
+
+  spec::Spec spec;
+  std::string source;
+  detail::Table table;
+  Options options;
+  std::unique_ptr<detail::DiskCache> cache;
+  std::string nvrtc_version;
+  std::vector<ArgInfo> args;
+  std::vector<std::string> config_text;                // per variant
+  std::vector<std::vector<std::string>> variant_options;  // per variant: "-Dname=value", ...
+  std::filesystem::path capture_dir;
+  std::uint64_t capture_max_bytes = std::uint64_t{4} << 30;
+
+  mutable std::mutex mu;  // guards everything below
+  std::map<std::pair<std::string, std::size_t>, std::unique_ptr<Compiled>> compiled;
+  std::map<std::tuple<int, long long, long long, long long>, std::unique_ptr<Resolved>> resolved;
+  std::map<int, DeviceId> devices;
+  Stats stats;
+
+  // "kernel 'transpose' (block_size_x=32 ...) at 4096x4096x1: " for messages.
+  std::string where(const Selection* s, Size size) const;
+  [[noreturn]] void fail(const Selection* s, Size size, const std::string& cause) const;
+
+  Selection make_selection(const detail::Pick& pick, Size size) const;
+  const DeviceId& device_id(int device);
+  Resolved& resolve(int device, Size size);
+  void load(Compiled& c, const std::string& arch, std::size_t variant, const Selection& s, Size size);
+  // Throws Error naming the argument when `args` do not fit the spec at this size.
+  void check(const Selection* s, const std::vector<std::uint64_t>& counts, Size size,
+             std::initializer_list<Arg> args) const;
+  std::vector<std::uint64_t> counts(const Selection* s, Size size) const;  // each buffer's Size
+  // The capture of this launch (runtime/capture_hook.cpp): launches it itself, between copies of
+  // the arguments before and after. False when it did not (a file is there, or over the limit).
+  bool capture(Resolved& r, cudaStream_t stream, Size size, std::initializer_list<Arg> args, void** slots);
+};
+
+}  // namespace tune::runtime

@@ -1,0 +1,209 @@
+// tune::runtime: a tuned kernel inside an application, compiled at run time.
+//
+//   tune::runtime::Kernel k("spaces/transpose.json", "transpose_table.json");
+//   k.launch(stream, {cols, rows}, {Arg::buffer(out, n), Arg::buffer(in, n), Arg::scalar(rows),
+//                                    Arg::scalar(cols)});
+//
+// The table is what `tune header --kernel K --table` writes from the tuning database; the spec is
+// the kernel's T1 file, whose KernelFile is compiled. At each launch the kernel:
+// - selects the configuration for the current device and the problem size by the rule of the
+//   generated headers (exact measured size, else the nearest one; a device not in the table gets
+//   the table of a device of the same compute capability, else the spec's Default values) and
+//   reports how it matched (Selection::match);
+// - compiles it with NVRTC for the device's architecture once per process, with the options the
+//   tuner used, keeping the cubin in an on-disk cache that later processes reuse;
+// - computes grid and block from the spec's expressions, checks the arguments against the spec's
+//   (count, scalar or buffer, element type, buffer length, const-ness of outputs) and launches.
+// With TUNE_CAPTURE=dir set, the first launch of each problem size also writes a capture file
+// (tuner/capture/capture.h) that `tune --space S --capture FILE` tunes with.
+//
+// Thread-safe: one Kernel may be launched from several threads. Every failure throws
+// tune::runtime::Error, whose message names the kernel, the configuration and the cause.
+// Depends on the CUDA runtime and NVRTC only.
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <initializer_list>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace tune::runtime {
+
+inline constexpr int kVersionMajor = 1;  // of this API and the table format it reads
+
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// How a selection matched (Kernel Launcher's WisdomResult).
+enum class Match {
+  exact,           // this device, this size measured
+  nearest_size,    // this device, the nearest measured size (element count, log scale)
+  other_device,    // another device of the same compute capability (its exact or nearest size)
+  default_config,  // no device of this compute capability: the spec's Default values
+};
+const char* match_name(Match match) noexcept;  // "exact", "nearest size", "other device", "default"
+
+// A problem size: ProblemSize[0], [1], [2] of the spec (x = columns of a matrix).
+struct Size {
+  long long x = 1, y = 1, z = 1;
+};
+
+// Element types of arguments (the spec's T1 "Type" names: bool, int8..uint64, half, float,
+// double, and CUDA vector types such as float4 as `lanes`).
+enum class Element : std::uint8_t { boolean, int8, uint8, int16, uint16, int32, uint32, int64, uint64, half, float32, float64 };
+
+namespace detail {
+template <class T> struct element_of;  // no definition: an unsupported type does not compile
+#define TUNE_RUNTIME_ELEMENT(T, E, L)                \
+  template <> struct element_of<T> {                 \
+    static constexpr Element element = Element::E;   \
+    static constexpr int lanes = L;                  \
+  }
+TUNE_RUNTIME_ELEMENT(bool, boolean, 1);
+TUNE_RUNTIME_ELEMENT(char, int8, 1);
+TUNE_RUNTIME_ELEMENT(signed char, int8, 1);
+TUNE_RUNTIME_ELEMENT(unsigned char, uint8, 1);
+TUNE_RUNTIME_ELEMENT(short, int16, 1);
+TUNE_RUNTIME_ELEMENT(unsigned short, uint16, 1);
+TUNE_RUNTIME_ELEMENT(int, int32, 1);
+TUNE_RUNTIME_ELEMENT(unsigned int, uint32, 1);
+TUNE_RUNTIME_ELEMENT(long, int64, 1);
+TUNE_RUNTIME_ELEMENT(unsigned long, uint64, 1);
+TUNE_RUNTIME_ELEMENT(long long, int64, 1);
+TUNE_RUNTIME_ELEMENT(unsigned long long, uint64, 1);
+TUNE_RUNTIME_ELEMENT(float, float32, 1);
+TUNE_RUNTIME_ELEMENT(double, float64, 1);
+TUNE_RUNTIME_ELEMENT(float2, float32, 2);
+TUNE_RUNTIME_ELEMENT(float3, float32, 3);
+TUNE_RUNTIME_ELEMENT(float4, float32, 4);
+TUNE_RUNTIME_ELEMENT(double2, float64, 2);
+TUNE_RUNTIME_ELEMENT(int2, int32, 2);
+TUNE_RUNTIME_ELEMENT(int4, int32, 4);
+TUNE_RUNTIME_ELEMENT(uint2, uint32, 2);
+TUNE_RUNTIME_ELEMENT(uint4, uint32, 4);
+#undef TUNE_RUNTIME_ELEMENT
+}  // namespace detail
+
+// One kernel argument: a device buffer (pointer and element count) or a scalar passed by value.
+class Arg {
+ public:
+  template <class T>
+  static Arg buffer(T* device_pointer, std::size_t count) noexcept {
+    using E = detail::element_of<std::remove_cv_t<T>>;
+    Arg a(E::element, E::lanes, false, std::is_const_v<T>, count);
+    a.pointer_ = const_cast<void*>(static_cast<const void*>(device_pointer));
+    return a;
+  }
+  template <class T>
+  static Arg scalar(const T& value) noexcept {
+    using E = detail::element_of<T>;
+    static_assert(sizeof(T) <= sizeof(value_), "scalar too large");
+    Arg a(E::element, E::lanes, true, true, 1);
+    std::memcpy(a.value_, &value, sizeof(T));
+    a.bytes_ = sizeof(T);
+    return a;
+  }
+  // For types without a C++ spelling here (half): `bytes` of a scalar, or a buffer's pointer.
+  static Arg raw_buffer(Element element, int lanes, void* device_pointer, std::size_t count, bool is_const) noexcept;
+  static Arg raw_scalar(Element element, int lanes, const void* value, std::size_t bytes) noexcept;
+
+  Element element() const noexcept { return element_; }
+  int lanes() const noexcept { return lanes_; }
+  bool is_scalar() const noexcept { return scalar_; }
+  bool is_const() const noexcept { return const_; }
+  std::size_t count() const noexcept { return count_; }
+  std::size_t value_bytes() const noexcept { return bytes_; }
+  // What cudaLaunchKernel's args[] entry points to: the device pointer or the value.
+  void* slot() const noexcept {
+    return scalar_ ? static_cast<void*>(const_cast<unsigned char*>(value_)) : static_cast<void*>(const_cast<void**>(&pointer_));
+  }
+  void* device_pointer() const noexcept { return pointer_; }
+
+ private:
+  Arg(Element e, int lanes, bool scalar, bool is_const, std::size_t count) noexcept
+      : element_(e), lanes_(lanes), scalar_(scalar), const_(is_const), count_(count) {}
+  Element element_;
+  int lanes_;
+  bool scalar_, const_;
+  std::size_t count_;
+  std::size_t bytes_ = 0;
+  void* pointer_ = nullptr;
+  alignas(16) unsigned char value_[32] = {};
+};
+
+// The configuration a launch runs and how it was chosen.
+struct Selection {
+  Match match = Match::default_config;
+  std::string device;       // the device whose table answered ("" for default_config)
+  Size measured;            // that table's measured size (the asked size for default_config)
+  std::size_t variant = 0;  // index into the table's variants
+  std::string config;       // "block_size_x=32 block_size_y=8 ..." in the spec's order
+  std::vector<std::string> options;  // what NVRTC compiles it with: "-Dblock_size_x=32", ...
+  std::array<unsigned, 3> grid{1, 1, 1}, block{1, 1, 1};  // at the asked size
+};
+
+struct Options {
+  // The on-disk cubin cache: empty means $TUNE_CACHE_DIR, else $XDG_CACHE_HOME/tune, else
+  // $HOME/.cache/tune. It must be a directory owned by this user and writable by no one else,
+  // and each cubin file a regular file owned by this user; anything else is not used (the
+  // configuration is compiled instead). TUNE_CACHE_DIR=off or disk_cache = false turn it off.
+  std::filesystem::path cache_dir;
+  bool disk_cache = true;
+  // Capture: empty means $TUNE_CAPTURE; no capture when both are empty.
+  std::filesystem::path capture_dir;
+  std::vector<std::string> compiler_options;  // after the spec's CompilerOptions
+};
+
+struct Stats {
+  std::size_t compiled = 0;       // NVRTC compiles in this process
+  std::size_t from_disk = 0;      // cubins taken from the on-disk cache
+  std::size_t disk_refused = 0;   // cache files found but not used (corrupt, foreign, unsafe)
+  std::size_t captures = 0;       // capture files written
+  double compile_ms = 0;          // NVRTC time
+  std::string cache_dir;          // the on-disk cache in use ("" when off)
+  std::string cache_note;         // why the on-disk cache is off, when it is
+};
+
+class Kernel {
+ public:
+  // Reads the spec and its kernel source, and the table (checked against the spec: every
+  // configuration must be in the spec's space). Throws Error naming the file and the cause.
+  Kernel(const std::filesystem::path& spec, const std::filesystem::path& table, Options options = {});
+  ~Kernel();
+  Kernel(Kernel&&) noexcept;
+  Kernel& operator=(Kernel&&) noexcept;
+  Kernel(const Kernel&) = delete;
+  Kernel& operator=(const Kernel&) = delete;
+
+  const std::string& name() const noexcept;  // the spec's KernelName
+
+  // The selection for a device described by name and compute capability (no CUDA call).
+  Selection select(Size size, const std::string& device_name, int cc_major, int cc_minor) const;
+  // The selection for the current device; compiles (or loads from the cache) its configuration.
+  const Selection& prepare(Size size);
+
+  // Selects, compiles on first use, checks the arguments and launches on `stream` (no
+  // synchronisation). The reference stays valid for the Kernel's lifetime.
+  const Selection& launch(cudaStream_t stream, Size size, std::initializer_list<Arg> args);
+
+  // The argument checks of launch(), without a device: throws Error naming the argument.
+  void check_arguments(Size size, std::initializer_list<Arg> args) const;
+
+  Stats stats() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tune::runtime

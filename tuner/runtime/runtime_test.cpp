@@ -1,0 +1,140 @@
+// The runtime library's checks that need no GPU (argument checking, errors), and with a GPU the
+// whole path: compile, on-disk cache across Kernel objects, launch, capture.
+#include "tune/runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <vector>
+
+#include "capture/capture.h"
+#include "runtime/test_util.h"
+
+namespace fs = std::filesystem;
+using namespace tune;
+using runtime::Arg;
+using runtime::testing::Recorded;
+
+namespace {
+
+runtime::Options no_disk() {
+  runtime::Options o;
+  o.disk_cache = false;
+  return o;
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const runtime::Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+bool have_gpu(std::string& why) {
+  int n = 0;
+  const cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess || n == 0) {
+    why = e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device";
+    (void)cudaGetLastError();
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST(Runtime, ArgumentsAreCheckedAgainstTheSpec) {
+  Recorded r;
+  runtime::Kernel k(runtime::testing::spec_path(), r.table, no_disk());
+  float* out = reinterpret_cast<float*>(0x1000);
+  const float* in = reinterpret_cast<const float*>(0x2000);
+  const std::size_t n = 512 * 256;
+  // cols x rows = 512 x 256
+  EXPECT_EQ(error_of([&] { k.check_arguments({512, 256}, {Arg::buffer(out, n), Arg::buffer(in, n), Arg::scalar(256), Arg::scalar(512)}); }), "");
+  struct Case {
+    std::function<void()> f;
+    std::string says;
+  };
+  const std::vector<Case> cases = {
+      {[&] { k.check_arguments({512, 256}, {Arg::buffer(out, n), Arg::buffer(in, n), Arg::scalar(256)}); },
+       "3 arguments given, the spec declares 4 (out, in, rows, cols)"},
+      {[&] { k.check_arguments({512, 256}, {Arg::buffer(out, n), Arg::buffer(in, n), Arg::scalar(256L), Arg::scalar(512)}); },
+       "argument 2 'rows' has type int32 in the spec, int64 was given"},
+      {[&] { k.check_arguments({512, 256}, {Arg::buffer(out, n), Arg::buffer(in, n), Arg::buffer(out, 1), Arg::scalar(512)}); },
+       "argument 2 'rows' is a scalar in the spec, a buffer was given"},
+      {[&] { k.check_arguments({512, 256}, {Arg::buffer(out, n), Arg::buffer(in, n - 1), Arg::scalar(256), Arg::scalar(512)}); },
+       "argument 1 'in' holds 131071 elements, the spec's Size at this problem size is 131072"},
+      {[&] { k.check_arguments({512, 256}, {Arg::buffer(in, n), Arg::buffer(in, n), Arg::scalar(256), Arg::scalar(512)}); },
+       "argument 0 'out' is written by the kernel but was given as a const pointer"},
+      {[&] { k.check_arguments({512, 256}, {Arg::buffer(reinterpret_cast<double*>(0x1000), n), Arg::buffer(in, n), Arg::scalar(256), Arg::scalar(512)}); },
+       "argument 0 'out' has type float in the spec, double was given"},
+      {[&] { k.check_arguments({512, 256}, {Arg::buffer(static_cast<float*>(nullptr), n), Arg::buffer(in, n), Arg::scalar(256), Arg::scalar(512)}); },
+       "argument 0 'out' is a null pointer"},
+      {[&] { k.check_arguments({512, 256, 2}, {Arg::buffer(out, n), Arg::buffer(in, n), Arg::scalar(256), Arg::scalar(512)}); },
+       "ProblemSize has 2 dimensions"},
+  };
+  for (const auto& c : cases) {
+    const std::string e = error_of(c.f);
+    EXPECT_NE(e.find(c.says), std::string::npos) << "expected '" << c.says << "' in: " << e;
+    EXPECT_NE(e.find("kernel 'transpose'"), std::string::npos) << e;
+  }
+}
+
+TEST(Runtime, ConstructionErrorsNameTheFile) {
+  Recorded r;
+  EXPECT_NE(error_of([&] { runtime::Kernel(r.dir.path() / "none.json", r.table); }).find("none.json"), std::string::npos);
+  EXPECT_NE(error_of([&] { runtime::Kernel(runtime::testing::spec_path(), r.dir.path() / "none.json"); }).find("no such table file"),
+            std::string::npos);
+}
+
+// Without a GPU a launch says why, naming the kernel; with one this is the GPU test below.
+TEST(Runtime, LaunchWithoutAGpuIsAClearError) {
+  std::string why;
+  if (have_gpu(why)) GTEST_SKIP() << "a GPU is present: Runtime.GpuLaunchCacheAndCapture covers the launch";
+  Recorded r;
+  runtime::Kernel k(runtime::testing::spec_path(), r.table, no_disk());
+  const std::string e = error_of([&] { k.prepare({512, 512}); });
+  EXPECT_NE(e.find("tune::runtime: kernel 'transpose'"), std::string::npos) << e;
+  EXPECT_NE(e.find("512x512x1"), std::string::npos) << e;
+}
+
+// The whole path on a GPU: the tuned configuration compiles once, a second Kernel (as a second
+// process would) takes it from the on-disk cache, the transpose is right, and TUNE_CAPTURE writes
+// a capture whose output is the launch's.
+TEST(Runtime, GpuLaunchCacheAndCapture) {
+  std::string why;
+  if (!have_gpu(why)) GTEST_SKIP() << "no GPU: " << why;
+  Recorded r;
+  runtime::Options o;
+  o.cache_dir = r.dir.path() / "cache";
+  o.capture_dir = r.dir.path() / "capture";
+  const long long cols = 1000, rows = 700;
+  const std::size_t n = cols * rows;
+  std::vector<float> host(n), back(n);
+  for (std::size_t i = 0; i < n; ++i) host[i] = float(i % 9973) * 0.5f;
+  float *in = nullptr, *out = nullptr;
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&in), n * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&out), n * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(in, host.data(), n * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
+  for (int pass = 0; pass < 2; ++pass) {
+    runtime::Kernel k(runtime::testing::spec_path(), r.table, o);
+    const auto& s = k.launch(nullptr, {cols, rows},
+                             {Arg::buffer(out, n), Arg::buffer(static_cast<const float*>(in), n), Arg::scalar(int(rows)), Arg::scalar(int(cols))});
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(back.data(), out, n * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+    for (long long rr = 0; rr < rows; ++rr)
+      for (long long c = 0; c < cols; ++c) ASSERT_EQ(back[c * rows + rr], host[rr * cols + c]) << rr << " " << c;
+    const auto st = k.stats();
+    EXPECT_EQ(st.compiled, pass == 0 ? 1u : 0u) << s.config;
+    EXPECT_EQ(st.from_disk, pass == 0 ? 0u : 1u);
+    EXPECT_EQ(st.captures, pass == 0 ? 1u : 0u);  // the capture of a size is written once
+  }
+  const auto c = capture::read(o.capture_dir / capture::file_name("transpose", {cols, rows, 1}));
+  ASSERT_EQ(c.arguments.size(), 4u);
+  EXPECT_EQ(std::memcmp(c.arguments[1].input.data(), host.data(), n * sizeof(float)), 0);
+  EXPECT_EQ(std::memcmp(c.arguments[0].result.data(), back.data(), n * sizeof(float)), 0);
+  cudaFree(in);
+  cudaFree(out);
+}

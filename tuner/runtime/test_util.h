@@ -1,0 +1,44 @@
+// Helpers of the runtime tests: the table of the sweep recorded on an H200 (results/recorded/),
+// written by the header module as `tune header --table` writes it.
+#pragma once
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "header/header.h"
+#include "interop/interop.h"
+#include "store/test_util.h"
+
+namespace tune::runtime::testing {
+
+inline std::string source_dir() { return TUNE_SOURCE_DIR; }
+inline std::string spec_path() { return source_dir() + "/spaces/transpose.json"; }
+
+// Eight sizes of the H200 sweep, also as an "NVIDIA H100 80GB HBM3" (compute capability 9.0) that
+// has 512 and 1024 only; the database, the spec, the model and the table file.
+struct Recorded {
+  store::testing::TempDir dir;
+  spec::Spec spec = spec::load(spec_path());
+  store::Store db = store::Store::open((dir.path() / "r.db").string(), store::Store::Mode::read_write);
+  std::filesystem::path table = dir.path() / "transpose_table.json";
+  header::Model model;
+
+  Recorded() {
+    const std::string rec = source_dir() + "/results/recorded/transpose/";
+    for (const char* s : {"128x128", "256x256", "384x384", "512x512", "1024x1024", "1536x1536", "2048x2048", "4096x4096"})
+      interop::import_file(db, rec + s + ".json.gz", {std::nullopt, std::nullopt, &spec});
+    for (const char* s : {"512x512", "1024x1024"})
+      interop::import_file(db, rec + s + ".json.gz", {std::nullopt, std::string("NVIDIA H100 80GB HBM3"), &spec});
+    for (const char* device : {"NVIDIA H200", "NVIDIA H100 80GB HBM3"}) {
+      store::RunInfo info;
+      info.kernel = "transpose";
+      info.device = device;
+      info.compute_capability = "9.0";
+      db.finish_run(db.begin_run(info), store::RunStatus::completed);
+    }
+    model = header::build(db, "transpose", spec);
+    std::ofstream(table) << header::generate_table(model, "r.db");
+  }
+};
+
+}  // namespace tune::runtime::testing
