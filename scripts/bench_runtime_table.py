@@ -24,6 +24,7 @@ def main():
     print(f"{'size':<12} {'match':<8} {'best ms':>9} {'runtime':>9} {'dispatch':>9} {'cublas':>9} "
           f"{'rt/best':>8} {'aot/best':>8} {'blas/rt':>8} {'blas/aot':>8}")
     worst_rt = worst_aot = 0.0
+    low = float("inf")
     worst_blas = float("inf")
     for r in rows:
         b = best.get(r["size"])
@@ -32,6 +33,7 @@ def main():
             continue
         rt, aot, blas, ref = r["runtime_ms"], r["dispatch_ms"], r["cublas_ms"], b["time_ms"]
         worst_rt, worst_aot = max(worst_rt, rt / ref), max(worst_aot, aot / ref)
+        low = min(low, rt / ref, aot / ref)
         worst_blas = min(worst_blas, blas / rt, blas / aot)
         print(f"{r['size']:<12} {r['runtime_match']:<8} {ref:9.4f} {rt:9.4f} {aot:9.4f} {blas:9.4f} "
               f"{rt / ref:8.3f} {aot / ref:8.3f} {blas / rt:8.3f} {blas / aot:8.3f}")
@@ -56,6 +58,7 @@ def main():
     for s in stats:
         print(f"runtime stats: {s['compiled']} compiled ({s['compile_ms']:.0f} ms NVRTC), {s['from_disk']} from disk, "
               f"{s['disk_refused']} refused")
+    print(f"lowest ratio to tune best (either path) {low:.3f}")
     print(f"worst runtime/best {worst_rt:.3f}, worst dispatch/best {worst_aot:.3f} (target <= 1.03: "
           f"{'met' if max(worst_rt, worst_aot) <= 1.03 else 'NOT met'}); worst cuBLAS/ours {worst_blas:.3f} "
           f"(target >= 1.0: {'met' if worst_blas >= 1.0 else 'NOT met'})")
