@@ -121,11 +121,13 @@ void ArgSet::build() {
 
 void ArgSet::restore() { build(); }
 
-// On the device: the bytes of initial_data(), without host filling of gigabytes (device_ops.h).
+// On the device: the bytes of initial_data(), without host filling of gigabytes (device_ops.h);
+// given contents (a capture's) are uploaded as they are.
 void ArgSet::fill(std::size_t i) {
   const ArgSpec& spec = specs_[i];
   Slot& slot = slots_[i];
-  if (spec.fill == FillKind::random) slot.buffer.fill_random(slot.dtype, derive_seed(seed_, i), spec.fill_value);
+  if (spec.data) slot.buffer.upload(std::span<const std::byte>(*spec.data));
+  else if (spec.fill == FillKind::random) slot.buffer.fill_random(slot.dtype, derive_seed(seed_, i), spec.fill_value);
   else slot.buffer.fill_constant(slot.dtype, spec.fill_value);
 }
 

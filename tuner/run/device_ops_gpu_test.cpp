@@ -54,6 +54,20 @@ TEST_F(DeviceOps, ArgSetGeneratesInitialDataOnTheDevice) {
   EXPECT_EQ(args.buffer(2).download(), initial_data(args.spec(2), 2, 42));
 }
 
+// Given contents (tune --capture's inputs) reach the device as they are, and again after a
+// refill; the device fill must not replace them with the fill's zeros.
+TEST_F(DeviceOps, GivenDataIsUploadedAndRefilled) {
+  std::vector<std::byte> bytes(4097 * 4);
+  for (std::size_t k = 0; k < bytes.size(); ++k) bytes[k] = std::byte(k * 7 + 3);
+  ArgSpec given{"a", "float", false, 4097, FillKind::constant, 0.0, true};
+  given.data = std::make_shared<const std::vector<std::byte>>(bytes);
+  ArgSet args(*session_, {given}, 42);
+  EXPECT_EQ(args.buffer(0).download(), bytes);
+  args.poison_outputs();
+  args.refill();
+  EXPECT_EQ(args.buffer(0).download(), bytes);
+}
+
 TEST_F(DeviceOps, TheComparisonFindsWhatTheHostComparisonFinds) {
   for (const char* name : kTypes) {
     SCOPED_TRACE(name);
