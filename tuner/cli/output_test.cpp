@@ -71,7 +71,9 @@ TEST_F(Outputs, OnlyRegularFilesAreWritten) {
     for (const auto& cmd : writers(out)) EXPECT_EQ(sh(tune_cmd(cmd)), 2) << cmd;
   EXPECT_TRUE(fs::is_fifo(t.file("fifo")));
   EXPECT_TRUE(fs::is_directory(t.file("dir")));
-  if (::geteuid() == 0) EXPECT_TRUE(fs::is_character_file(t.file("null")));
+  if (::geteuid() == 0) {
+    EXPECT_TRUE(fs::is_character_file(t.file("null")));
+  }
 }
 
 TEST_F(Outputs, AFailedWriteLeavesTheTargetAndNoTemporary) {

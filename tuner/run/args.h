@@ -29,7 +29,7 @@ struct ArgSpec {
                                  // restored by refill() before verification instead of poisoned
   // Given contents in place of the fill (a capture's, tuning/capture_args.h): a buffer's
   // count * dtype size bytes, or a scalar's value.
-  std::shared_ptr<const std::vector<std::byte>> data;
+  std::shared_ptr<const std::vector<std::byte>> data{};
 };
 
 // Throws InputError naming the argument: empty name, unknown dtype, buffer with count 0, scalar

@@ -48,9 +48,10 @@ void validate(const TimingOptions& o) {
 
 int launches_per_sample(double single_ms, const TimingOptions& o) {
   if (o.flush_l2) return 1;  // each launch behind its own flush
-  if (!(single_ms > 0)) return Blocker::kMaxLaunchesPerHold / 8;
+  constexpr int kMost = Blocker::kMaxLaunchesPerHold / 8;  // holds stay far from the launch queue's depth
+  if (!(single_ms > 0)) return kMost;
   const double n = std::ceil(o.min_batch_ms / single_ms);
-  return static_cast<int>(std::clamp(n, 1.0, static_cast<double>(Blocker::kMaxLaunchesPerHold / 8)));
+  return static_cast<int>(std::clamp(n, 1.0, static_cast<double>(kMost)));
 }
 
 bool enough(std::span<const double> samples, double timed_ms, const TimingOptions& o) {
@@ -113,7 +114,7 @@ LaunchStatus run_round(Session& session, std::span<const Batch> batches, bool fl
   DeviceBuffer* l2 = flush ? &session.l2_flush_buffer() : nullptr;
   (void)blocker.timed_out();  // forget an earlier timeout
   bool held = false;
-  auto abandon = [&](LaunchStatus s) {  // let the stream go, drain it, report the first failure
+  auto abandon = [&](LaunchStatus&& s) {  // let the stream go, drain it, report the first failure
     if (held) blocker.release();
     LaunchStatus drained = session.synchronize("timed launches");
     return drained.sticky() ? drained : s;

@@ -64,7 +64,7 @@ TEST(HostileSpec, FiftyThousandParametersAreRefused) {
   json doc = transpose();
   for (int i = 0; i < 50000; ++i)
     doc["ConfigurationSpace"]["TuningParameters"].push_back(
-        {{"Name", "p" + std::to_string(i)}, {"Type", "int"}, {"Values", "[1]"}, {"Default", 1}});
+        {{"Name", std::string("p").append(std::to_string(i))}, {"Type", "int"}, {"Values", "[1]"}, {"Default", 1}});
   EXPECT_NE(refusal(doc).find("at most 1000 are supported"), std::string::npos);
 }
 
@@ -73,14 +73,14 @@ TEST(HostileSpec, HugeSpacesAreRefusedBeforeMemoryRunsOut) {
   json doc = transpose();
   for (int i = 0; i < 65; ++i)
     doc["ConfigurationSpace"]["TuningParameters"].push_back(
-        {{"Name", "q" + std::to_string(i)}, {"Type", "int"}, {"Values", "[1, 2]"}, {"Default", 1}});
+        {{"Name", std::string("q").append(std::to_string(i))}, {"Type", "int"}, {"Values", "[1, 2]"}, {"Default", 1}});
   EXPECT_NE(refusal(doc, 2).find("more valid configurations than tune can hold"), std::string::npos);
   // one condition over 40 parameters: 2^41 partial configurations to check
   doc = transpose();
   std::vector<std::string> names;
   std::string sum;
   for (int i = 0; i < 40; ++i) {
-    names.push_back("q" + std::to_string(i));
+    names.push_back(std::string("q").append(std::to_string(i)));
     doc["ConfigurationSpace"]["TuningParameters"].push_back(
         {{"Name", names.back()}, {"Type", "int"}, {"Values", "[1, 2]"}, {"Default", 1}});
     sum += (sum.empty() ? "" : " + ") + names.back();
