@@ -1,10 +1,13 @@
 #include "cli/cli.h"
 
 #include "common/output_file.h"
+#include "common/suggest.h"
 
 #include "store/sqlite.h"
 
 #include <spdlog/sinks/stdout_color_sinks.h>
+
+#include <cstdlib>
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
@@ -72,7 +75,10 @@ void setup_logging(Args& args) {
   auto lvl = spdlog::level::from_str(level);
   if (lvl == spdlog::level::off && level != "off")
     throw InputError("bad --log-level '" + level + "': expected trace, debug, info, warn, error or off");
-  auto logger = spdlog::stderr_color_mt("tune");
+  // Colour only on a terminal (spdlog's automatic mode), and never with NO_COLOR set (no-color.org).
+  const char* no_color = std::getenv("NO_COLOR");
+  auto logger = spdlog::stderr_color_mt("tune", no_color != nullptr && *no_color != 0 ? spdlog::color_mode::never
+                                                                                       : spdlog::color_mode::automatic);
   logger->set_pattern("[%H:%M:%S.%e] %^%l%$ %v");
   logger->set_level(lvl);
   spdlog::set_default_logger(logger);
@@ -137,7 +143,11 @@ int main(int argc, char** argv) {
       cmd = nullptr;
       for (const auto& c : kCommands)
         if (args[0] == c.name) cmd = &c;
-      if (!cmd) throw InputError("unknown command '" + args[0] + "' (see tune --help)");
+      if (!cmd) {
+        std::vector<std::string_view> names;
+        for (const auto& c : kCommands) names.emplace_back(c.name);
+        throw InputError("unknown command '" + args[0] + "'" + did_you_mean(args[0], names) + " (see tune --help)");
+      }
       args.erase(args.begin());
     }
     return cmd->run(args);

@@ -81,7 +81,7 @@ TEST(Cli, BadInputIsOneLineAndExitTwo) {
   };
   const std::vector<Case> cases = {
       {"--space " + kVecSpec + " --replay missing.json --strategy brute_force", "missing.json: no such file"},
-      {"--space " + kVecSpec + " --replay " + kVecCache + " --strategy brute_forse", "unknown --strategy 'brute_forse'"},
+      {"--space " + kVecSpec + " --replay " + kVecCache + " --strategy brute_forse", "unknown --strategy 'brute_forse' (did you mean 'brute_force'?)"},
       {"--space " + kConvSpec + " --replay " + kVecCache + " --strategy brute_force", "its parameters match none"},
       {"--space " + kVecSpec + " --replay " + kVecCache + " --strategy brute_force --repeats 0", "--repeats"},
       {"--space " + kVecSpec + " --replay " + kVecCache, "no strategy"},

@@ -72,8 +72,8 @@ std::string arg_type(const spec::Spec& spec, const spec::Argument& a) {
                        ": the dispatch header has no CUDA type for it");
     name = std::string(kVector[i]) + std::to_string(t.lanes);
   }
-  if (a.memory_type != "Scalar") {
-    const bool read_only = a.access_type == "ReadOnly" || (a.access_type.empty() && !a.output);
+  if (!a.scalar()) {
+    const bool read_only = a.access == spec::Access::read_only || (a.access == spec::Access::unspecified && !a.output);
     return (read_only ? "const " : "") + name + "*";
   }
   return name;

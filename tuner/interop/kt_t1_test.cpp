@@ -213,7 +213,7 @@ void expect_reads_like_tune(const std::string& file, ojson kt, const std::string
     const ojson& k = kt["arguments"][i];
     if (a.mem_type == "Constant") cmem.push_back(a.name);
     EXPECT_EQ(k["dtype"], a.type == "float" ? "float32" : a.type) << file << " argument " << a.name;
-    if (a.memory_type == "Vector") {
+    if (a.memory == spec::Memory::vector) {
       EXPECT_EQ(k["size"], a.size->program.eval(lists).as_int()) << file << " argument " << a.name;
     } else {
       ASSERT_TRUE(a.fill_value) << file << " argument " << a.name;

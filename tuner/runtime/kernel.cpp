@@ -82,8 +82,8 @@ Kernel::Kernel(const std::filesystem::path& spec_path, const std::filesystem::pa
     m.table = detail::load_table(table_path, m.spec);
     if (m.spec.kernel.arguments.size() > kMaxArguments) throw InputError(spec_path.string() + ": more than 64 arguments");
     for (const auto& a : m.spec.kernel.arguments) {
-      Impl::ArgInfo info{a.name, a.type, run::parse_dtype(a.type), a.memory_type == "Scalar", false};
-      info.output = !info.scalar && (a.output || a.access_type == "WriteOnly" || a.access_type == "ReadWrite");
+      Impl::ArgInfo info{a.name, a.type, run::parse_dtype(a.type), a.scalar(), false};
+      info.output = !info.scalar && a.written();
       m.args.push_back(std::move(info));
     }
     for (const auto& values : m.table.variants) {

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "common/error.h"
+#include "common/suggest.h"
 #include "search/strategies.h"
 
 namespace tune::search {
@@ -180,13 +181,19 @@ const Strategy& find_strategy(const std::string& name, const StrategyOptions& op
     for (const auto& [key, value] : options) {
       if (std::find(s.options.begin(), s.options.end(), key) != s.options.end()) continue;
       std::string keys;
-      for (const auto& k : s.options) keys += (keys.empty() ? "" : ", ") + k;
-      throw InputError("--strategy-option " + key + ": strategy " + name + " has no such option (it has: " +
-                       (keys.empty() ? "none" : keys) + ")");
+      std::vector<std::string_view> key_names;
+      for (const auto& k : s.options) {
+        keys += (keys.empty() ? "" : ", ") + k;
+        key_names.emplace_back(k);
+      }
+      throw InputError("--strategy-option " + key + ": strategy " + name + " has no such option" +
+                       did_you_mean(key, key_names) + " (it has: " + (keys.empty() ? "none" : keys) + ")");
     }
     return s;
   }
-  throw InputError("unknown --strategy '" + name + "' (available: " + known + ")");
+  std::vector<std::string_view> names;
+  for (const auto& s : strategies()) names.emplace_back(s.name);
+  throw InputError("unknown --strategy '" + name + "'" + did_you_mean(name, names) + " (available: " + known + ")");
 }
 
 StrategyOptions parse_options(const std::vector<std::string>& items) {

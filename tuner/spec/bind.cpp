@@ -127,10 +127,10 @@ std::vector<ArgumentPlan> arguments(const Spec& spec, const sizes::Size& size) {
     ArgumentPlan plan;
     plan.name = a.name;
     plan.type = a.type;
-    plan.scalar = a.memory_type == "Scalar";
-    plan.fill_type = a.fill_type;
-    plan.output = a.output || a.access_type == "WriteOnly" || a.access_type == "ReadWrite";
-    plan.read = a.access_type == "ReadWrite";
+    plan.scalar = a.scalar();
+    plan.fill = a.fill;
+    plan.output = a.written();
+    plan.read = a.read_and_written();
     if (a.fill_value) plan.fill_value = a.fill_value->program.eval(lists);
     // Tune.fill_values: a size-dependent value for a scalar whose T1 FillValue is a plain number
     // (so that Kernel Tuner can still read the file).

@@ -40,7 +40,7 @@ struct ArgumentPlan {
   std::string type;  // T1 type: float, int32, ...
   bool scalar = false;
   std::uint64_t count = 0;    // elements (vectors)
-  std::string fill_type;      // Constant, Random, ...
+  Fill fill = Fill::unspecified;  // the spec's FillType
   expr::Value fill_value;     // scalar value, or the constant / random scale
   bool output = false;
   bool read = false;  // ReadWrite: the kernel reads it too (restored, not poisoned, before verification)

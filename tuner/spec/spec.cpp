@@ -1,11 +1,14 @@
 #include "spec/spec.h"
 
+#include <algorithm>
+#include <array>
 #include <cctype>
 #include <fstream>
 #include <set>
 #include <sstream>
 
 #include "common/hash.h"
+#include "common/suggest.h"
 
 namespace tune::spec {
 
@@ -13,6 +16,10 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
+
+// The keys of the "Tune" object (tuning/extension.h reads them; spec/bind.cpp fill_values).
+constexpr std::array<std::string_view, 8> kTuneKeys = {"bytes",     "flops",     "ceilings",  "reference",
+                                                       "check",     "tolerance", "statistic", "fill_values"};
 
 // A bare name (block_size_y), as opposed to an expression or a number ("2147483647").
 bool is_identifier(const std::string& s) {
@@ -124,20 +131,41 @@ std::optional<Expression> size_expr(const json& obj, const char* key, const Ctx&
   return ctx.expression(*it, where + "." + key, names);
 }
 
+// The enumerations' names in the order of their enum (the first entries of Access and Fill are
+// "absent": never matched by a name).
+constexpr std::array<std::string_view, 4> kMemoryNames = {"Scalar", "Vector", "Local", "Symbol"};
+constexpr std::array<std::string_view, 4> kAccessNames = {"", "ReadOnly", "WriteOnly", "ReadWrite"};
+constexpr std::array<std::string_view, 7> kFillNames = {"",       "Constant",  "Random",   "Generator",
+                                                        "Script", "BinaryRaw", "BinaryHDF"};
+
+template <class E, std::size_t N>
+E one_of(const Ctx& ctx, const std::string& text, const std::array<std::string_view, N>& names,
+         const std::string& where) {
+  for (std::size_t i = 0; i < N; ++i)
+    if (!names[i].empty() && names[i] == text) return static_cast<E>(i);
+  std::string known;
+  for (std::string_view n : names)
+    if (!n.empty()) known += (known.empty() ? "" : ", ") + std::string(n);
+  ctx.fail(where, "'" + text + "' is not one of " + known + did_you_mean(text, names));
+}
+
 Argument parse_argument(const json& a, const Ctx& ctx, const std::string& where,
                         const std::vector<std::string>& names) {
   Argument out;
   out.name = ctx.opt_text(a, "Name", where);
   out.type = ctx.text(ctx.need(a, "Type", where), where + ".Type");
-  out.memory_type = ctx.text(ctx.need(a, "MemoryType", where), where + ".MemoryType");
-  out.access_type = ctx.opt_text(a, "AccessType", where);
-  out.fill_type = ctx.opt_text(a, "FillType", where);
+  out.memory = one_of<Memory>(ctx, ctx.text(ctx.need(a, "MemoryType", where), where + ".MemoryType"), kMemoryNames,
+                      where + ".MemoryType");
+  if (const std::string t = ctx.opt_text(a, "AccessType", where); !t.empty())
+    out.access = one_of<Access>(ctx, t, kAccessNames, where + ".AccessType");
+  if (const std::string t = ctx.opt_text(a, "FillType", where); !t.empty())
+    out.fill = one_of<Fill>(ctx, t, kFillNames, where + ".FillType");
   out.mem_type = ctx.opt_text(a, "MemType", where);
   out.size = size_expr(a, "Size", ctx, where, names);
   out.fill_value = size_expr(a, "FillValue", ctx, where, names);
   if (auto it = a.find("Output"); it != a.end() && !it->is_null())
     out.output = it->is_boolean() ? it->get<bool>() : (it->is_number() && it->get<double>() != 0);
-  if (out.memory_type == "Vector" && !out.size)
+  if (out.memory == Memory::vector && !out.size)
     ctx.fail(where, "vector argument '" + out.name + "' has no \"Size\"");
   return out;
 }
@@ -285,6 +313,12 @@ Spec parse(const std::string& text, const fs::path& path) {
     if (auto n = s->find("Name"); n != s->end() && n->is_string()) spec.search = n->get<std::string>();
   if (auto t = doc.find("Tune"); t != doc.end()) {
     if (!t->is_object()) ctx.fail("Tune", "expected an object (tune's extensions)");
+    for (const auto& [key, value] : t->items())
+      if (std::find(kTuneKeys.begin(), kTuneKeys.end(), key) == kTuneKeys.end()) {
+        std::string known;
+        for (std::string_view k : kTuneKeys) known += (known.empty() ? "" : ", ") + std::string(k);
+        ctx.fail("Tune." + key, "unknown key" + did_you_mean(key, kTuneKeys) + " (known: " + known + ")");
+      }
     spec.tune = *t;
   }
   return spec;

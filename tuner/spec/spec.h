@@ -39,16 +39,27 @@ struct Expression {
   expr::Program program;
 };
 
+// The T1 schema's enumerations of an argument (kernel_tuner/schema/T1/input-schema.json); any
+// other value is refused when the file is loaded.
+enum class Memory { scalar, vector, local, symbol };                          // "MemoryType"
+enum class Access { unspecified, read_only, write_only, read_write };         // "AccessType", absent
+enum class Fill { unspecified, constant, random, generator, script, binary_raw, binary_hdf };  // "FillType"
+
 struct Argument {
   std::string name;
-  std::string type;         // T1 "Type": float, int32, double, ...
-  std::string memory_type;  // Vector or Scalar (Local/Symbol kept as written)
-  std::string access_type;  // ReadOnly, WriteOnly, ReadWrite ("" if absent)
-  std::string fill_type;    // Constant, Random, ... ("" if absent)
+  std::string type;  // T1 "Type": float, int32, double, ...
+  Memory memory = Memory::vector;
+  Access access = Access::unspecified;
+  Fill fill = Fill::unspecified;
   std::optional<Expression> size;        // element count (vectors)
   std::optional<Expression> fill_value;  // a number, or an expression in our files
-  bool output = false;      // "Output": 1, or AccessType WriteOnly/ReadWrite
-  std::string mem_type;     // Kernel Tuner's "MemType" (e.g. Constant), kept as written
+  bool output = false;   // "Output": 1 (true), as Kernel Tuner's files mark outputs
+  std::string mem_type;  // Kernel Tuner's "MemType" (e.g. Constant), kept as written
+
+  bool scalar() const { return memory == Memory::scalar; }
+  // Written by the kernel: "Output", or AccessType WriteOnly / ReadWrite.
+  bool written() const { return output || access == Access::write_only || access == Access::read_write; }
+  bool read_and_written() const { return access == Access::read_write; }
 };
 
 struct Kernel {

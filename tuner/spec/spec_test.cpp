@@ -127,3 +127,43 @@ TEST(SpecErrors, BadValues) {
             "bad.json: ConfigurationSpace.TuningParameters[1].Name: duplicate parameter 'a'");
   EXPECT_THROW(parse(doc(R"([{"Name": "a", "Type": "int", "Values": "[1, 2"}])"), "bad.json"), tune::expr::Error);
 }
+
+// Issue #14: the "Tune" extensions are typed: a misspelt key is an error naming the closest known
+// one, not a silently ignored setting (a Tune.refrence would have left results unverified).
+TEST(SpecErrors, UnknownTuneKeysAreRefused) {
+  const std::string params = R"([{"Name": "block_size_x", "Type": "int", "Values": "[32, 64]"}])";
+  auto with_tune = [&](const std::string& tune) {
+    std::string d = doc(params);
+    return d.substr(0, d.size() - 1) + R"(, "Tune": )" + tune + "}";
+  };
+  EXPECT_EQ(error_of(with_tune(R"({"bytes": "8"})")), "");
+  const std::string e = error_of(with_tune(R"({"bytes": "8", "refrence": {}})"));
+  EXPECT_EQ(e.rfind("bad.json: Tune.refrence: unknown key (did you mean 'reference'?) (known: bytes, flops,", 0), 0u) << e;
+  EXPECT_NE(error_of(with_tune(R"({"gemm": 1})")).find("Tune.gemm: unknown key (known: "), std::string::npos);
+  EXPECT_NE(error_of(with_tune("[1]")).find("Tune: expected an object"), std::string::npos);
+}
+
+// Issue #14: an argument's MemoryType, AccessType and FillType are the T1 schema's enumerations,
+// read into enums; another value is an error (a misspelt "Readwrite" made an output look read-only).
+TEST(SpecErrors, ArgumentKindsAreTheSchemasEnumerations) {
+  const std::string params = R"([{"Name": "block_size_x", "Type": "int", "Values": "[32, 64]"}])";
+  auto with_arg = [&](const std::string& arg) { return doc(params, "[]", R"(, "Arguments": [)" + arg + "]"); };
+  const std::string ok = R"({"Name": "a", "Type": "float", "MemoryType": "Vector", "AccessType": "ReadWrite",
+                            "FillType": "Random", "Size": "1024"})";
+  const auto spec = parse(with_arg(ok), "ok.json");
+  ASSERT_EQ(spec.kernel.arguments.size(), 1u);
+  EXPECT_EQ(spec.kernel.arguments[0].memory, tune::spec::Memory::vector);
+  EXPECT_EQ(spec.kernel.arguments[0].access, tune::spec::Access::read_write);
+  EXPECT_EQ(spec.kernel.arguments[0].fill, tune::spec::Fill::random);
+  EXPECT_TRUE(spec.kernel.arguments[0].written());
+  EXPECT_TRUE(spec.kernel.arguments[0].read_and_written());
+  EXPECT_EQ(error_of(with_arg(R"({"Name": "a", "Type": "float", "MemoryType": "Vector", "AccessType": "Readwrite", "Size": "4"})")),
+            "bad.json: KernelSpecification.Arguments[0].AccessType: 'Readwrite' is not one of ReadOnly, WriteOnly, "
+            "ReadWrite (did you mean 'ReadWrite'?)");
+  EXPECT_NE(error_of(with_arg(R"({"Name": "s", "Type": "int", "MemoryType": "Scaler"})"))
+                .find("'Scaler' is not one of Scalar, Vector, Local, Symbol (did you mean 'Scalar'?)"),
+            std::string::npos);
+  EXPECT_NE(error_of(with_arg(R"({"Name": "a", "Type": "float", "MemoryType": "Vector", "FillType": "Zeros", "Size": "4"})"))
+                .find("FillType: 'Zeros' is not one of Constant, Random,"),
+            std::string::npos);
+}

@@ -67,7 +67,7 @@ Sweep::Sweep(const Options& o, Prepared prepared)
   store::RunInfo info = gpu_run_info(o_, spec_, session_.device());
   info.timing = timing_description(o_, parse_extension(spec_)) + "; " + session_.clocks_note();
   run_id_ = db_.begin_run(info);
-  for (const auto& a : spec_.kernel.arguments) modifies_inputs_ = modifies_inputs_ || a.access_type == "ReadWrite";
+  for (const auto& a : spec_.kernel.arguments) modifies_inputs_ = modifies_inputs_ || a.read_and_written();
   timing_.warmup = o_.warmup;
   timing_.min_samples = o_.repetitions;
   timing_.flush_l2 = o_.flush_l2;

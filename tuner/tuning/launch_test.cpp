@@ -58,7 +58,7 @@ TEST(Launch, ArgumentsSeeTheSizeAndParameterValueLists) {
   EXPECT_TRUE(args[0].output);
   EXPECT_EQ(args[1].count, (2048u + 14) * (1024u + 14));  // + max(filter_width)-1
   EXPECT_EQ(args[2].count, 225u);
-  EXPECT_EQ(args[1].fill_type, "Random");
+  EXPECT_EQ(args[1].fill, spec::Fill::random);
   auto v = spec::load(kExternal / "kernel_tuner/test/test_cache_file_T1_input.json");
   auto vargs = tuning::arguments(v, sizes::parse_one("100"));
   ASSERT_EQ(vargs.size(), 4u);

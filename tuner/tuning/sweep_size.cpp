@@ -25,8 +25,9 @@ std::vector<run::ArgSpec> arg_specs(const spec::Spec& spec, const sizes::Size& s
     s.dtype = a.type;
     s.scalar = a.scalar;
     s.count = a.scalar ? 1 : a.count;
-    s.fill = a.fill_type == "Random" ? run::FillKind::random : run::FillKind::constant;
-    s.fill_value = a.fill_value.is_number() ? a.fill_value.as_float() : (a.fill_type == "Random" ? 1.0 : 0.0);
+    const bool random = a.fill == spec::Fill::random;
+    s.fill = random ? run::FillKind::random : run::FillKind::constant;
+    s.fill_value = a.fill_value.is_number() ? a.fill_value.as_float() : (random ? 1.0 : 0.0);
     s.output = a.output && !a.scalar;
     s.read = a.read;
     out.push_back(std::move(s));
