@@ -50,8 +50,16 @@ int cmd_import(const Args& args) {
   o.spec = spec ? &*spec : nullptr;
   o.command_line = joined_args();
   auto db = store::Store::open(db_path(vm), store::Store::Mode::read_write);
-  for (const auto& file : vm["file"].as<std::vector<std::string>>()) {
-    auto r = interop::import_file(db, file, o);
+  // All files or none: a bad file among several leaves the database as it was (each file's own
+  // transaction nests in this one), and the report is printed only once everything is stored.
+  std::vector<interop::ImportResult> results;
+  {
+    auto all = db.batch();
+    for (const auto& file : vm["file"].as<std::vector<std::string>>()) results.push_back(interop::import_file(db, file, o));
+    all.commit();
+  }
+  for (const auto& r : results) {
+    const std::string file = r.file.string();
     std::string statuses;
     for (const auto& [status, n] : r.statuses) {
       if (!statuses.empty()) statuses += ", ";

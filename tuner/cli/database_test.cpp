@@ -135,7 +135,9 @@ TEST(Foreign, ACorruptPageIsExit2WithOneLine) {
     const Result r = tune_cmd(c);
     EXPECT_TRUE(r.code == 2 || r.code == 0) << c << ": " << r.code << " " << r.err;  // 0: the damage was not read
     EXPECT_EQ(r.err.find("internal error"), std::string::npos) << c << ": " << r.err;
-    if (r.code == 2) EXPECT_LE(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    if (r.code == 2) {
+      EXPECT_LE(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    }
   }
   const Result w = tune_cmd(replay_into(db));  // a writer checks every page first
   EXPECT_EQ(w.code, 2) << w.err;
@@ -159,10 +161,30 @@ TEST(ReadOnly, QueriesWorkOnAFileTheUserCanOnlyRead) {
   fs::permissions(dir, fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read | fs::perms::group_exec |
                            fs::perms::others_read | fs::perms::others_exec);
   fs::permissions(t.path(), fs::perms::others_exec | fs::perms::others_read, fs::perm_options::add);
-  for (const std::string& cmd : {"best", "db", "best --json"}) {
+  for (const std::string cmd : {"best", "db", "best --json"}) {
     const int code = std::system((as_nobody + TUNE_BINARY + " " + cmd + " --db " + db + " >/dev/null 2>&1").c_str());
     EXPECT_EQ(WEXITSTATUS(code), 0) << cmd;
   }
   fs::permissions(dir, fs::perms::owner_all, fs::perm_options::add);
   EXPECT_EQ(store::testing::file_hash(db), before);
+}
+
+// Issue #14: `tune import` of several files is all or nothing: a bad file after good ones is one
+// error, exit 2, and the database is unchanged (the good files are not half-imported).
+TEST(Import, ABadFileAmongSeveralImportsNothing) {
+  store::testing::TempDir t;
+  const std::string db = t.file("i.db");
+  ASSERT_EQ(tune_cmd(replay_into(db)).code, 0);
+  const std::string before = store::testing::file_hash(db);
+  const std::string bad = t.file("bad.json");
+  store::testing::write_bytes(bad, "[1, 2, 3]");  // JSON, but neither a cache nor T4 results
+  const std::string good = std::string(TUNE_SOURCE_DIR) + "/results/recorded/transpose/256x256.json.gz";
+  const Result r = tune_cmd("import " + good + " " + bad + " --db " + db);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("bad.json"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out, "");  // nothing reported as imported
+  EXPECT_EQ(store::testing::file_hash(db), before);
+  const Result ok = tune_cmd("import " + good + " --db " + db);
+  EXPECT_EQ(ok.code, 0) << ok.err;
+  EXPECT_NE(ok.out.find("256x256"), std::string::npos) << ok.out;
 }
