@@ -4,11 +4,12 @@
 #include "common/suggest.h"
 
 #include "store/sqlite.h"
+#include "store/store.h"
 
 #include <spdlog/sinks/stdout_color_sinks.h>
 
-#include <cstdlib>
 #include <spdlog/spdlog.h>
+#include <cstdlib>
 
 #include <cstdio>
 #include <filesystem>
@@ -77,14 +78,31 @@ void setup_logging(Args& args) {
     throw InputError("bad --log-level '" + level + "': expected trace, debug, info, warn, error or off");
   // Colour only on a terminal (spdlog's automatic mode), and never with NO_COLOR set (no-color.org).
   const char* no_color = std::getenv("NO_COLOR");
-  auto logger = spdlog::stderr_color_mt("tune", no_color != nullptr && *no_color != 0 ? spdlog::color_mode::never
-                                                                                       : spdlog::color_mode::automatic);
+  auto logger = spdlog::stderr_color_mt(
+      "tune", no_color != nullptr && *no_color != 0 ? spdlog::color_mode::never : spdlog::color_mode::automatic);
   logger->set_pattern("[%H:%M:%S.%e] %^%l%$ %v");
   logger->set_level(lvl);
   spdlog::set_default_logger(logger);
 }
 
 }  // namespace
+
+NewDatabaseGuard::NewDatabaseGuard(std::string path) : path_(std::move(path)) {
+  std::error_code ec;
+  existed_ = std::filesystem::exists(std::filesystem::symlink_status(path_, ec));
+}
+
+NewDatabaseGuard::~NewDatabaseGuard() {
+  if (dismissed_ || existed_) return;
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path_, ec)) return;
+  try {
+    if (store::Store::open(path_, store::Store::Mode::read_only).measurement_count() > 0) return;  // keep the work
+  } catch (const std::exception&) {
+    return;  // not ours to judge: leave it
+  }
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::filesystem::remove(path_ + suffix, ec);
+}
 
 bool parse(const std::string& command, const std::string& usage_line, const Args& args,
            const po::options_description& options, po::variables_map& vm,

@@ -45,7 +45,13 @@ int cmd_evaluate(const Args& args) {
     return 0;
   }
   const long repeats = vm["repeats"].as<long>();
-  if (repeats < 1) throw InputError("tune evaluate: --repeats must be at least 1, not " + std::to_string(repeats));
+  // Bounded: each repeat holds its whole search history in memory (10^9 ran out of memory).
+  constexpr long kMaxRepeats = 10000;
+  if (repeats < 1 || repeats > kMaxRepeats)
+    throw InputError("tune evaluate: --repeats must be from 1 to " + std::to_string(kMaxRepeats) + ", not " +
+                     std::to_string(repeats));
+  if (const unsigned threads = vm["threads"].as<unsigned>(); threads > 1024)
+    throw InputError("tune evaluate: --threads must be at most 1024, not " + std::to_string(threads));
   // Strategies first: a misspelt name fails before any cache is read.
   auto strategies = evaluate::strategy_specs(strings(vm, "strategy"), strings(vm, "strategy-option"));
   auto problems = evaluate::load_problems(strings(vm, "space"), strings(vm, "replay"));

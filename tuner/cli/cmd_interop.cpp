@@ -31,14 +31,15 @@ int cmd_import(const Args& args) {
   opts.add_options()("file", po::value<std::vector<std::string>>()->multitoken(),
                      "Kernel Tuner cache (.json or .json.gz, closed or left open) or T4 results file")(
       "kernel", po::value<std::string>(), "store under this kernel name (default: the file's kernel_name)")(
-      "device", po::value<std::string>(), "store under this device (default: the file's device_name, else \"unknown\")")(
+      "device", po::value<std::string>(),
+      "store under this device (default: the file's device_name, else \"unknown\")")(
       "spec", po::value<std::string>(), "T1 spec of the same space: key configurations like `tune run` does");
   add_db_option(opts);
   po::positional_options_description pos;
   pos.add("file", -1);
   po::variables_map vm;
-  if (!parse("import", "tune import FILE... [--kernel NAME] [--device NAME] [--spec T1.json] [--db FILE]", args, opts, vm,
-             &pos)) {
+  if (!parse("import", "tune import FILE... [--kernel NAME] [--device NAME] [--spec T1.json] [--db FILE]", args, opts,
+             vm, &pos)) {
     return 0;
   }
   if (!vm.count("file")) throw InputError("tune import: give at least one file to import (see tune import --help)");
@@ -49,15 +50,18 @@ int cmd_import(const Args& args) {
   o.device = opt(vm, "device");
   o.spec = spec ? &*spec : nullptr;
   o.command_line = joined_args();
+  NewDatabaseGuard created(db_path(vm));
   auto db = store::Store::open(db_path(vm), store::Store::Mode::read_write);
   // All files or none: a bad file among several leaves the database as it was (each file's own
   // transaction nests in this one), and the report is printed only once everything is stored.
   std::vector<interop::ImportResult> results;
   {
     auto all = db.batch();
-    for (const auto& file : vm["file"].as<std::vector<std::string>>()) results.push_back(interop::import_file(db, file, o));
+    for (const auto& file : vm["file"].as<std::vector<std::string>>())
+      results.push_back(interop::import_file(db, file, o));
     all.commit();
   }
+  created.dismiss();
   for (const auto& r : results) {
     const std::string file = r.file.string();
     std::string statuses;
@@ -89,8 +93,9 @@ int cmd_export(const Args& args) {
       "out", po::value<std::string>()->required(), "file to write");
   add_db_option(opts);
   po::variables_map vm;
-  if (!parse("export", "tune export --format kt-cache|t4|csv [--kernel K] [--device D] [--size N] --out FILE [--db FILE]",
-             args, opts, vm)) {
+  if (!parse("export",
+             "tune export --format kt-cache|t4|csv [--kernel K] [--device D] [--size N] --out FILE [--db FILE]", args,
+             opts, vm)) {
     return 0;
   }
   interop::ExportOptions o;

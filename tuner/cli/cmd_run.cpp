@@ -26,8 +26,7 @@ int cmd_run(const Args& args) {
       "Kernel Tuner cache(s) to replay instead of running on the GPU")(
       "capture", po::value<std::vector<std::string>>()->multitoken(),
       "capture file(s) written by the runtime library (TUNE_CAPTURE): tune at their sizes with their inputs, "
-      "verified against their outputs")(
-      "strategy", po::value<std::string>(), strategy_help().c_str())(
+      "verified against their outputs")("strategy", po::value<std::string>(), strategy_help().c_str())(
       "strategy-option", po::value<std::vector<std::string>>()->composing(),
       "key=value: an option of the strategy (Kernel Tuner's names), repeatable")(
       "max-fevals", po::value<std::int64_t>(), "at most this many configurations per size")(
@@ -36,9 +35,8 @@ int cmd_run(const Args& args) {
       "device", po::value<int>()->default_value(0), "CUDA device ordinal")(
       "repetitions", po::value<int>()->default_value(10),
       "at least this many samples per measurement (each a batch of launches; more until the mean's 95% "
-      "interval is within 1%)")(
-      "warmup", po::value<int>()->default_value(0),
-      "extra untimed launches before timing (each block of samples is primed anyway)")(
+      "interval is within 1%)")("warmup", po::value<int>()->default_value(0),
+                                "extra untimed launches before timing (each block of samples is primed anyway)")(
       "flush-l2", po::bool_switch(), "flush the L2 cache before each timed launch (cold L2; one launch per sample)")(
       "json", po::bool_switch(), "print the end-of-run table as JSON")(
       "no-seed-sizes", po::bool_switch(),
@@ -71,7 +69,8 @@ int cmd_run(const Args& args) {
   o.seed_sizes = !vm["no-seed-sizes"].as<bool>();
   if (vm.count("max-fevals")) {
     o.max_fevals = vm["max-fevals"].as<std::int64_t>();
-    if (*o.max_fevals <= 0) throw InputError("bad --max-fevals " + std::to_string(*o.max_fevals) + ": must be positive");
+    if (*o.max_fevals <= 0)
+      throw InputError("bad --max-fevals " + std::to_string(*o.max_fevals) + ": must be positive");
   }
   if (vm.count("time-limit")) {
     o.time_limit_s = vm["time-limit"].as<double>();
@@ -81,12 +80,16 @@ int cmd_run(const Args& args) {
   o.device = vm["device"].as<int>();
   o.repetitions = vm["repetitions"].as<int>();
   o.warmup = vm["warmup"].as<int>();
-  if (o.repetitions < 1 || o.warmup < 0) throw InputError("bad --repetitions/--warmup: need repetitions >= 1, warmup >= 0");
+  if (o.repetitions < 1 || o.warmup < 0)
+    throw InputError("bad --repetitions/--warmup: need repetitions >= 1, warmup >= 0");
   o.flush_l2 = vm["flush-l2"].as<bool>();
   o.json = vm["json"].as<bool>();
   o.argv = process_args();
   for (const auto& a : args) o.command_line += (o.command_line.empty() ? "tune " : " ") + a;
-  return tuning::tune(o);
+  NewDatabaseGuard created(o.db);
+  const int status = tuning::tune(o);
+  created.dismiss();
+  return status;
 }
 
 }  // namespace tune::cli

@@ -22,11 +22,26 @@ std::string db_path(const po::variables_map& vm);  // --db, or results/tuning.db
 // The process's own arguments (argv[0] first), for commands that re-run themselves.
 const Args& process_args();
 
-// Writes `text` to `path` whole or not at all (a temporary file renamed over it), creating the
-// folder; prints "wrote PATH (N bytes)". Throws InputError naming the path.
 // Writes an output file (common/output_file.h: atomically, a regular file only, never the
 // database `db`) and says so.
 void write_output(const std::string& path, const std::string& text, const std::string& db);
+
+// A writing command that fails leaves no database behind that it created and stored nothing in:
+// constructed before the database is opened, it removes the file (and its -wal, -shm, -journal)
+// on destruction unless dismissed, when the path did not exist before and holds no measurement.
+class NewDatabaseGuard {
+ public:
+  explicit NewDatabaseGuard(std::string path);
+  ~NewDatabaseGuard();
+  NewDatabaseGuard(const NewDatabaseGuard&) = delete;
+  NewDatabaseGuard& operator=(const NewDatabaseGuard&) = delete;
+  void dismiss() { dismissed_ = true; }
+
+ private:
+  std::string path_;
+  bool existed_ = true;
+  bool dismissed_ = false;
+};
 
 int cmd_run(const Args& args);
 int cmd_space(const Args& args);

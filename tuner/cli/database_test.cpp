@@ -30,7 +30,8 @@ struct Result {
 
 Result tune_cmd(const std::string& args) {
   static int n = 0;
-  const fs::path err = fs::temp_directory_path() / ("tune_db_err_" + std::to_string(::getpid()) + "_" + std::to_string(n++));
+  const fs::path err =
+      fs::temp_directory_path() / ("tune_db_err_" + std::to_string(::getpid()) + "_" + std::to_string(n++));
   const std::string cmd = std::string(TUNE_BINARY) + " " + args + " 2>" + err.string();
   Result r;
   FILE* p = ::popen(cmd.c_str(), "r");
@@ -187,4 +188,20 @@ TEST(Import, ABadFileAmongSeveralImportsNothing) {
   const Result ok = tune_cmd("import " + good + " --db " + db);
   EXPECT_EQ(ok.code, 0) << ok.err;
   EXPECT_NE(ok.out.find("256x256"), std::string::npos) << ok.out;
+}
+
+// Issue #16: a writing command that fails on its input leaves no database behind that it
+// created (a failed import or replay into a new path created an empty database).
+TEST(Import, AFailedFirstWriteLeavesNoNewDatabase) {
+  store::testing::TempDir t;
+  const std::string bad = t.file("bad.json");
+  store::testing::write_bytes(bad, "[1, 2, 3]");
+  const std::string db = t.file("new.db");
+  EXPECT_EQ(tune_cmd("import " + bad + " --db " + db).code, 2);
+  EXPECT_EQ(tune_cmd("--space " + kSpec + " --replay " + bad + " --db " + db).code, 2);
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) EXPECT_FALSE(fs::exists(db + suffix)) << suffix;
+  // an existing database stays, and so does a new one that the command completed
+  ASSERT_EQ(tune_cmd(replay_into(db)).code, 0);
+  EXPECT_EQ(tune_cmd("import " + bad + " --db " + db).code, 2);
+  EXPECT_TRUE(fs::exists(db));
 }

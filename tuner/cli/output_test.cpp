@@ -39,7 +39,8 @@ struct Outputs : ::testing::Test {
   std::string db = t.file("t.db");
   void SetUp() override { ASSERT_EQ(sh(tune_cmd("--space " + kSpec + " --replay " + kCache + " --db " + db)), 0); }
   std::vector<std::string> writers(const std::string& out) const {
-    return {"header --kernel transpose --db " + db + " --out " + out, "report --kernel transpose --db " + db + " --out " + out,
+    return {"header --kernel transpose --db " + db + " --out " + out,
+            "report --kernel transpose --db " + db + " --out " + out,
             "export --format csv --kernel transpose --db " + db + " --out " + out};
   }
 };
@@ -57,6 +58,23 @@ TEST_F(Outputs, TheDatabaseIsNeverAnOutput) {
       EXPECT_EQ(store::testing::file_hash(db), before) << cmd;
     }
   EXPECT_EQ(store::Store::open(db, store::Store::Mode::read_only).measurement_count(), 374);
+}
+
+// Any SQLite database is kept from every output, also one the command does not know as its own:
+// `tune evaluate --curves other.db` replaced a database with CSV and exited 0.
+TEST_F(Outputs, NoSqliteDatabaseIsEverAnOutput) {
+  { auto s = store::Store::open(db, store::Store::Mode::read_write); }
+  const std::string before = store::testing::file_hash(db);
+  const std::string other = t.file("other.db");
+  ASSERT_EQ(sh(tune_cmd("--space " + kSpec + " --replay " + kCache + " --db " + other)), 0);
+  { auto s = store::Store::open(other, store::Store::Mode::read_write); }
+  const std::string other_before = store::testing::file_hash(other);
+  EXPECT_EQ(sh(tune_cmd("evaluate --space " + kSpec + " --replay " + kCache +
+                        " --strategy random_sample --repeats 2 --curves " + db)),
+            2);
+  for (const auto& cmd : writers(other)) EXPECT_EQ(sh(tune_cmd(cmd)), 2) << cmd;
+  EXPECT_EQ(store::testing::file_hash(db), before);
+  EXPECT_EQ(store::testing::file_hash(other), other_before);
 }
 
 TEST_F(Outputs, OnlyRegularFilesAreWritten) {
@@ -81,8 +99,8 @@ TEST_F(Outputs, AFailedWriteLeavesTheTargetAndNoTemporary) {
   fs::create_directory(dir);
   store::testing::write_bytes((dir / "r.html").string(), "previous");
   // a full disk, as the process sees it: files may not grow past 1 KiB (SIGXFSZ ignored: EFBIG)
-  const std::string cmd = "trap '' XFSZ; ulimit -f 1; " + tune_cmd("report --kernel transpose --db " + db + " --out " +
-                                                               (dir / "r.html").string());
+  const std::string cmd = "trap '' XFSZ; ulimit -f 1; " +
+                          tune_cmd("report --kernel transpose --db " + db + " --out " + (dir / "r.html").string());
   EXPECT_EQ(sh("bash -c \"" + cmd + "\""), 2);
   EXPECT_EQ(store::testing::read_bytes((dir / "r.html").string()), "previous");
   EXPECT_EQ(files_in(dir), 1u);  // no r.html.tmp left behind
@@ -91,12 +109,12 @@ TEST_F(Outputs, AFailedWriteLeavesTheTargetAndNoTemporary) {
 TEST_F(Outputs, AHostileKernelNameStaysInsideResults) {
   const fs::path cwd = t.file("work");
   fs::create_directories(cwd);
-  ASSERT_EQ(sh("cd " + cwd.string() + " && " +
-               tune_cmd("import " + kCache + " --kernel ../../escaped --db " + db)), 0);
+  ASSERT_EQ(sh("cd " + cwd.string() + " && " + tune_cmd("import " + kCache + " --kernel ../../escaped --db " + db)), 0);
   ASSERT_EQ(sh("cd " + cwd.string() + " && " + tune_cmd("report --kernel ../../escaped --db " + db)), 0);
   EXPECT_FALSE(fs::exists(t.path() / "escaped_report.html"));
   EXPECT_FALSE(fs::exists(fs::path(t.path()).parent_path() / "escaped_report.html"));
   bool inside = false;
-  for (const auto& e : fs::directory_iterator(cwd / "results")) inside = inside || e.path().filename().string().find("escaped") != std::string::npos;
+  for (const auto& e : fs::directory_iterator(cwd / "results"))
+    inside = inside || e.path().filename().string().find("escaped") != std::string::npos;
   EXPECT_TRUE(inside);
 }

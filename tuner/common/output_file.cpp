@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include "common/error.h"
@@ -16,17 +17,29 @@ namespace fs = std::filesystem;
 
 namespace {
 
-[[noreturn]] void refuse(const fs::path& path, const std::string& why) {
-  throw InputError(path.string() + ": " + why);
-}
+[[noreturn]] void refuse(const fs::path& path, const std::string& why) { throw InputError(path.string() + ": " + why); }
 
 // The same file: by path once links are resolved, or by device and inode (hard links).
 bool same_file(const fs::path& a, const fs::path& b) {
   std::error_code ec;
   const fs::path ca = fs::weakly_canonical(a, ec), cb = fs::weakly_canonical(b, ec);
   if (!ca.empty() && ca == cb) return true;
-  struct stat sa {}, sb {};
+  struct stat sa {
+  }, sb{};
   return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+// A SQLite database (any program's, ours included) by its 16-byte header, or a WAL file by its
+// magic: never an output's to replace, whether or not the command knows it as its database.
+bool is_sqlite_file(const fs::path& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return false;
+  char head[16] = {};
+  const std::size_t n = std::fread(head, 1, sizeof head, f);
+  std::fclose(f);
+  if (n == 16 && std::memcmp(head, "SQLite format 3", 16) == 0) return true;
+  const unsigned char* u = reinterpret_cast<const unsigned char*>(head);
+  return n >= 4 && u[0] == 0x37 && u[1] == 0x7f && u[2] == 0x06 && (u[3] == 0x82 || u[3] == 0x83);
 }
 
 }  // namespace
@@ -39,6 +52,7 @@ void write_file_atomically(const fs::path& path, std::string_view text, const st
   const fs::file_status st = fs::status(target, ec);
   if (fs::exists(st) && !fs::is_regular_file(st))
     refuse(path, "is not a regular file (a directory, device, FIFO or socket): refusing to replace it");
+  if (fs::exists(st) && is_sqlite_file(target)) refuse(path, "is a SQLite database: refusing to overwrite it");
   for (const fs::path& k : keep)
     for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
       fs::path p = k;
@@ -51,8 +65,8 @@ void write_file_atomically(const fs::path& path, std::string_view text, const st
     if (ec) refuse(path, "cannot create its directory " + dir.string() + ": " + ec.message());
   }
   static std::atomic<unsigned> counter{0};
-  const fs::path tmp = dir / ("." + target.filename().string() + ".tmp." + std::to_string(::getpid()) + "." +
-                              std::to_string(counter++));
+  const fs::path tmp =
+      dir / ("." + target.filename().string() + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++));
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) refuse(path, std::string("cannot write in ") + dir.string() + ": " + std::strerror(errno));
   auto fail = [&](const char* doing, int err) {
@@ -83,8 +97,8 @@ std::string safe_file_name(std::string_view name) {
   std::string out;
   for (char c : name) {
     if (out.size() >= 100) break;
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-' ||
-                    c == '_';
+    const bool ok =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_';
     out += ok ? c : '_';
   }
   while (!out.empty() && out.front() == '.') out.erase(out.begin());

@@ -81,9 +81,15 @@ TEST(Cli, BadInputIsOneLineAndExitTwo) {
   };
   const std::vector<Case> cases = {
       {"--space " + kVecSpec + " --replay missing.json --strategy brute_force", "missing.json: no such file"},
-      {"--space " + kVecSpec + " --replay " + kVecCache + " --strategy brute_forse", "unknown --strategy 'brute_forse' (did you mean 'brute_force'?)"},
+      {"--space " + kVecSpec + " --replay " + kVecCache + " --strategy brute_forse",
+       "unknown --strategy 'brute_forse' (did you mean 'brute_force'?)"},
       {"--space " + kConvSpec + " --replay " + kVecCache + " --strategy brute_force", "its parameters match none"},
       {"--space " + kVecSpec + " --replay " + kVecCache + " --strategy brute_force --repeats 0", "--repeats"},
+      // issue #16: 10^9 repeats ended in std::bad_alloc (internal error)
+      {"--space " + kVecSpec + " --replay " + kVecCache + " --strategy brute_force --repeats 1000000000",
+       "--repeats must be from 1 to 10000"},
+      {"--space " + kVecSpec + " --replay " + kVecCache + " --strategy brute_force --threads 100000",
+       "--threads must be at most 1024"},
       {"--space " + kVecSpec + " --replay " + kVecCache, "no strategy"},
       {"--replay " + kVecCache + " --strategy brute_force", "no search space"},
   };
@@ -100,9 +106,9 @@ TEST(Cli, ScoresTheVectorAddCache) {
   const std::string tune = tune_binary();
   if (tune.empty()) GTEST_SKIP() << "the tune binary is not built beside this test (cmake --build ... --target tune)";
   TempDir dir;
-  auto r = shell(tune + " evaluate --space " + kVecSpec + " --replay " + kVecCache +
-                 " --strategy brute_force,random_sample --repeats 20 --json --log-level warn --curves " +
-                 dir.file("c.csv"));
+  auto r =
+      shell(tune + " evaluate --space " + kVecSpec + " --replay " + kVecCache +
+            " --strategy brute_force,random_sample --repeats 20 --json --log-level warn --curves " + dir.file("c.csv"));
   ASSERT_EQ(r.code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   ASSERT_EQ(j["strategies"].size(), 2u);

@@ -146,7 +146,8 @@ Parsed parse(const std::string& text) {
   };
   using E = ojson::parse_event_t;
   ojson::parser_callback_t cb = [&](int depth, E event, ojson& parsed) -> bool {
-    if (depth > kMaxJsonDepth) throw InputError("JSON nested more than " + std::to_string(kMaxJsonDepth) + " levels deep");
+    if (depth > kMaxJsonDepth)
+      throw InputError("JSON nested more than " + std::to_string(kMaxJsonDepth) + " levels deep");
     if (event == E::key && depth == 1) in_cache = parsed.is_string() && parsed.get_ref<const std::string&>() == "cache";
     if (!in_cache) return true;
     if (depth == 1 && event == E::array_start) in_cache = false;  // not an object: left for the check
@@ -195,7 +196,9 @@ std::string cause_of(const nlohmann::json::parse_error& e) {
 std::string read_bytes(const std::filesystem::path& path, std::size_t max_text) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) {
-    throw InputError(name_of(path) + ": no such file");
+    const bool exists = std::filesystem::exists(path, ec);
+    throw InputError(name_of(path) +
+                     (exists ? ": not a regular file (a directory, device or pipe)" : ": no such file"));
   }
   if (std::filesystem::file_size(path, ec) > kMaxFileBytes)
     throw InputError(name_of(path) + ": larger than " + std::to_string(kMaxFileBytes >> 20) + " MiB");
@@ -231,8 +234,8 @@ std::variant<CacheFile, T4File> read_file(const std::filesystem::path& path) {
     // The text ends early: a cache that an interrupted run left open, or a truncated file.
     std::size_t cut = repair_cut(text);
     if (cut == std::string::npos) {
-      throw InputError(file + ": truncated JSON that cannot be repaired (it ends at " +
-                       where(text, text.size()) + " before any \"cache\" entries: " + cause_of(e) + ")");
+      throw InputError(file + ": truncated JSON that cannot be repaired (it ends at " + where(text, text.size()) +
+                       " before any \"cache\" entries: " + cause_of(e) + ")");
     }
     std::size_t end = text.find_last_not_of(" \n\r\t");
     dropped = end == std::string::npos || end < cut ? 0 : end + 1 - cut;
@@ -245,7 +248,8 @@ std::variant<CacheFile, T4File> read_file(const std::filesystem::path& path) {
     }
     repaired = true;
   }
-  if (!p.doc.is_object()) throw InputError(file + ": not a Kernel Tuner cache or T4 results (the JSON is not an object)");
+  if (!p.doc.is_object())
+    throw InputError(file + ": not a Kernel Tuner cache or T4 results (the JSON is not an object)");
   if (p.doc.contains("cache")) {
     if (!p.doc["cache"].is_object()) throw InputError(file + ": \"cache\" is not an object");
     CacheFile c;

@@ -18,8 +18,8 @@ using nlohmann::json;
 namespace {
 
 // The keys of the "Tune" object (tuning/extension.h reads them; spec/bind.cpp fill_values).
-constexpr std::array<std::string_view, 8> kTuneKeys = {"bytes",     "flops",     "ceilings",  "reference",
-                                                       "check",     "tolerance", "statistic", "fill_values"};
+constexpr std::array<std::string_view, 8> kTuneKeys = {"bytes", "flops",     "ceilings",  "reference",
+                                                       "check", "tolerance", "statistic", "fill_values"};
 
 // A bare name (block_size_y), as opposed to an expression or a number ("2147483647").
 bool is_identifier(const std::string& s) {
@@ -58,12 +58,14 @@ struct Ctx {
   }
 
   // A JSON scalar or an expression string compiled over `names`.
-  Expression expression(const json& v, const std::string& where,
-                        const std::vector<std::string>& names) const {
+  Expression expression(const json& v, const std::string& where, const std::vector<std::string>& names) const {
     std::string src;
-    if (v.is_string()) src = v.get<std::string>();
-    else if (v.is_number() || v.is_boolean()) src = text(v, where);
-    else fail(where, "expected an expression string or a number, got " + std::string(v.type_name()));
+    if (v.is_string())
+      src = v.get<std::string>();
+    else if (v.is_number() || v.is_boolean())
+      src = text(v, where);
+    else
+      fail(where, "expected an expression string or a number, got " + std::string(v.type_name()));
     return Expression{where, expr::Program::compile(src, names, expr::Location{file, where})};
   }
 };
@@ -75,27 +77,32 @@ expr::Value from_json(const json& v, const Ctx& ctx, const std::string& where, i
   if (depth > kMaxValueNesting)
     ctx.fail(where, "nested more than " + std::to_string(kMaxValueNesting) + " levels deep");
   switch (v.type()) {
-    case json::value_t::null: return expr::Value();
-    case json::value_t::boolean: return expr::Value::boolean(v.get<bool>());
+    case json::value_t::null:
+      return expr::Value();
+    case json::value_t::boolean:
+      return expr::Value::boolean(v.get<bool>());
     case json::value_t::number_integer:
-    case json::value_t::number_unsigned: return expr::Value::integer(v.get<std::int64_t>());
-    case json::value_t::number_float: return expr::Value::real(v.get<double>());
-    case json::value_t::string: return expr::Value::string(v.get<std::string>());
+    case json::value_t::number_unsigned:
+      return expr::Value::integer(v.get<std::int64_t>());
+    case json::value_t::number_float:
+      return expr::Value::real(v.get<double>());
+    case json::value_t::string:
+      return expr::Value::string(v.get<std::string>());
     case json::value_t::array: {
       std::vector<expr::Value> items;
       for (std::size_t i = 0; i < v.size(); ++i)
         items.push_back(from_json(v[i], ctx, where + "[" + std::to_string(i) + "]", depth + 1));
       return expr::Value::list(std::move(items));
     }
-    default: ctx.fail(where, "unsupported JSON value of type " + std::string(v.type_name()));
+    default:
+      ctx.fail(where, "unsupported JSON value of type " + std::string(v.type_name()));
   }
 }
 
 Parameter parse_parameter(const json& p, const Ctx& ctx, const std::string& where) {
   Parameter out;
   const json& name = ctx.need(p, "Name", where);
-  if (!name.is_string() || name.get<std::string>().empty())
-    ctx.fail(where + ".Name", "expected a non-empty string");
+  if (!name.is_string() || name.get<std::string>().empty()) ctx.fail(where + ".Name", "expected a non-empty string");
   out.name = name.get<std::string>();
   out.type = ctx.opt_text(p, "Type", where);
   const json& values = ctx.need(p, "Values", where);
@@ -111,11 +118,10 @@ Parameter parse_parameter(const json& p, const Ctx& ctx, const std::string& wher
     ctx.fail(vwhere, "expected a string holding a Python list expression");
   }
   if (!list.is_sequence())
-    ctx.fail(vwhere, "parameter '" + out.name + "': \"" + out.values_source +
-                         "\" evaluates to " + list.repr() + ", not a list");
+    ctx.fail(vwhere, "parameter '" + out.name + "': \"" + out.values_source + "\" evaluates to " + list.repr() +
+                         ", not a list");
   out.values = list.items();
-  if (out.values.empty())
-    ctx.fail(vwhere, "parameter '" + out.name + "' has no values (the space would be empty)");
+  if (out.values.empty()) ctx.fail(vwhere, "parameter '" + out.name + "' has no values (the space would be empty)");
   if (out.values.size() > 65535)
     ctx.fail(vwhere, "parameter '" + out.name + "' has " + std::to_string(out.values.size()) +
                          " values; at most 65535 are supported");
@@ -124,8 +130,8 @@ Parameter parse_parameter(const json& p, const Ctx& ctx, const std::string& wher
   return out;
 }
 
-std::optional<Expression> size_expr(const json& obj, const char* key, const Ctx& ctx,
-                                    const std::string& where, const std::vector<std::string>& names) {
+std::optional<Expression> size_expr(const json& obj, const char* key, const Ctx& ctx, const std::string& where,
+                                    const std::vector<std::string>& names) {
   auto it = obj.find(key);
   if (it == obj.end() || it->is_null()) return std::nullopt;
   return ctx.expression(*it, where + "." + key, names);
@@ -155,7 +161,7 @@ Argument parse_argument(const json& a, const Ctx& ctx, const std::string& where,
   out.name = ctx.opt_text(a, "Name", where);
   out.type = ctx.text(ctx.need(a, "Type", where), where + ".Type");
   out.memory = one_of<Memory>(ctx, ctx.text(ctx.need(a, "MemoryType", where), where + ".MemoryType"), kMemoryNames,
-                      where + ".MemoryType");
+                              where + ".MemoryType");
   if (const std::string t = ctx.opt_text(a, "AccessType", where); !t.empty())
     out.access = one_of<Access>(ctx, t, kAccessNames, where + ".AccessType");
   if (const std::string t = ctx.opt_text(a, "FillType", where); !t.empty())
@@ -165,13 +171,11 @@ Argument parse_argument(const json& a, const Ctx& ctx, const std::string& where,
   out.fill_value = size_expr(a, "FillValue", ctx, where, names);
   if (auto it = a.find("Output"); it != a.end() && !it->is_null())
     out.output = it->is_boolean() ? it->get<bool>() : (it->is_number() && it->get<double>() != 0);
-  if (out.memory == Memory::vector && !out.size)
-    ctx.fail(where, "vector argument '" + out.name + "' has no \"Size\"");
+  if (out.memory == Memory::vector && !out.size) ctx.fail(where, "vector argument '" + out.name + "' has no \"Size\"");
   return out;
 }
 
-Kernel parse_kernel(const json& k, const Ctx& ctx, const fs::path& dir,
-                    const std::vector<std::string>& names) {
+Kernel parse_kernel(const json& k, const Ctx& ctx, const fs::path& dir, const std::vector<std::string>& names) {
   const std::string w = "KernelSpecification";
   Kernel out;
   out.language = ctx.text(ctx.need(k, "Language", w), w + ".Language");
@@ -207,10 +211,8 @@ Kernel parse_kernel(const json& k, const Ctx& ctx, const fs::path& dir,
       out.grid_div[d].push_back(ctx.expression(item, where, names));
     }
   }
-  if (auto it = k.find("ProblemSize"); it != k.end())
-    out.problem_size = from_json(*it, ctx, w + ".ProblemSize");
-  if (auto it = k.find("SharedMemory"); it != k.end() && it->is_number())
-    out.shared_memory = it->get<long long>();
+  if (auto it = k.find("ProblemSize"); it != k.end()) out.problem_size = from_json(*it, ctx, w + ".ProblemSize");
+  if (auto it = k.find("SharedMemory"); it != k.end() && it->is_number()) out.shared_memory = it->get<long long>();
   if (auto it = k.find("Arguments"); it != k.end()) {
     if (!it->is_array()) ctx.fail(w + ".Arguments", "expected a list");
     for (std::size_t i = 0; i < it->size(); ++i)
@@ -285,8 +287,8 @@ Spec parse(const std::string& text, const fs::path& path) {
   if (auto conds = cs.find("Conditions"); conds != cs.end() && !conds->is_null()) {
     if (!conds->is_array()) ctx.fail("ConfigurationSpace.Conditions", "expected a list");
     if (conds->size() > kMaxConditions)
-      ctx.fail("ConfigurationSpace.Conditions",
-               std::to_string(conds->size()) + " conditions; at most " + std::to_string(kMaxConditions) + " are supported");
+      ctx.fail("ConfigurationSpace.Conditions", std::to_string(conds->size()) + " conditions; at most " +
+                                                    std::to_string(kMaxConditions) + " are supported");
     for (std::size_t i = 0; i < conds->size(); ++i) {
       std::string where = "ConfigurationSpace.Conditions[" + std::to_string(i) + "]";
       const json& c = (*conds)[i];
@@ -298,16 +300,17 @@ Spec parse(const std::string& text, const fs::path& path) {
           if (!seen.count(n))
             ctx.fail(where + ".Parameters[" + std::to_string(j) + "]", "unknown parameter '" + n + "'");
         }
-      Condition cond{where + ".Expression",
-                     expr::Program::compile(e.get<std::string>(), pnames, expr::Location{ctx.file, where + ".Expression"}),
-                     {}};
+      Condition cond{
+          where + ".Expression",
+          expr::Program::compile(e.get<std::string>(), pnames, expr::Location{ctx.file, where + ".Expression"}),
+          {}};
       cond.params = cond.program.used();
       spec.conditions.push_back(std::move(cond));
     }
   }
 
-  spec.kernel = parse_kernel(ctx.need(doc, "KernelSpecification", "top level"), ctx,
-                             path.parent_path(), spec.expression_names());
+  spec.kernel =
+      parse_kernel(ctx.need(doc, "KernelSpecification", "top level"), ctx, path.parent_path(), spec.expression_names());
   if (auto b = doc.find("Budget"); b != doc.end()) spec.budget = normalise_budget(*b, ctx);
   if (auto s = doc.find("Search"); s != doc.end() && s->is_object())
     if (auto n = s->find("Name"); n != s->end() && n->is_string()) spec.search = n->get<std::string>();
@@ -325,12 +328,16 @@ Spec parse(const std::string& text, const fs::path& path) {
 }
 
 Spec load(const fs::path& path) {
+  // A regular file of bounded size: /dev/zero or a FIFO would be read forever, a directory reads
+  // as an empty document.
+  constexpr std::uintmax_t kMaxSpecBytes = std::uintmax_t{64} << 20;
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec))
+    throw InputError(path.string() +
+                     (fs::exists(path, ec) ? ": not a regular file (a directory, device or pipe)" : ": no such file"));
+  if (fs::file_size(path, ec) > kMaxSpecBytes) throw InputError(path.string() + ": larger than 64 MiB: not a T1 file");
   std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    std::error_code ec;
-    std::string why = fs::exists(path, ec) ? "cannot be read" : "no such file";
-    throw InputError(path.string() + ": " + why);
-  }
+  if (!in) throw InputError(path.string() + ": cannot be read");
   std::ostringstream ss;
   ss << in.rdbuf();
   return parse(ss.str(), path);
@@ -348,11 +355,16 @@ std::string space_hash(const Spec& spec) {
 
 json to_json(const expr::Value& v) {
   switch (v.type()) {
-    case expr::Type::None: return nullptr;
-    case expr::Type::Bool: return v.truthy();
-    case expr::Type::Int: return v.as_int();
-    case expr::Type::Float: return v.as_float();
-    case expr::Type::Str: return v.as_str();
+    case expr::Type::None:
+      return nullptr;
+    case expr::Type::Bool:
+      return v.truthy();
+    case expr::Type::Int:
+      return v.as_int();
+    case expr::Type::Float:
+      return v.as_float();
+    case expr::Type::Str:
+      return v.as_str();
     case expr::Type::List:
     case expr::Type::Tuple: {
       json arr = json::array();

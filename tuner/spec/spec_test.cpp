@@ -24,7 +24,8 @@ std::string error_of(const std::string& text) {
 std::string doc(const std::string& params, const std::string& conds = "[]", const std::string& extra = "") {
   return R"({"ConfigurationSpace": {"TuningParameters": )" + params + R"(, "Conditions": )" + conds +
          R"(}, "KernelSpecification": {"Language": "CUDA", "KernelName": "k", "KernelFile": "k.cu",
-         "GlobalSize": {"X": "1024"}, "LocalSize": {"X": "block_size_x"})" + extra + "}}";
+         "GlobalSize": {"X": "1024"}, "LocalSize": {"X": "block_size_x"})" +
+         extra + "}}";
 }
 }  // namespace
 
@@ -51,7 +52,7 @@ TEST(Spec, ToleratesRealFileQuirks) {
   EXPECT_EQ(pnpoly.parameters[1].values.size(), 11u);      // [1] + [2*i for i in range(1,11)]
   EXPECT_EQ(pnpoly.kernel.global_size_type, "OpenCL");
   auto conv = load(kExternal / "kernel_tuner/test/test_T1_input.json");
-  EXPECT_EQ(conv.parameters[0].values.size(), 16u);  // range(3,35,2)
+  EXPECT_EQ(conv.parameters[0].values.size(), 16u);          // range(3,35,2)
   EXPECT_EQ(conv.parameters[3].values.back().as_int(), 32);  // 2**5
   EXPECT_EQ(conv.kernel.grid_div[0].size(), 2u);
   EXPECT_EQ(conv.kernel.problem_size.items().size(), 2u);
@@ -89,6 +90,19 @@ TEST(SpecErrors, MissingFile) {
   }
 }
 
+// Issue #16: a spec path that is not a regular file is refused at once (/dev/zero was read
+// forever, a directory read as an empty document).
+TEST(SpecErrors, DevicesAndDirectoriesAreNotSpecs) {
+  for (const char* path : {"/dev/zero", "/tmp"}) {
+    try {
+      load(path);
+      FAIL() << path;
+    } catch (const tune::InputError& e) {
+      EXPECT_EQ(std::string(e.what()), std::string(path) + ": not a regular file (a directory, device or pipe)");
+    }
+  }
+}
+
 TEST(SpecErrors, MalformedJson) {
   EXPECT_NE(error_of("{\"ConfigurationSpace\": ").find("bad.json: JSON: malformed JSON"), std::string::npos);
 }
@@ -98,14 +112,16 @@ TEST(SpecErrors, MissingRequiredKeys) {
             "bad.json: top level: missing required key \"ConfigurationSpace\"");
   EXPECT_EQ(error_of(doc(R"([{"Name": "block_size_x", "Type": "int"}])")),
             "bad.json: ConfigurationSpace.TuningParameters[0]: missing required key \"Values\"");
-  std::string no_kernel = R"({"ConfigurationSpace": {"TuningParameters": [{"Name": "a", "Type": "int", "Values": "[1]"}]},
+  std::string no_kernel =
+      R"({"ConfigurationSpace": {"TuningParameters": [{"Name": "a", "Type": "int", "Values": "[1]"}]},
       "KernelSpecification": {"Language": "CUDA", "KernelFile": "k.cu", "GlobalSize": {"X": "1"}, "LocalSize": {"X": "1"}}})";
   EXPECT_EQ(error_of(no_kernel), "bad.json: KernelSpecification: missing required key \"KernelName\"");
 }
 
 TEST(SpecErrors, UnknownParameterInACondition) {
   std::string params = R"([{"Name": "block_size_x", "Type": "int", "Values": "[32, 64]"}])";
-  std::string listed = error_of(doc(params, R"([{"Expression": "block_size_x > 1", "Parameters": ["block_size_x", "tile"]}])"));
+  std::string listed =
+      error_of(doc(params, R"([{"Expression": "block_size_x > 1", "Parameters": ["block_size_x", "tile"]}])"));
   EXPECT_EQ(listed, "bad.json: ConfigurationSpace.Conditions[0].Parameters[1]: unknown parameter 'tile'");
   try {
     parse(doc(params, R"([{"Expression": "block_size_x > tile", "Parameters": ["block_size_x"]}])"), "bad.json");
@@ -120,10 +136,12 @@ TEST(SpecErrors, UnknownParameterInACondition) {
 
 TEST(SpecErrors, BadValues) {
   EXPECT_EQ(error_of(doc(R"([{"Name": "a", "Type": "int", "Values": "[]"}])")),
-            "bad.json: ConfigurationSpace.TuningParameters[0].Values: parameter 'a' has no values (the space would be empty)");
+            "bad.json: ConfigurationSpace.TuningParameters[0].Values: parameter 'a' has no values (the space would be "
+            "empty)");
   EXPECT_EQ(error_of(doc(R"([{"Name": "a", "Type": "int", "Values": "5"}])")),
             "bad.json: ConfigurationSpace.TuningParameters[0].Values: parameter 'a': \"5\" evaluates to 5, not a list");
-  EXPECT_EQ(error_of(doc(R"([{"Name": "a", "Type": "int", "Values": "[1]"}, {"Name": "a", "Type": "int", "Values": "[2]"}])")),
+  EXPECT_EQ(error_of(doc(
+                R"([{"Name": "a", "Type": "int", "Values": "[1]"}, {"Name": "a", "Type": "int", "Values": "[2]"}])")),
             "bad.json: ConfigurationSpace.TuningParameters[1].Name: duplicate parameter 'a'");
   EXPECT_THROW(parse(doc(R"([{"Name": "a", "Type": "int", "Values": "[1, 2"}])"), "bad.json"), tune::expr::Error);
 }
@@ -138,7 +156,8 @@ TEST(SpecErrors, UnknownTuneKeysAreRefused) {
   };
   EXPECT_EQ(error_of(with_tune(R"({"bytes": "8"})")), "");
   const std::string e = error_of(with_tune(R"({"bytes": "8", "refrence": {}})"));
-  EXPECT_EQ(e.rfind("bad.json: Tune.refrence: unknown key (did you mean 'reference'?) (known: bytes, flops,", 0), 0u) << e;
+  EXPECT_EQ(e.rfind("bad.json: Tune.refrence: unknown key (did you mean 'reference'?) (known: bytes, flops,", 0), 0u)
+      << e;
   EXPECT_NE(error_of(with_tune(R"({"gemm": 1})")).find("Tune.gemm: unknown key (known: "), std::string::npos);
   EXPECT_NE(error_of(with_tune("[1]")).find("Tune: expected an object"), std::string::npos);
 }
@@ -157,13 +176,15 @@ TEST(SpecErrors, ArgumentKindsAreTheSchemasEnumerations) {
   EXPECT_EQ(spec.kernel.arguments[0].fill, tune::spec::Fill::random);
   EXPECT_TRUE(spec.kernel.arguments[0].written());
   EXPECT_TRUE(spec.kernel.arguments[0].read_and_written());
-  EXPECT_EQ(error_of(with_arg(R"({"Name": "a", "Type": "float", "MemoryType": "Vector", "AccessType": "Readwrite", "Size": "4"})")),
+  EXPECT_EQ(error_of(with_arg(
+                R"({"Name": "a", "Type": "float", "MemoryType": "Vector", "AccessType": "Readwrite", "Size": "4"})")),
             "bad.json: KernelSpecification.Arguments[0].AccessType: 'Readwrite' is not one of ReadOnly, WriteOnly, "
             "ReadWrite (did you mean 'ReadWrite'?)");
   EXPECT_NE(error_of(with_arg(R"({"Name": "s", "Type": "int", "MemoryType": "Scaler"})"))
                 .find("'Scaler' is not one of Scalar, Vector, Local, Symbol (did you mean 'Scalar'?)"),
             std::string::npos);
-  EXPECT_NE(error_of(with_arg(R"({"Name": "a", "Type": "float", "MemoryType": "Vector", "FillType": "Zeros", "Size": "4"})"))
-                .find("FillType: 'Zeros' is not one of Constant, Random,"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of(with_arg(R"({"Name": "a", "Type": "float", "MemoryType": "Vector", "FillType": "Zeros", "Size": "4"})"))
+          .find("FillType: 'Zeros' is not one of Constant, Random,"),
+      std::string::npos);
 }
