@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The test command of the README: installs what is missing, builds, runs every test.
+# The test command of the README: installs what is missing, builds (-Werror), checks the format,
+# runs every test.
 # GPU tests skip with a message when no GPU is present.
 # The Kernel Tuner interop tests (Kernel Tuner reads our T1 files and replays our exported caches)
 # run with the pinned Kernel Tuner that scripts/kernel_tuner.sh installs from PyPI. In CI (CI=true)
@@ -8,6 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh
+bash scripts/style.sh  # the format check (clang-format, .clang-format); CI fails on a difference
 if [ "${CI:-}" = true ] || [ -z "${TUNE_KT_PYTHON:-}" ]; then
   if kt_python=$(bash scripts/kernel_tuner.sh); then
     export TUNE_KT_PYTHON="$kt_python"

@@ -127,19 +127,26 @@ double host_us(F launch) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 3) die("usage: transpose_example SPEC TABLE [--sizes LIST] [--reps N] [--cache DIR] [--overhead] [--json]", 2);
+  if (argc < 3)
+    die("usage: transpose_example SPEC TABLE [--sizes LIST] [--reps N] [--cache DIR] [--overhead] [--json]", 2);
   std::string sizes_text = "128:4096:128,8192,16384";
   int reps = 30;
   bool json = false, overhead = false;
   tune::runtime::Options options;
   for (int i = 3; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--sizes" && i + 1 < argc) sizes_text = argv[++i];
-    else if (a == "--reps" && i + 1 < argc) reps = std::max(1, std::atoi(argv[++i]));
-    else if (a == "--cache" && i + 1 < argc) options.cache_dir = argv[++i];
-    else if (a == "--json") json = true;
-    else if (a == "--overhead") overhead = true;
-    else die("unknown option " + a, 2);
+    if (a == "--sizes" && i + 1 < argc)
+      sizes_text = argv[++i];
+    else if (a == "--reps" && i + 1 < argc)
+      reps = std::max(1, std::atoi(argv[++i]));
+    else if (a == "--cache" && i + 1 < argc)
+      options.cache_dir = argv[++i];
+    else if (a == "--json")
+      json = true;
+    else if (a == "--overhead")
+      overhead = true;
+    else
+      die("unknown option " + a, 2);
   }
   const std::vector<Size> sizes = parse_sizes(sizes_text);
   int devices = 0;
@@ -191,23 +198,27 @@ int main(int argc, char** argv) {
       check(cudaMemcpy(c.data(), out_blas, n * sizeof(float), cudaMemcpyDeviceToHost), "copy");
       const bool ok = std::memcmp(a.data(), c.data(), n * sizeof(float)) == 0 &&
                       std::memcmp(b.data(), c.data(), n * sizeof(float)) == 0;
-      if (!ok) die("size " + std::to_string(s.cols) + "x" + std::to_string(s.rows) + ": a tuned output differs from cuBLAS's");
+      if (!ok)
+        die("size " + std::to_string(s.cols) + "x" + std::to_string(s.rows) + ": a tuned output differs from cuBLAS's");
 
-      const double rt = mean_ms([&] {
-        kernel.launch(nullptr, {s.cols, s.rows}, {Arg::buffer(out_rt, n), Arg::buffer(static_cast<const float*>(in), n),
-                                                  Arg::scalar(rows), Arg::scalar(cols)});
-      }, reps);
-      const double ahead = mean_ms([&] {
-        (void)tune_tuned::transpose::launch(aot, nullptr, s.cols, s.rows, 1, out_aot, in, rows, cols);
-      }, reps);
+      const double rt = mean_ms(
+          [&] {
+            kernel.launch(nullptr, {s.cols, s.rows},
+                          {Arg::buffer(out_rt, n), Arg::buffer(static_cast<const float*>(in), n), Arg::scalar(rows),
+                           Arg::scalar(cols)});
+          },
+          reps);
+      const double ahead = mean_ms(
+          [&] { (void)tune_tuned::transpose::launch(aot, nullptr, s.cols, s.rows, 1, out_aot, in, rows, cols); }, reps);
       const double cublas = mean_ms(blas_launch, reps);
       const std::string size = std::to_string(s.cols) + "x" + std::to_string(s.rows);
       if (json) {
-        std::printf("{\"size\": \"%s\", \"runtime_match\": \"%s\", \"dispatch_match\": \"%s\", \"runtime_variant\": %zu, "
-                    "\"dispatch_variant\": %u, \"runtime_ms\": %.6f, \"dispatch_ms\": %.6f, \"cublas_ms\": %.6f, "
-                    "\"first_launch_ms\": %.3f, \"config\": \"%s\"}\n",
-                    size.c_str(), tune::runtime::match_name(sel.match), tune_tuned::match_name(aot.match), sel.variant,
-                    aot.variant, rt, ahead, cublas, first_ms, sel.config.c_str());
+        std::printf(
+            "{\"size\": \"%s\", \"runtime_match\": \"%s\", \"dispatch_match\": \"%s\", \"runtime_variant\": %zu, "
+            "\"dispatch_variant\": %u, \"runtime_ms\": %.6f, \"dispatch_ms\": %.6f, \"cublas_ms\": %.6f, "
+            "\"first_launch_ms\": %.3f, \"config\": \"%s\"}\n",
+            size.c_str(), tune::runtime::match_name(sel.match), tune_tuned::match_name(aot.match), sel.variant,
+            aot.variant, rt, ahead, cublas, first_ms, sel.config.c_str());
       } else {
         std::printf("%-12s %-13s %-13s %11.4f %11.4f %11.4f %9.3f %9.3f  %.1f\n", size.c_str(),
                     tune::runtime::match_name(sel.match), tune_tuned::match_name(aot.match), rt, ahead, cublas,
@@ -229,30 +240,36 @@ int main(int argc, char** argv) {
       const double plain = host_us([&] {
         (void)cudaLaunchKernel(fn, dim3(g.x, g.y, g.z), dim3(v.block.x, v.block.y, v.block.z), args, 0, nullptr);
       });
-      const double dispatch = host_us([&] {
-        (void)tune_tuned::transpose::launch(nullptr, s.cols, s.rows, 1, out_aot, in, rows, cols);
-      });
+      const double dispatch =
+          host_us([&] { (void)tune_tuned::transpose::launch(nullptr, s.cols, s.rows, 1, out_aot, in, rows, cols); });
       const double runtime = host_us([&] {
-        kernel.launch(nullptr, {s.cols, s.rows}, {Arg::buffer(out_rt, n), Arg::buffer(static_cast<const float*>(in), n),
-                                                  Arg::scalar(rows), Arg::scalar(cols)});
+        kernel.launch(nullptr, {s.cols, s.rows},
+                      {Arg::buffer(out_rt, n), Arg::buffer(static_cast<const float*>(in), n), Arg::scalar(rows),
+                       Arg::scalar(cols)});
       });
       if (json)
-        std::printf("{\"overhead_size\": \"%lldx%lld\", \"cudaLaunchKernel_us\": %.3f, \"dispatch_us\": %.3f, "
-                    "\"runtime_us\": %.3f}\n", s.cols, s.rows, plain, dispatch, runtime);
+        std::printf(
+            "{\"overhead_size\": \"%lldx%lld\", \"cudaLaunchKernel_us\": %.3f, \"dispatch_us\": %.3f, "
+            "\"runtime_us\": %.3f}\n",
+            s.cols, s.rows, plain, dispatch, runtime);
       else
-        std::printf("host time per launch at %lldx%lld: cudaLaunchKernel %.3f us, dispatch launch() %.3f us (+%.3f), "
-                    "runtime launch() %.3f us (+%.3f)\n", s.cols, s.rows, plain, dispatch, dispatch - plain, runtime,
-                    runtime - plain);
+        std::printf(
+            "host time per launch at %lldx%lld: cudaLaunchKernel %.3f us, dispatch launch() %.3f us (+%.3f), "
+            "runtime launch() %.3f us (+%.3f)\n",
+            s.cols, s.rows, plain, dispatch, dispatch - plain, runtime, runtime - plain);
     }
     const auto st = kernel.stats();
     if (json)
-      std::printf("{\"compiled\": %zu, \"from_disk\": %zu, \"disk_refused\": %zu, \"captures\": %zu, \"compile_ms\": %.1f, "
-                  "\"cache_dir\": \"%s\"}\n", st.compiled, st.from_disk, st.disk_refused, st.captures, st.compile_ms,
-                  st.cache_dir.c_str());
+      std::printf(
+          "{\"compiled\": %zu, \"from_disk\": %zu, \"disk_refused\": %zu, \"captures\": %zu, \"compile_ms\": %.1f, "
+          "\"cache_dir\": \"%s\"}\n",
+          st.compiled, st.from_disk, st.disk_refused, st.captures, st.compile_ms, st.cache_dir.c_str());
     else
-      std::printf("runtime: %zu configurations compiled (%.1f ms of NVRTC), %zu from the on-disk cache %s%s, %zu refused, "
-                  "%zu captures written\n", st.compiled, st.compile_ms, st.from_disk, st.cache_dir.c_str(),
-                  st.cache_note.empty() ? "" : (" (" + st.cache_note + ")").c_str(), st.disk_refused, st.captures);
+      std::printf(
+          "runtime: %zu configurations compiled (%.1f ms of NVRTC), %zu from the on-disk cache %s%s, %zu refused, "
+          "%zu captures written\n",
+          st.compiled, st.compile_ms, st.from_disk, st.cache_dir.c_str(),
+          st.cache_note.empty() ? "" : (" (" + st.cache_note + ")").c_str(), st.disk_refused, st.captures);
     for (float* p : {in, out_rt, out_aot, out_blas}) cudaFree(p);
     cublasDestroy(blas);
   } catch (const tune::runtime::Error& e) {

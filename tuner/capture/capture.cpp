@@ -39,8 +39,7 @@ struct File {  // RAII FILE*
 
 std::string file_name(const std::string& kernel, const std::array<std::int64_t, 3>& size) {
   std::string stem;
-  for (char c : kernel.substr(0, 64))
-    stem += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+  for (char c : kernel.substr(0, 64)) stem += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
   if (stem.empty()) stem = "_";
   return stem + "_" + std::to_string(size[0]) + "x" + std::to_string(size[1]) + "x" + std::to_string(size[2]) +
          ".tunecap";
@@ -92,18 +91,23 @@ void write(const std::filesystem::path& path, const Capture& c) {
 
 Capture read(const std::filesystem::path& path, std::uint64_t max_bytes) {
   const std::string name = path.string();
-  auto bad = [&](const std::string& why) -> InputError { return InputError(name + ": not a valid capture file: " + why); };
+  auto bad = [&](const std::string& why) -> InputError {
+    return InputError(name + ": not a valid capture file: " + why);
+  };
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) throw InputError(name + ": no such capture file (or not a regular file)");
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw InputError(name + ": no such capture file (or not a regular file)");
   const std::uint64_t size = std::filesystem::file_size(path, ec);
   if (ec) throw InputError(name + ": cannot read the capture file: " + ec.message());
-  if (size > max_bytes) throw bad("it has " + std::to_string(size) + " bytes, more than the limit of " + std::to_string(max_bytes));
+  if (size > max_bytes)
+    throw bad("it has " + std::to_string(size) + " bytes, more than the limit of " + std::to_string(max_bytes));
   std::ifstream f(path, std::ios::binary);
   unsigned char head[16];
   if (!f.read(reinterpret_cast<char*>(head), sizeof head)) throw bad("shorter than its 16-byte preamble");
   if (std::memcmp(head, kMagic, sizeof kMagic) != 0) throw bad("no TUNECAP magic");
   if (get_u32(head + 8) != kVersion)
-    throw bad("format version " + std::to_string(get_u32(head + 8)) + ", this tune reads version " + std::to_string(kVersion));
+    throw bad("format version " + std::to_string(get_u32(head + 8)) + ", this tune reads version " +
+              std::to_string(kVersion));
   const std::uint32_t header_bytes = get_u32(head + 12);
   if (header_bytes == 0 || header_bytes > kMaxHeaderBytes || 16 + std::uint64_t{header_bytes} > size)
     throw bad("header length " + std::to_string(header_bytes) + " out of bounds");
@@ -121,7 +125,8 @@ Capture read(const std::filesystem::path& path, std::uint64_t max_bytes) {
   auto num = [&](const json& o, const char* key, std::uint64_t lo, std::uint64_t hi) {
     auto it = o.find(key);
     if (it == o.end() || !it->is_number_unsigned() || it->get<std::uint64_t>() < lo || it->get<std::uint64_t>() > hi)
-      throw bad(std::string("'") + key + "' missing or not a whole number in " + std::to_string(lo) + ".." + std::to_string(hi));
+      throw bad(std::string("'") + key + "' missing or not a whole number in " + std::to_string(lo) + ".." +
+                std::to_string(hi));
     return it->get<std::uint64_t>();
   };
   auto flag = [&](const json& o, const char* key) {
@@ -166,7 +171,8 @@ Capture read(const std::filesystem::path& path, std::uint64_t max_bytes) {
       throw bad("argument '" + arg.name + "': output_bytes must be count * element_bytes for an output, else 0");
     if (arg.scalar && arg.output) throw bad("argument '" + arg.name + "': a scalar cannot be an output");
     if (offset + in + out > size) throw bad("argument '" + arg.name + "': its data runs past the end of the file");
-    for (auto [block, n, key] : {std::tuple{&arg.input, in, "input_hash"}, std::tuple{&arg.result, out, "output_hash"}}) {
+    for (auto [block, n, key] :
+         {std::tuple{&arg.input, in, "input_hash"}, std::tuple{&arg.result, out, "output_hash"}}) {
       block->resize(n);
       if (n > 0 && !f.read(reinterpret_cast<char*>(block->data()), static_cast<std::streamsize>(n)))
         throw bad("argument '" + arg.name + "': truncated data");

@@ -101,8 +101,8 @@ TEST(Capture, HostileFilesAreRefused) {
   capture::write(d.path / "good.tunecap", sample());
   const std::string good = slurp(d.path / "good.tunecap");
   const fs::path bad = d.path / "bad.tunecap";
-  const std::uint32_t header_len = std::uint32_t(static_cast<unsigned char>(good[12])) |
-                                   std::uint32_t(static_cast<unsigned char>(good[13])) << 8;
+  const std::uint32_t header_len =
+      std::uint32_t(static_cast<unsigned char>(good[12])) | std::uint32_t(static_cast<unsigned char>(good[13])) << 8;
   const std::string header = good.substr(16, header_len);
   auto with_header = [&](std::string h) {
     std::string out = good.substr(0, 12);

@@ -75,8 +75,10 @@ void expect_clean_failure(const TempDir& t, const std::string& args, const std::
   EXPECT_NE(r.code, 1) << "an internal error instead of a clear one: " << r.err;
   EXPECT_EQ(lines(r.err), 1) << r.err;
   EXPECT_NE(r.err.find(needle), std::string::npos) << "expected '" << needle << "' in: " << r.err;
-  if (had_db) EXPECT_EQ(file_hash(db), before) << "the database changed";
-  else EXPECT_FALSE(fs::exists(db)) << "a database was created";
+  if (had_db)
+    EXPECT_EQ(file_hash(db), before) << "the database changed";
+  else
+    EXPECT_FALSE(fs::exists(db)) << "a database was created";
 }
 
 }  // namespace
@@ -113,21 +115,24 @@ TEST(CliBadInput, MalformedJson) {
 TEST(CliBadInput, MissingRequiredKey) {
   TempDir t;
   t.write("k.cu", kKernel);
-  auto s = t.write("s.json", R"({"ConfigurationSpace": {"TuningParameters": [{"Name": "a", "Type": "int", "Values": "[1]"}]}})");
+  auto s = t.write("s.json",
+                   R"({"ConfigurationSpace": {"TuningParameters": [{"Name": "a", "Type": "int", "Values": "[1]"}]}})");
   expect_clean_failure(t, "--space " + s.string() + " --sizes 1024", "missing required key \"KernelSpecification\"");
 }
 
 TEST(CliBadInput, UnknownParameterInACondition) {
   TempDir t;
   t.write("k.cu", kKernel);
-  auto s = t.write("s.json", spec(kParams, R"([{"Expression": "block_size_x * tile_x <= 1024", "Parameters": ["block_size_x"]}])"));
+  auto s = t.write(
+      "s.json", spec(kParams, R"([{"Expression": "block_size_x * tile_x <= 1024", "Parameters": ["block_size_x"]}])"));
   expect_clean_failure(t, "--space " + s.string() + " --sizes 1024", "unknown name 'tile_x'");
 }
 
 TEST(CliBadInput, EmptySpace) {
   TempDir t;
   t.write("k.cu", kKernel);
-  auto s = t.write("s.json", spec(kParams, R"([{"Expression": "block_size_x > 1024", "Parameters": ["block_size_x"]}])"));
+  auto s =
+      t.write("s.json", spec(kParams, R"([{"Expression": "block_size_x > 1024", "Parameters": ["block_size_x"]}])"));
   expect_clean_failure(t, "--space " + s.string() + " --sizes 1024", "the space is empty");
   Result r = run_tune("space --space " + s.string());
   EXPECT_EQ(r.code, 2);
@@ -177,9 +182,12 @@ TEST(CliBadInput, NewerSchemaDatabase) {
   t.write("k.cu", kKernel);
   auto s = t.write("s.json", spec(kParams));
   fs::path db = t.path() / "results.db";
-  ASSERT_EQ(std::system(("sqlite3 " + db.string() + " 'PRAGMA user_version=99; CREATE TABLE x(a);' 2>/dev/null || "
-                         "python3 -c \"import sqlite3; c=sqlite3.connect('" + db.string() +
-                         "'); c.execute('create table x(a)'); c.execute('pragma user_version=99'); c.commit()\"").c_str()),
+  ASSERT_EQ(std::system(("sqlite3 " + db.string() +
+                         " 'PRAGMA user_version=99; CREATE TABLE x(a);' 2>/dev/null || "
+                         "python3 -c \"import sqlite3; c=sqlite3.connect('" +
+                         db.string() +
+                         "'); c.execute('create table x(a)'); c.execute('pragma user_version=99'); c.commit()\"")
+                            .c_str()),
             0);
   expect_clean_failure(t, "--space " + s.string() + " --sizes 1024", "schema version 99");
 }

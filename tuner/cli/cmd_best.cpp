@@ -64,9 +64,10 @@ int cmd_best(const Args& args) {
     std::printf("%-28s %-14s %10.4f %5.1f%% %10s %4zu  %s\n", b.device.c_str(), size.c_str(), b.time_ms,
                 100.0 * b.noise, gbps.c_str(), b.tied.size(), b.params.c_str());
   }
-  std::printf("best: the lowest %s time; tied: configurations indistinguishable from it (95%% interval or 1%%), "
-              "broken towards the neighbouring sizes' choice\n",
-              rows[0].statistic.c_str());
+  std::printf(
+      "best: the lowest %s time; tied: configurations indistinguishable from it (95%% interval or 1%%), "
+      "broken towards the neighbouring sizes' choice\n",
+      rows[0].statistic.c_str());
   return 0;
 }
 

@@ -53,8 +53,8 @@ int cmd_db(const Args& args) {
       std::string st;
       for (auto s = d.value()["status"].begin(); s != d.value()["status"].end(); ++s)
         st += (st.empty() ? "" : ", ") + s.key() + " " + s.value().dump();
-      std::printf("kernel %s on %s: %s sizes; %s\n", k.key().c_str(), d.key().c_str(), d.value()["sizes"].dump().c_str(),
-                  st.c_str());
+      std::printf("kernel %s on %s: %s sizes; %s\n", k.key().c_str(), d.key().c_str(),
+                  d.value()["sizes"].dump().c_str(), st.c_str());
     }
   std::printf("%lld measurements in %zu runs\n", static_cast<long long>(db.measurement_count()), db.runs().size());
   return 0;

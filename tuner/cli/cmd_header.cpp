@@ -6,8 +6,8 @@
 #include <sstream>
 
 #include "cli/commands.h"
-#include "common/output_file.h"
 #include "common/error.h"
+#include "common/output_file.h"
 #include "header/header.h"
 #include "header/text.h"
 #include "query/query.h"

@@ -11,8 +11,8 @@ namespace tune::cli {
 
 int cmd_space(const Args& args) {
   po::options_description opts("tune space options");
-  opts.add_options()("space", po::value<std::string>()->required(), "T1 search-space file")(
-      "json", po::bool_switch(), "print one JSON object");
+  opts.add_options()("space", po::value<std::string>()->required(), "T1 search-space file")("json", po::bool_switch(),
+                                                                                            "print one JSON object");
   po::variables_map vm;
   if (!parse("space", "tune space --space FILE [--json]", args, opts, vm)) return 0;
 

@@ -10,15 +10,21 @@ using clock_type = std::chrono::steady_clock;
 
 std::string format_duration(double s) {
   char buf[48];
-  if (s < 60) std::snprintf(buf, sizeof buf, "%.0f s", s);
-  else if (s < 3600) std::snprintf(buf, sizeof buf, "%d min %02d s", int(s) / 60, int(s) % 60);
-  else std::snprintf(buf, sizeof buf, "%d h %02d min", int(s) / 3600, int(s) % 3600 / 60);
+  if (s < 60)
+    std::snprintf(buf, sizeof buf, "%.0f s", s);
+  else if (s < 3600)
+    std::snprintf(buf, sizeof buf, "%d min %02d s", int(s) / 60, int(s) % 60);
+  else
+    std::snprintf(buf, sizeof buf, "%d h %02d min", int(s) / 3600, int(s) % 3600 / 60);
   return buf;
 }
 
 Progress::Progress(std::string what, std::size_t total)
-    : what_(std::move(what)), total_(total), tty_(isatty(STDERR_FILENO) != 0),
-      start_(clock_type::now()), last_(start_) {}
+    : what_(std::move(what)),
+      total_(total),
+      tty_(isatty(STDERR_FILENO) != 0),
+      start_(clock_type::now()),
+      last_(start_) {}
 
 Progress::~Progress() { finish(); }
 

@@ -13,19 +13,15 @@ namespace tune::compile {
 
 namespace {
 
-std::string describe(const CompileRequest& req) {
-  return req.source_name + " (kernel " + req.kernel_name + ")";
-}
+std::string describe(const CompileRequest& req) { return req.source_name + " (kernel " + req.kernel_name + ")"; }
 
 // Owns one nvrtcProgram.
 class Program {
  public:
   Program(const CompileRequest& req) {
-    const nvrtcResult r = nvrtcCreateProgram(&prog_, req.source.c_str(), req.source_name.c_str(),
-                                             0, nullptr, nullptr);
+    const nvrtcResult r = nvrtcCreateProgram(&prog_, req.source.c_str(), req.source_name.c_str(), 0, nullptr, nullptr);
     if (r != NVRTC_SUCCESS)
-      throw UnavailableError(describe(req) + ": nvrtcCreateProgram failed: " +
-                             nvrtcGetErrorString(r));
+      throw UnavailableError(describe(req) + ": nvrtcCreateProgram failed: " + nvrtcGetErrorString(r));
   }
   Program(const Program&) = delete;
   Program& operator=(const Program&) = delete;
@@ -63,8 +59,8 @@ void explain_failure(CompileResult& res) {
   std::string why = "tune: NVRTC reported a compilation error without a message";
   const DeviceLimits lim = hopper_limits();
   if (res.resources.parsed && res.resources.static_shared > lim.max_static_shared)
-    why += "; error: static shared memory " + std::to_string(res.resources.static_shared) +
-           " B > " + std::to_string(lim.max_static_shared) + " B per block";
+    why += "; error: static shared memory " + std::to_string(res.resources.static_shared) + " B > " +
+           std::to_string(lim.max_static_shared) + " B per block";
   if (!res.log.empty() && res.log.back() != '\n') res.log += '\n';
   res.log += why + '\n';
 }
@@ -93,8 +89,7 @@ CompileResult compile(const CompileRequest& req) {
   Program prog(req);
   nvrtcResult r = nvrtcAddNameExpression(prog.get(), req.kernel_name.c_str());
   if (r != NVRTC_SUCCESS)
-    throw UnavailableError(describe(req) + ": nvrtcAddNameExpression failed: " +
-                           nvrtcGetErrorString(r));
+    throw UnavailableError(describe(req) + ": nvrtcAddNameExpression failed: " + nvrtcGetErrorString(r));
 
   const std::vector<std::string> opts = nvrtc_options(req);
   std::vector<const char*> argv;
@@ -105,22 +100,19 @@ CompileResult compile(const CompileRequest& req) {
 
   if (r == NVRTC_SUCCESS) {
     const char* lowered = nullptr;
-    if (nvrtcGetLoweredName(prog.get(), req.kernel_name.c_str(), &lowered) == NVRTC_SUCCESS &&
-        lowered != nullptr)
+    if (nvrtcGetLoweredName(prog.get(), req.kernel_name.c_str(), &lowered) == NVRTC_SUCCESS && lowered != nullptr)
       res.lowered_name = lowered;
     else
       res.lowered_name = req.kernel_name;
     std::size_t size = 0;
     r = nvrtcGetCUBINSize(prog.get(), &size);
     if (r != NVRTC_SUCCESS)
-      throw UnavailableError(describe(req) + ": nvrtcGetCUBINSize failed: " +
-                             nvrtcGetErrorString(r));
+      throw UnavailableError(describe(req) + ": nvrtcGetCUBINSize failed: " + nvrtcGetErrorString(r));
     res.cubin.assign(size, '\0');
     if (size > 0) {
       r = nvrtcGetCUBIN(prog.get(), res.cubin.data());
       if (r != NVRTC_SUCCESS)
-        throw UnavailableError(describe(req) + ": nvrtcGetCUBIN failed: " +
-                               nvrtcGetErrorString(r));
+        throw UnavailableError(describe(req) + ": nvrtcGetCUBIN failed: " + nvrtcGetErrorString(r));
     }
     res.status = res.cubin.empty() ? Status::compile_failed : Status::ok;
     if (res.cubin.empty()) res.log += "tune: NVRTC produced no cubin for " + req.arch + '\n';
@@ -142,8 +134,7 @@ CompileResult compile(const CompileRequest& req) {
     throw UnavailableError(describe(req) + ": NVRTC cannot compile: " + nvrtcGetErrorString(r) +
                            (res.log.empty() ? "" : ": " + res.log));
   }
-  res.wall_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  res.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return res;
 }
 
@@ -151,8 +142,7 @@ std::string nvrtc_version() {
   int major = 0;
   int minor = 0;
   const nvrtcResult r = nvrtcVersion(&major, &minor);
-  if (r != NVRTC_SUCCESS)
-    throw UnavailableError(std::string("NVRTC: nvrtcVersion failed: ") + nvrtcGetErrorString(r));
+  if (r != NVRTC_SUCCESS) throw UnavailableError(std::string("NVRTC: nvrtcVersion failed: ") + nvrtcGetErrorString(r));
   return std::to_string(major) + "." + std::to_string(minor);
 }
 

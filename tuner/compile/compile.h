@@ -17,9 +17,9 @@ struct CompileRequest {
   std::string source_name;  // shown in diagnostics, e.g. "kernels_src/transpose.cu"
   std::string kernel_name;  // a name expression: "transpose" (extern "C") or "k<float>"
   std::vector<std::pair<std::string, std::string>> defines;  // in order: -D name=value
-  std::vector<std::string> options;  // further NVRTC options, e.g. a spec's CompilerOptions
-  std::string arch = "sm_90";        // a real target (sm_XX[a|f]), so that a cubin comes out
-  std::uint64_t tag = 0;             // the caller's id, copied into the result
+  std::vector<std::string> options;                          // further NVRTC options, e.g. a spec's CompilerOptions
+  std::string arch = "sm_90";                                // a real target (sm_XX[a|f]), so that a cubin comes out
+  std::uint64_t tag = 0;                                     // the caller's id, copied into the result
 };
 
 enum class Status { ok, compile_failed };

@@ -34,7 +34,9 @@ CompileRequest request(const std::string& file, const std::string& kernel, Defin
 void expect_cubin(const CompileResult& res, const std::string& what) {
   ASSERT_TRUE(res.ok()) << what << "\n" << res.log;
   ASSERT_GE(res.cubin.size(), 4u) << what;
-  EXPECT_EQ(res.cubin.substr(0, 4), std::string("\x7f" "ELF")) << what;
+  EXPECT_EQ(res.cubin.substr(0, 4), std::string("\x7f"
+                                                "ELF"))
+      << what;
   EXPECT_TRUE(res.resources.parsed) << what << "\n" << res.log;
   EXPECT_GT(res.resources.registers, 0) << what;
   EXPECT_LE(res.resources.registers, 255) << what;
@@ -48,23 +50,23 @@ struct TransposeCase {
 
 TEST(Compile, TransposeVariantsGiveCubinsWithTheirSharedTile) {
   const TransposeCase cases[] = {
-      {32, 8, 4, 1, 1, 1, 0, 1, 0},   // seeds' transposeNoBankConflicts (32x32 tile, 32x8 threads)
-      {32, 8, 4, 1, 1, 0, 0, 1, 0},   // seeds' transposeCoalesced (no padding)
-      {32, 8, 4, 1, 0, 0, 0, 1, 0},   // seeds' transposeNaive
-      {32, 8, 4, 1, 1, 1, 1, 1, 0},   // diagonal block mapping
-      {64, 8, 8, 1, 1, 1, 0, 1, 0},   // 64x64 tile
-      {16, 8, 8, 4, 1, 1, 0, 2, 0},   // float4, 64x64 tile, two tiles per block
-      {8, 16, 2, 4, 1, 1, 1, 1, 1},   // float4, 32x32 tile, streaming hints
-      {32, 4, 4, 2, 1, 1, 0, 1, 0},   // float2, rectangular 64x16 tile
-      {16, 8, 4, 4, 0, 0, 0, 1, 0},   // float4 register transpose, no shared memory
-      {64, 16, 4, 2, 1, 1, 0, 1, 1},  // float2, 128x64 tile, 1024 threads (best at 16384 on an H200)
+      {32, 8, 4, 1, 1, 1, 0, 1, 0},       // seeds' transposeNoBankConflicts (32x32 tile, 32x8 threads)
+      {32, 8, 4, 1, 1, 0, 0, 1, 0},       // seeds' transposeCoalesced (no padding)
+      {32, 8, 4, 1, 0, 0, 0, 1, 0},       // seeds' transposeNaive
+      {32, 8, 4, 1, 1, 1, 1, 1, 0},       // diagonal block mapping
+      {64, 8, 8, 1, 1, 1, 0, 1, 0},       // 64x64 tile
+      {16, 8, 8, 4, 1, 1, 0, 2, 0},       // float4, 64x64 tile, two tiles per block
+      {8, 16, 2, 4, 1, 1, 1, 1, 1},       // float4, 32x32 tile, streaming hints
+      {32, 4, 4, 2, 1, 1, 0, 1, 0},       // float2, rectangular 64x16 tile
+      {16, 8, 4, 4, 0, 0, 0, 1, 0},       // float4 register transpose, no shared memory
+      {64, 16, 4, 2, 1, 1, 0, 1, 1},      // float2, 128x64 tile, 1024 threads (best at 16384 on an H200)
       {16, 16, 4, 4, 1, 1, 0, 1, 0, 16},  // block swizzle over groups of 16 tile rows
   };
   for (const auto& c : cases) {
-    const Defines d = {{"block_size_x", std::to_string(c.bx)}, {"block_size_y", std::to_string(c.by)},
-                       {"tile_size_y", std::to_string(c.tsy)}, {"vector", std::to_string(c.vec)},
-                       {"use_shared", std::to_string(c.shared)}, {"padding", std::to_string(c.pad)},
-                       {"diagonal", std::to_string(c.diag)}, {"tiles", std::to_string(c.tiles)},
+    const Defines d = {{"block_size_x", std::to_string(c.bx)},     {"block_size_y", std::to_string(c.by)},
+                       {"tile_size_y", std::to_string(c.tsy)},     {"vector", std::to_string(c.vec)},
+                       {"use_shared", std::to_string(c.shared)},   {"padding", std::to_string(c.pad)},
+                       {"diagonal", std::to_string(c.diag)},       {"tiles", std::to_string(c.tiles)},
                        {"streaming", std::to_string(c.streaming)}, {"group", std::to_string(c.group)}};
     std::string what;
     for (const auto& [k, v] : d) what += k + "=" + v + " ";
@@ -108,7 +110,8 @@ TEST(Compile, EveryCopyKernelCompiles) {
       {"copy", {{"block_size_x", "32"}, {"block_size_y", "8"}, {"tile_size_y", "4"}}, 0},
       {"copy", {{"block_size_x", "32"}, {"block_size_y", "8"}, {"tile_size_y", "4"}, {"vector", "4"}}, 0},
       {"copy_shared", {{"block_size_x", "32"}, {"block_size_y", "8"}, {"tile_size_y", "4"}}, 32 * 32 * 4},
-      {"copy_shared", {{"block_size_x", "16"}, {"block_size_y", "8"}, {"tile_size_y", "8"}, {"vector", "4"}},
+      {"copy_shared",
+       {{"block_size_x", "16"}, {"block_size_y", "8"}, {"tile_size_y", "8"}, {"vector", "4"}},
        64 * 64 * 4},
       {"copy_vec", {{"block_size_x", "256"}, {"block_size_y", "1"}, {"tile_size_y", "4"}, {"vector", "4"}}, 0},
       {"offset_access", {{"block_size_x", "256"}, {"access_offset", "7"}}, 0},
@@ -150,9 +153,9 @@ TEST(Compile, InvalidOptionIsAFailedResult) {
 
 TEST(Compile, SharedMemoryHungryTileFailsAndTheLogSaysWhy) {
   // 64 rows x (256 + 1) floats = 65792 B of static shared memory, over the 48 KiB limit.
-  const CompileResult res = compile(request(
-      "kernels_src/transpose.cu", "transpose",
-      {{"block_size_x", "64"}, {"block_size_y", "16"}, {"tile_size_y", "4"}, {"vector", "4"}}));
+  const CompileResult res =
+      compile(request("kernels_src/transpose.cu", "transpose",
+                      {{"block_size_x", "64"}, {"block_size_y", "16"}, {"tile_size_y", "4"}, {"vector", "4"}}));
   EXPECT_EQ(res.status, Status::compile_failed);
   EXPECT_TRUE(res.cubin.empty());
   EXPECT_EQ(res.resources.static_shared, 65792) << res.log;
@@ -242,8 +245,8 @@ TEST(Compile, OptionsListTargetReportDefinesThenExtras) {
   CompileRequest req;
   req.defines = {{"a", "1"}, {"b", "x y"}};
   req.options = {"-std=c++17"};
-  const std::vector<std::string> expected = {"--gpu-architecture=sm_90", "--ptxas-options=-v",
-                                             "-Da=1", "-Db=x y", "-std=c++17"};
+  const std::vector<std::string> expected = {"--gpu-architecture=sm_90", "--ptxas-options=-v", "-Da=1", "-Db=x y",
+                                             "-std=c++17"};
   EXPECT_EQ(nvrtc_options(req), expected);
 }
 

@@ -37,8 +37,10 @@ TEST(CompilePool, CompilesRealRequestsAndReturnsEveryResult) {
       r.source = ss.str();
       r.source_name = "kernels_src/transpose.cu";
       r.kernel_name = "transpose";
-      r.defines = {{"block_size_x", std::to_string(32 / v)}, {"block_size_y", "8"},
-                   {"tile_size_y", std::to_string(tsy)}, {"vector", std::to_string(v)}};
+      r.defines = {{"block_size_x", std::to_string(32 / v)},
+                   {"block_size_y", "8"},
+                   {"tile_size_y", std::to_string(tsy)},
+                   {"vector", std::to_string(v)}};
       r.tag = tag++;
       pool.submit(std::move(r));
     }
@@ -60,7 +62,8 @@ TEST(CompilePool, CompilesRealRequestsAndReturnsEveryResult) {
       EXPECT_FALSE(res->ok());
     } else {
       EXPECT_TRUE(res->ok()) << res->log;
-      EXPECT_EQ(res->cubin.substr(0, 4), std::string("\x7f" "ELF"));
+      EXPECT_EQ(res->cubin.substr(0, 4), std::string("\x7f"
+                                                     "ELF"));
       ++ok;
     }
   }
@@ -76,8 +79,7 @@ TEST(CompilePool, RunsWorkersConcurrently) {
   CompilePool pool(4, [&](const CompileRequest& r) {
     const int now = ++active;
     int p = peak.load();
-    while (now > p && !peak.compare_exchange_weak(p, now)) {
-    }
+    while (now > p && !peak.compare_exchange_weak(p, now)) {}
     std::this_thread::sleep_for(60ms);
     --active;
     CompileResult res;

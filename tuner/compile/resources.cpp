@@ -83,8 +83,7 @@ Resources parse_ptxas_log(std::string_view log, std::string_view kernel) {
 
 DeviceLimits hopper_limits() { return DeviceLimits{}; }
 
-std::string check_launch(const Resources& res, int threads, int dynamic_shared,
-                         const DeviceLimits& lim) {
+std::string check_launch(const Resources& res, int threads, int dynamic_shared, const DeviceLimits& lim) {
   using std::to_string;
   if (threads <= 0) return "block of " + to_string(threads) + " threads is empty";
   if (threads > lim.max_threads_per_block)
@@ -92,8 +91,7 @@ std::string check_launch(const Resources& res, int threads, int dynamic_shared,
            to_string(lim.max_threads_per_block);
   if (dynamic_shared < 0) return "dynamic shared memory of " + to_string(dynamic_shared) + " B";
   if (res.registers > lim.max_registers_per_thread)
-    return "needs " + to_string(res.registers) + " registers per thread > " +
-           to_string(lim.max_registers_per_thread);
+    return "needs " + to_string(res.registers) + " registers per thread > " + to_string(lim.max_registers_per_thread);
   // Registers are allocated per warp, per thread in steps of the allocation unit.
   const int unit = lim.register_allocation_unit > 0 ? lim.register_allocation_unit : 1;
   const long long regs = (res.registers + unit - 1) / unit * unit;
@@ -102,20 +100,19 @@ std::string check_launch(const Resources& res, int threads, int dynamic_shared,
     std::string rounded;
     if (regs != res.registers)
       rounded = " (" + to_string(res.registers) + " allocated in steps of " + to_string(unit) + ")";
-    return "needs " + to_string(regs) + " registers x " + to_string(slots) + " threads = " +
-           to_string(regs * slots) + " > " + to_string(lim.max_registers_per_block) +
-           " registers per block" + rounded;
+    return "needs " + to_string(regs) + " registers x " + to_string(slots) + " threads = " + to_string(regs * slots) +
+           " > " + to_string(lim.max_registers_per_block) + " registers per block" + rounded;
   }
   if (res.static_shared > lim.max_static_shared)
-    return "static shared memory " + to_string(res.static_shared) + " B > " +
-           to_string(lim.max_static_shared) + " B per block";
+    return "static shared memory " + to_string(res.static_shared) + " B > " + to_string(lim.max_static_shared) +
+           " B per block";
   const long long shared = static_cast<long long>(res.static_shared) + dynamic_shared;
   if (shared > lim.max_shared_opt_in)
     return "shared memory " + to_string(shared) + " B > " + to_string(lim.max_shared_opt_in) +
            " B per block even with opt-in";
   if (!lim.shared_opt_in && shared > lim.max_shared_without_opt_in)
-    return "shared memory " + to_string(shared) + " B > " +
-           to_string(lim.max_shared_without_opt_in) + " B without opt-in";
+    return "shared memory " + to_string(shared) + " B > " + to_string(lim.max_shared_without_opt_in) +
+           " B without opt-in";
   return {};
 }
 

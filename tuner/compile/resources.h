@@ -7,14 +7,14 @@
 namespace tune::compile {
 
 struct Resources {
-  bool parsed = false;      // the report named the kernel and its "Used ... registers" line
-  int registers = 0;        // per thread
-  int barriers = 0;         // named barriers used
-  int static_shared = 0;    // bytes of static __shared__ memory per block
-  int constant_bytes = 0;   // bytes of cmem[0] (kernel parameters and constants)
-  int stack_frame = 0;      // bytes per thread
-  int spill_stores = 0;     // bytes
-  int spill_loads = 0;      // bytes
+  bool parsed = false;     // the report named the kernel and its "Used ... registers" line
+  int registers = 0;       // per thread
+  int barriers = 0;        // named barriers used
+  int static_shared = 0;   // bytes of static __shared__ memory per block
+  int constant_bytes = 0;  // bytes of cmem[0] (kernel parameters and constants)
+  int stack_frame = 0;     // bytes per thread
+  int spill_stores = 0;    // bytes
+  int spill_loads = 0;     // bytes
 
   friend bool operator==(const Resources&, const Resources&) = default;
 };
@@ -28,11 +28,11 @@ struct DeviceLimits {
   int max_threads_per_block = 1024;
   int max_registers_per_block = 65536;
   int max_registers_per_thread = 255;
-  int register_allocation_unit = 8;          // registers per thread are allocated in steps of 8
-  int max_static_shared = 48 * 1024;         // static __shared__ per block
-  int max_shared_without_opt_in = 48 * 1024; // static + dynamic, without cudaFuncSetAttribute
-  int max_shared_opt_in = 227 * 1024;        // static + dynamic, with the opt-in
-  bool shared_opt_in = false;                // the launcher raises the dynamic limit
+  int register_allocation_unit = 8;           // registers per thread are allocated in steps of 8
+  int max_static_shared = 48 * 1024;          // static __shared__ per block
+  int max_shared_without_opt_in = 48 * 1024;  // static + dynamic, without cudaFuncSetAttribute
+  int max_shared_opt_in = 227 * 1024;         // static + dynamic, with the opt-in
+  bool shared_opt_in = false;                 // the launcher raises the dynamic limit
 };
 
 DeviceLimits hopper_limits();

@@ -99,14 +99,12 @@ TEST(CheckLaunch, Reasons) {
   EXPECT_EQ(check_launch(uses(64), 1024, 0), "");  // exactly 65536 registers
   EXPECT_EQ(check_launch(uses(32), 2048, 0), "block of 2048 threads exceeds the device limit of 1024");
   EXPECT_EQ(check_launch(uses(32), 0, 0), "block of 0 threads is empty");
-  EXPECT_EQ(check_launch(uses(72), 1024, 0),
-            "needs 72 registers x 1024 threads = 73728 > 65536 registers per block");
+  EXPECT_EQ(check_launch(uses(72), 1024, 0), "needs 72 registers x 1024 threads = 73728 > 65536 registers per block");
   EXPECT_EQ(check_launch(uses(65), 1024, 0),
             "needs 72 registers x 1024 threads = 73728 > 65536 registers per block "
             "(65 allocated in steps of 8)");
   // A block of 1000 threads still takes 32 warps of registers.
-  EXPECT_EQ(check_launch(uses(72), 1000, 0),
-            "needs 72 registers x 1024 threads = 73728 > 65536 registers per block");
+  EXPECT_EQ(check_launch(uses(72), 1000, 0), "needs 72 registers x 1024 threads = 73728 > 65536 registers per block");
   EXPECT_EQ(check_launch(uses(256), 32, 0), "needs 256 registers per thread > 255");
   EXPECT_EQ(check_launch(uses(32, 50000), 256, 0), "static shared memory 50000 B > 49152 B per block");
   EXPECT_EQ(check_launch(uses(32), 256, 70000), "shared memory 70000 B > 49152 B without opt-in");
@@ -123,8 +121,7 @@ TEST(CheckLaunch, RealKernelFitsItsBlockButNotAFullOne) {
   req.source = read_source("kernels_src/transpose.cu");
   req.source_name = "kernels_src/transpose.cu";
   req.kernel_name = "transpose";
-  req.defines = {{"block_size_x", "16"}, {"block_size_y", "8"}, {"tile_size_y", "8"},
-                 {"vector", "4"}, {"tiles", "2"}};
+  req.defines = {{"block_size_x", "16"}, {"block_size_y", "8"}, {"tile_size_y", "8"}, {"vector", "4"}, {"tiles", "2"}};
   const CompileResult res = compile(req);
   ASSERT_TRUE(res.ok()) << res.log;
   ASSERT_GT(res.resources.registers, 64) << "the double-buffered float4 tile needs > 64 registers";

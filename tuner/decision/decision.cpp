@@ -17,10 +17,9 @@ namespace {
 // Two-sided 95% quantile of Student's t with `df` degrees of freedom (1..30 exact to 3 digits,
 // then the normal 1.96 approached as 1.96 + 2.4 / df).
 double t95(std::size_t df) {
-  static constexpr std::array<double, 30> kTable = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306,
-                                                    2.262,  2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120,
-                                                    2.110,  2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
-                                                    2.060,  2.056, 2.052, 2.048, 2.045, 2.042};
+  static constexpr std::array<double, 30> kTable = {
+      12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+      2.120,  2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
   if (df == 0) return 0;
   if (df <= kTable.size()) return kTable[df - 1];
   return 1.96 + 2.4 / static_cast<double>(df);
@@ -115,9 +114,8 @@ std::vector<std::size_t> contenders(std::span<const Entry> entries, const Rule& 
   std::vector<std::size_t> order;
   for (std::size_t i = 0; i < entries.size(); ++i)
     if (usable(entries[i].estimate)) order.push_back(i);
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return entries[a].estimate.value < entries[b].estimate.value;
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return entries[a].estimate.value < entries[b].estimate.value; });
   std::vector<std::size_t> out;
   if (order.empty() || cap == 0) return out;
   const Estimate& best = entries[order.front()].estimate;

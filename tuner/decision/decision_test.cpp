@@ -118,7 +118,8 @@ TEST(Contenders, TheClosestWithinTheWidenedMarginAtMostCap) {
 }
 
 // Switches of a choice sequence (sizes without a choice skipped).
-std::size_t switches(const std::vector<std::vector<std::int64_t>>& tied, const std::vector<std::optional<std::size_t>>& pick) {
+std::size_t switches(const std::vector<std::vector<std::int64_t>>& tied,
+                     const std::vector<std::optional<std::size_t>>& pick) {
   std::size_t n = 0;
   std::optional<std::int64_t> prev;
   for (std::size_t s = 0; s < tied.size(); ++s) {

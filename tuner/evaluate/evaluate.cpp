@@ -21,7 +21,8 @@ namespace fs = std::filesystem;
 std::string short_name(const fs::path& cache) {
   std::string file = cache.filename().string();
   for (const char* ext : {".gz", ".json"})
-    if (file.size() > std::string(ext).size() && file.ends_with(ext)) file.resize(file.size() - std::string(ext).size());
+    if (file.size() > std::string(ext).size() && file.ends_with(ext))
+      file.resize(file.size() - std::string(ext).size());
   const std::string folder = cache.parent_path().filename().string();
   return folder.empty() ? file : folder + "/" + file;
 }
@@ -53,11 +54,12 @@ std::vector<Problem> load_problems(const std::vector<std::string>& specs, const 
     }
     const std::string& spec_path = specs[*which];
     if (check.missing > 0)
-      throw InputError(path + ": lacks " + std::to_string(check.missing) + " of the " + std::to_string(check.space_size) +
-                       " valid configurations of " + spec_path + " (e.g. \"" + check.missing_examples.front() +
-                       "\"): evaluate needs a brute-forced cache");
+      throw InputError(path + ": lacks " + std::to_string(check.missing) + " of the " +
+                       std::to_string(check.space_size) + " valid configurations of " + spec_path + " (e.g. \"" +
+                       check.missing_examples.front() + "\"): evaluate needs a brute-forced cache");
     if (check.extra > 0)
-      spdlog::warn("{}: {} entries are not valid configurations of {}; they are left out", path, check.extra, spec_path);
+      spdlog::warn("{}: {} entries are not valid configurations of {}; they are left out", path, check.extra,
+                   spec_path);
     const interop::Recorded rec = interop::recorded_results(cache, *spaces[*which]);
     Problem p;
     p.label = short_name(path);
@@ -129,7 +131,8 @@ std::optional<double> Result::mean(std::size_t strategy) const {
     if (!c.curve || std::isnan(c.curve->mean)) return std::nullopt;
     sum += c.curve->mean;
   }
-  return cells[strategy].empty() ? std::nullopt : std::optional<double>(sum / static_cast<double>(cells[strategy].size()));
+  return cells[strategy].empty() ? std::nullopt
+                                 : std::optional<double>(sum / static_cast<double>(cells[strategy].size()));
 }
 
 namespace {
@@ -166,8 +169,7 @@ Outcome run_one(const Problem& p, const StrategySpec& s, double time_limit_s, st
     if (s.body) {
       try {
         s.body(ctx);
-      } catch (const search::Stop&) {
-      }
+      } catch (const search::Stop&) {}
     } else {
       search::run(s.name, ctx);
     }

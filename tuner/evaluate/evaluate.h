@@ -37,8 +37,8 @@ namespace tune::evaluate {
 struct Problem {
   std::string label;  // e.g. convolution_milo/A100: the cache's folder and file name, no extension
   std::filesystem::path cache, spec;
-  std::string device;                          // the cache's device_name ("" when it names none)
-  std::shared_ptr<const space::Space> space;   // shared by the caches of one spec
+  std::string device;                            // the cache's device_name ("" when it names none)
+  std::shared_ptr<const space::Space> space;     // shared by the caches of one spec
   std::vector<std::optional<double>> objective;  // per valid configuration; nullopt = failed
   std::vector<double> cost_s;                    // compile + verification + benchmark time
 };
@@ -52,7 +52,7 @@ std::vector<Problem> load_problems(const std::vector<std::string>& specs, const 
 std::string short_name(const std::filesystem::path& cache);
 
 struct StrategySpec {
-  std::string name;                // a registered strategy (search::strategies()), or a label for body
+  std::string name;  // a registered strategy (search::strategies()), or a label for body
   search::StrategyOptions options{};
   std::function<void(search::Context&)> body{};  // empty: the registered strategy `name`
 };
@@ -71,16 +71,16 @@ struct Options {
 };
 
 struct Cell {
-  std::optional<Curve> curve;   // absent when the strategy failed on this cache
-  std::string error;            // why it failed (the first failing repeat's message)
-  double mean_fevals = 0;       // evaluations per repeat, on average
+  std::optional<Curve> curve;  // absent when the strategy failed on this cache
+  std::string error;           // why it failed (the first failing repeat's message)
+  double mean_fevals = 0;      // evaluations per repeat, on average
 };
 
 struct Result {
-  std::vector<std::string> problems;    // labels, in input order
-  std::vector<SpaceStats> stats;        // per problem
-  std::vector<Window> windows;          // per problem
-  std::vector<std::string> strategies;  // names, in input order
+  std::vector<std::string> problems;     // labels, in input order
+  std::vector<SpaceStats> stats;         // per problem
+  std::vector<Window> windows;           // per problem
+  std::vector<std::string> strategies;   // names, in input order
   std::vector<std::vector<Cell>> cells;  // [strategy][problem]
   Options options{};
   double seconds = 0;  // wall time of the runs

@@ -41,7 +41,8 @@ TEST(Methodology, BudgetIsDerivedAsDocumented) {
   const auto raw = raw_json(kCache)["cache"];
   std::vector<double> ok, ok_t, bad_t, all_t;
   for (const auto& [key, e] : raw.items()) {
-    const double t = (e.value("compile_time", 0.0) + e.value("verification_time", 0.0) + e.value("benchmark_time", 0.0)) / 1000;
+    const double t =
+        (e.value("compile_time", 0.0) + e.value("verification_time", 0.0) + e.value("benchmark_time", 0.0)) / 1000;
     all_t.push_back(t);
     if (e["time"].is_number()) {
       ok.push_back(e["time"].get<double>());
@@ -57,7 +58,8 @@ TEST(Methodology, BudgetIsDerivedAsDocumented) {
   std::sort(all_t.begin(), all_t.end());
   const std::size_t n = ok.size();
   const double median = n % 2 ? ok[n / 2] : (ok[n / 2 - 1] + ok[n / 2]) / 2;
-  const double median_t = all_t.size() % 2 ? all_t[all_t.size() / 2] : (all_t[all_t.size() / 2 - 1] + all_t[all_t.size() / 2]) / 2;
+  const double median_t =
+      all_t.size() % 2 ? all_t[all_t.size() / 2] : (all_t[all_t.size() / 2 - 1] + all_t[all_t.size() / 2]) / 2;
   auto avg = [](const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0) / v.size(); };
   const double per_feval = avg(ok_t) + double(bad_t.size()) / all_t.size() * avg(bad_t);
 
@@ -70,7 +72,8 @@ TEST(Methodology, BudgetIsDerivedAsDocumented) {
 
   const Settings settings;
   const Window w = window(s, settings);
-  for (auto [p, c] : {std::pair{settings.cutoff_percentile_start, w.start}, std::pair{settings.cutoff_percentile, w.end}}) {
+  for (auto [p, c] :
+       {std::pair{settings.cutoff_percentile_start, w.start}, std::pair{settings.cutoff_percentile, w.end}}) {
     const double target = ok.front() + (median - ok.front()) * (1 - p);
     std::size_t i = 0;  // worst first, the first objective <= target
     while (ok[n - 1 - i] > target) ++i;
@@ -158,14 +161,14 @@ TEST(Score, RandomSampleScoresAboutZero) {
   EXPECT_LT(p, e);
   EXPECT_GT(p, -0.15);
   EXPECT_NEAR(*python.mean(0), p, 1e-15);
-  std::printf("random_sample on %s, 1000 repeats: %.3f (reference index), %.3f (exact rank)\n", python.problems[0].c_str(), p, e);
+  std::printf("random_sample on %s, 1000 repeats: %.3f (reference index), %.3f (exact rank)\n",
+              python.problems[0].c_str(), p, e);
 }
 
 TEST(Score, OracleScoresOne) {
   const Problem& p = conv();
-  const auto best = std::min_element(p.objective.begin(), p.objective.end(), [](auto a, auto b) {
-    return a.value_or(INFINITY) < b.value_or(INFINITY);
-  });
+  const auto best = std::min_element(p.objective.begin(), p.objective.end(),
+                                     [](auto a, auto b) { return a.value_or(INFINITY) < b.value_or(INFINITY); });
   const std::size_t optimum = std::size_t(best - p.objective.begin());
   StrategySpec oracle{"oracle", {}, [optimum](search::Context& ctx) {
                         ctx.evaluate(optimum);
@@ -174,7 +177,8 @@ TEST(Score, OracleScoresOne) {
   // The reverse: the worst configurations first.
   std::vector<std::size_t> order(p.objective.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
-  std::sort(order.begin(), order.end(), [&](auto a, auto b) { return p.objective[a].value_or(-1) > p.objective[b].value_or(-1); });
+  std::sort(order.begin(), order.end(),
+            [&](auto a, auto b) { return p.objective[a].value_or(-1) > p.objective[b].value_or(-1); });
   StrategySpec worst{"worst_first", {}, [&order](search::Context& ctx) {
                        for (std::size_t c : order) ctx.evaluate(c);
                      }};

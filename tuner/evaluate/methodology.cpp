@@ -129,7 +129,8 @@ Curve score_curve(const SpaceStats& s, const Window& w, const std::vector<Trace>
   // Before any repeat has a result: the first value (clipped); never a result: the worst.
   auto first = std::find_if(mean_rank.begin(), mean_rank.end(), [](double v) { return !std::isnan(v); });
   const double fill = first == mean_rank.end() ? static_cast<double>(n - 1) : *first;
-  std::replace_if(mean_rank.begin(), mean_rank.end(), [](double v) { return std::isnan(v); }, fill);
+  std::replace_if(
+      mean_rank.begin(), mean_rank.end(), [](double v) { return std::isnan(v); }, fill);
 
   Curve c;
   c.random.resize(points);

@@ -91,7 +91,7 @@ class SpaceStats {
   SpaceStats(const std::vector<std::optional<double>>& objective, const std::vector<double>& cost_s);
 
   std::size_t configs() const { return configs_; }
-  std::size_t successful() const { return sorted_.size(); }  // N
+  std::size_t successful() const { return sorted_.size(); }      // N
   const std::vector<double>& sorted() const { return sorted_; }  // ascending: best first
   double optimum() const { return sorted_.front(); }
   double median() const { return median_; }
@@ -107,12 +107,12 @@ class SpaceStats {
 };
 
 // The calculated random-search baseline, as ranks in SpaceStats::sorted() (0 = optimum).
-std::size_t baseline_fevals(const SpaceStats& s, double time_s);  // M at time t
+std::size_t baseline_fevals(const SpaceStats& s, double time_s);                              // M at time t
 std::size_t baseline_rank(const SpaceStats& s, std::size_t fevals, bool exact_rank = false);  // best after M
 double baseline_value(const SpaceStats& s, double time_s, bool exact_rank = false);
 
 struct Cutoff {
-  double objective = 0;  // the target objective
+  double objective = 0;   // the target objective
   std::size_t index = 0;  // i, worst first
   std::size_t fevals = 0;
   double time_s = 0;

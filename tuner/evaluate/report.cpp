@@ -16,8 +16,12 @@ std::string fmt(const char* f, double v) {
   return buf;
 }
 
-std::string pad_left(const std::string& s, std::size_t w) { return s.size() >= w ? s : std::string(w - s.size(), ' ') + s; }
-std::string pad_right(const std::string& s, std::size_t w) { return s.size() >= w ? s : s + std::string(w - s.size(), ' '); }
+std::string pad_left(const std::string& s, std::size_t w) {
+  return s.size() >= w ? s : std::string(w - s.size(), ' ') + s;
+}
+std::string pad_right(const std::string& s, std::size_t w) {
+  return s.size() >= w ? s : s + std::string(w - s.size(), ' ');
+}
 
 std::string score_text(const Cell& c) {
   if (!c.curve) return "error";
@@ -32,13 +36,15 @@ std::string format_table(const Result& r) {
   out += "FGCS 2024 methodology: " + std::to_string(r.options.repeats) + " repeats per strategy and cache (seeds " +
          std::to_string(r.options.seed) + ".." + std::to_string(r.options.seed + r.options.repeats - 1) +
          "); score 0 = calculated random search, 1 = optimum at once, averaged over " + std::to_string(st.resolution) +
-         " time points from the " + fmt("%g", st.cutoff_percentile_start) + " to the " + fmt("%g", st.cutoff_percentile) +
-         " cutoff (median -> optimum); time limit per run: the " + fmt("%g", st.cutoff_percentile) + " cutoff x " +
-         fmt("%g", 1 + st.cutoff_margin) + (st.exact_rank ? "; baseline at the exact expected rank" : "") + "\n\n";
+         " time points from the " + fmt("%g", st.cutoff_percentile_start) + " to the " +
+         fmt("%g", st.cutoff_percentile) + " cutoff (median -> optimum); time limit per run: the " +
+         fmt("%g", st.cutoff_percentile) + " cutoff x " + fmt("%g", 1 + st.cutoff_margin) +
+         (st.exact_rank ? "; baseline at the exact expected rank" : "") + "\n\n";
 
   std::size_t lw = 8;
   for (const auto& p : r.problems) lw = std::max(lw, p.size());
-  out += pad_right("cache", lw) + "  configs  failed     optimum      median   s/eval  fevals range  time range s    limit s\n";
+  out += pad_right("cache", lw) +
+         "  configs  failed     optimum      median   s/eval  fevals range  time range s    limit s\n";
   for (std::size_t p = 0; p < r.problems.size(); ++p) {
     const SpaceStats& s = r.stats[p];
     const Window& w = r.windows[p];

@@ -20,10 +20,24 @@ struct BuiltinInfo {
 };
 constexpr std::size_t kMany = SIZE_MAX;
 constexpr std::array<BuiltinInfo, 18> kBuiltins{{
-    {"range", 1, 3}, {"list", 0, 1}, {"tuple", 0, 1}, {"len", 1, 1}, {"min", 1, kMany},
-    {"max", 1, kMany}, {"abs", 1, 1}, {"int", 0, 1}, {"float", 0, 1}, {"round", 1, 2},
-    {"str", 0, 1}, {"bool", 0, 1}, {"sum", 1, 2}, {"sorted", 1, 1}, {"any", 1, 1},
-    {"all", 1, 1}, {"pow", 2, 2}, {"divmod", 2, 2},
+    {"range", 1, 3},
+    {"list", 0, 1},
+    {"tuple", 0, 1},
+    {"len", 1, 1},
+    {"min", 1, kMany},
+    {"max", 1, kMany},
+    {"abs", 1, 1},
+    {"int", 0, 1},
+    {"float", 0, 1},
+    {"round", 1, 2},
+    {"str", 0, 1},
+    {"bool", 0, 1},
+    {"sum", 1, 2},
+    {"sorted", 1, 1},
+    {"any", 1, 1},
+    {"all", 1, 1},
+    {"pow", 2, 2},
+    {"divmod", 2, 2},
 }};
 constexpr std::size_t kMaxRange = std::size_t{1} << 24;
 
@@ -65,8 +79,7 @@ std::span<const Value> elements(Budget& budget, const Value& v, std::vector<Valu
 
 Value make_range(Budget& budget, std::span<const Value> args) {
   for (const Value& a : args)
-    if (!a.is_integral())
-      raise(std::string("'") + type_name(a) + "' object cannot be interpreted as an integer");
+    if (!a.is_integral()) raise(std::string("'") + type_name(a) + "' object cannot be interpreted as an integer");
   std::int64_t start = 0, stop = 0, step = 1;
   if (args.size() == 1) {
     stop = args[0].as_int();
@@ -214,8 +227,7 @@ Value do_round(std::span<const Value> args) {
   if (has_n && !args[1].is_integral())
     raise(std::string("'") + type_name(args[1]) + "' object cannot be interpreted as an integer");
   if (x.is_integral()) return Value::integer(has_n ? round_int(x.as_int(), args[1].as_int()) : x.as_int());
-  if (x.type() != Type::Float)
-    raise(std::string("type ") + type_name(x) + " doesn't define __round__ method");
+  if (x.type() != Type::Float) raise(std::string("type ") + type_name(x) + " doesn't define __round__ method");
   if (!has_n) return Value::integer(round_half_even(x.as_float()));
   return Value::real(round_float(x.as_float(), args[1].as_int()));
 }
@@ -261,7 +273,8 @@ std::string check_arity(Builtin b, std::size_t argc) {
 Value call(Budget& budget, Builtin b, std::span<const Value> args) {
   std::vector<Value> storage;
   switch (b) {
-    case Builtin::Range: return make_range(budget, args);
+    case Builtin::Range:
+      return make_range(budget, args);
     case Builtin::List:
     case Builtin::Tuple: {
       std::vector<Value> items;
@@ -272,9 +285,12 @@ Value call(Budget& budget, Builtin b, std::span<const Value> args) {
       }
       return b == Builtin::List ? Value::list(std::move(items)) : Value::tuple(std::move(items));
     }
-    case Builtin::Len: return Value::integer(static_cast<std::int64_t>(length(args[0])));
-    case Builtin::Min: return min_max(budget, args, false);
-    case Builtin::Max: return min_max(budget, args, true);
+    case Builtin::Len:
+      return Value::integer(static_cast<std::int64_t>(length(args[0])));
+    case Builtin::Min:
+      return min_max(budget, args, false);
+    case Builtin::Max:
+      return min_max(budget, args, true);
     case Builtin::Abs: {
       const Value& x = args[0];
       if (x.type() == Type::Float) return Value::real(std::fabs(x.as_float()));
@@ -282,14 +298,18 @@ Value call(Budget& budget, Builtin b, std::span<const Value> args) {
       if (x.as_int() == INT64_MIN) overflow();
       return Value::integer(x.as_int() < 0 ? -x.as_int() : x.as_int());
     }
-    case Builtin::Int: return args.empty() ? Value::integer(0) : to_int(args[0]);
-    case Builtin::Float: return args.empty() ? Value::real(0.0) : to_float(args[0]);
-    case Builtin::Round: return do_round(args);
+    case Builtin::Int:
+      return args.empty() ? Value::integer(0) : to_int(args[0]);
+    case Builtin::Float:
+      return args.empty() ? Value::real(0.0) : to_float(args[0]);
+    case Builtin::Round:
+      return do_round(args);
     case Builtin::Str:
       if (args.empty()) return Value::string({});
       charge_deep(budget, args[0]);  // the repr is about as long
       return Value::string(args[0].str());
-    case Builtin::Bool: return Value::boolean(!args.empty() && args[0].truthy());
+    case Builtin::Bool:
+      return Value::boolean(!args.empty() && args[0].truthy());
     case Builtin::Sum: {
       Value total = args.size() == 2 ? args[1] : Value::integer(0);
       if (total.type() == Type::Str) raise("sum() can't sum strings [use ''.join(seq) instead]");
@@ -315,13 +335,14 @@ Value call(Budget& budget, Builtin b, std::span<const Value> args) {
       }
       return Value::boolean(!any);
     }
-    case Builtin::Pow: return binary(budget, BinOp::Pow, args[0], args[1]);
+    case Builtin::Pow:
+      return binary(budget, BinOp::Pow, args[0], args[1]);
     case Builtin::Divmod: {
       if (!args[0].is_number() || !args[1].is_number())
         raise(std::string("unsupported operand types for divmod(): '") + type_name(args[0]) + "' and '" +
               type_name(args[1]) + "'");
-      return Value::tuple({binary(budget, BinOp::FloorDiv, args[0], args[1]),
-                           binary(budget, BinOp::Mod, args[0], args[1])});
+      return Value::tuple(
+          {binary(budget, BinOp::FloorDiv, args[0], args[1]), binary(budget, BinOp::Mod, args[0], args[1])});
     }
   }
   return {};
@@ -376,7 +397,8 @@ std::optional<double> parse_float(std::string_view s) {
     if (!digitpart(s, at, exp_digits)) return std::nullopt;
   }
   if (at != s.size()) return std::nullopt;
-  std::string clean = mant_int + "." + mant_frac + "e" + (exp_negative ? "-" : "") + (exp_digits.empty() ? "0" : exp_digits);
+  std::string clean =
+      mant_int + "." + mant_frac + "e" + (exp_negative ? "-" : "") + (exp_digits.empty() ? "0" : exp_digits);
   if (mant_int.empty()) clean.insert(clean.begin(), '0');
   double v = 0;
   auto res = std::from_chars(clean.data(), clean.data() + clean.size(), v);

@@ -41,10 +41,18 @@ class Emitter {
 
   void constant(const Value& v, std::uint32_t col) {
     switch (v.type()) {
-      case Type::None: op(Op::LoadNone, col, 1); break;
-      case Type::Bool: op(Op::LoadBool, col, 1, v.truthy() ? 1 : 0); break;
-      case Type::Int: op(Op::LoadInt, col, 1, v.as_int()); break;
-      case Type::Float: op(Op::LoadFloat, col, 1, std::bit_cast<std::int64_t>(v.as_float())); break;
+      case Type::None:
+        op(Op::LoadNone, col, 1);
+        break;
+      case Type::Bool:
+        op(Op::LoadBool, col, 1, v.truthy() ? 1 : 0);
+        break;
+      case Type::Int:
+        op(Op::LoadInt, col, 1, v.as_int());
+        break;
+      case Type::Float:
+        op(Op::LoadFloat, col, 1, std::bit_cast<std::int64_t>(v.as_float()));
+        break;
       default:
         code_.consts.push_back(v);
         op(Op::LoadConst, col, 1, static_cast<std::int64_t>(code_.consts.size() - 1));
@@ -66,7 +74,9 @@ class Emitter {
     const Node& n = ast_.nodes[id];
     if (try_fold(n, id)) return;
     switch (n.kind) {
-      case Kind::Const: constant(n.value, n.col); break;
+      case Kind::Const:
+        constant(n.value, n.col);
+        break;
       case Kind::Name:
         if (n.ref == Ref::Local) {
           op(Op::LoadLocal, n.col, 1, n.index);
@@ -86,12 +96,23 @@ class Emitter {
         emit(n.kids[1]);
         Op o = Op::Binary;
         switch (static_cast<BinOp>(n.op)) {
-          case BinOp::Add: o = Op::Add; break;
-          case BinOp::Sub: o = Op::Sub; break;
-          case BinOp::Mul: o = Op::Mul; break;
-          case BinOp::FloorDiv: o = Op::FloorDiv; break;
-          case BinOp::Mod: o = Op::Mod; break;
-          default: break;
+          case BinOp::Add:
+            o = Op::Add;
+            break;
+          case BinOp::Sub:
+            o = Op::Sub;
+            break;
+          case BinOp::Mul:
+            o = Op::Mul;
+            break;
+          case BinOp::FloorDiv:
+            o = Op::FloorDiv;
+            break;
+          case BinOp::Mod:
+            o = Op::Mod;
+            break;
+          default:
+            break;
         }
         op(o, n.col, -1, 0, n.op);
         break;
@@ -114,7 +135,9 @@ class Emitter {
         patch(to_end);
         break;
       }
-      case Kind::Compare: compare(n); break;
+      case Kind::Compare:
+        compare(n);
+        break;
       case Kind::List:
       case Kind::Tuple:
         for (std::uint32_t k : n.kids) emit(k);
@@ -161,13 +184,26 @@ class Emitter {
       }
       Op o = Op::Compare;
       switch (c) {
-        case CmpOp::Eq: o = Op::Eq; break;
-        case CmpOp::Ne: o = Op::Ne; break;
-        case CmpOp::Lt: o = Op::Lt; break;
-        case CmpOp::Le: o = Op::Le; break;
-        case CmpOp::Gt: o = Op::Gt; break;
-        case CmpOp::Ge: o = Op::Ge; break;
-        default: break;
+        case CmpOp::Eq:
+          o = Op::Eq;
+          break;
+        case CmpOp::Ne:
+          o = Op::Ne;
+          break;
+        case CmpOp::Lt:
+          o = Op::Lt;
+          break;
+        case CmpOp::Le:
+          o = Op::Le;
+          break;
+        case CmpOp::Gt:
+          o = Op::Gt;
+          break;
+        case CmpOp::Ge:
+          o = Op::Ge;
+          break;
+        default:
+          break;
       }
       op(o, n.cols[k], -1, 0, n.ops[k]);
     }

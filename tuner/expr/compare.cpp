@@ -38,20 +38,28 @@ bool ordered(Budget& budget, CmpOp op, const Value& a, const Value& b) {
     int c = compare_numbers(a, b);
     if (c == 2) return false;
     switch (op) {
-      case CmpOp::Lt: return c < 0;
-      case CmpOp::Le: return c <= 0;
-      case CmpOp::Gt: return c > 0;
-      default: return c >= 0;
+      case CmpOp::Lt:
+        return c < 0;
+      case CmpOp::Le:
+        return c <= 0;
+      case CmpOp::Gt:
+        return c > 0;
+      default:
+        return c >= 0;
     }
   }
   if (a.type() == b.type() && a.type() == Type::Str) {
     int c = a.as_str().compare(b.as_str());
     budget.charge(1 + std::min(a.as_str().size(), b.as_str().size()) / 64);
     switch (op) {
-      case CmpOp::Lt: return c < 0;
-      case CmpOp::Le: return c <= 0;
-      case CmpOp::Gt: return c > 0;
-      default: return c >= 0;
+      case CmpOp::Lt:
+        return c < 0;
+      case CmpOp::Le:
+        return c <= 0;
+      case CmpOp::Gt:
+        return c > 0;
+      default:
+        return c >= 0;
     }
   }
   if (a.type() == b.type() && a.is_sequence()) {
@@ -62,10 +70,14 @@ bool ordered(Budget& budget, CmpOp op, const Value& a, const Value& b) {
     if (k < x.size() && k < y.size()) return ordered(budget, op, x[k], y[k]);
     std::size_t n = x.size(), m = y.size();
     switch (op) {
-      case CmpOp::Lt: return n < m;
-      case CmpOp::Le: return n <= m;
-      case CmpOp::Gt: return n > m;
-      default: return n >= m;
+      case CmpOp::Lt:
+        return n < m;
+      case CmpOp::Le:
+        return n <= m;
+      case CmpOp::Gt:
+        return n > m;
+      default:
+        return n >= m;
     }
   }
   raise(std::string("'") + symbol(op) + "' not supported between instances of '" + type_name(a) + "' and '" +
@@ -83,8 +95,10 @@ bool compare(Budget& budget, CmpOp op, const Value& a, const Value& b) {
       bool eq = equal(budget, a, b);
       return op == CmpOp::Eq ? eq : !eq;
     }
-    case CmpOp::In: return contains(budget, b, a);
-    case CmpOp::NotIn: return !contains(budget, b, a);
+    case CmpOp::In:
+      return contains(budget, b, a);
+    case CmpOp::NotIn:
+      return !contains(budget, b, a);
     case CmpOp::Is:
     case CmpOp::IsNot: {
       auto singleton = [](const Value& v) { return v.is_none() || v.type() == Type::Bool; };
@@ -92,7 +106,8 @@ bool compare(Budget& budget, CmpOp op, const Value& a, const Value& b) {
       bool same = a.type() == b.type() && (a.is_none() || a.truthy() == b.truthy());
       return op == CmpOp::Is ? same : !same;
     }
-    default: return ordered(budget, op, a, b);
+    default:
+      return ordered(budget, op, a, b);
   }
 }
 

@@ -37,8 +37,7 @@ struct Program::Impl {
 Program::Program() = default;
 Program::Program(Program&&) noexcept = default;
 Program& Program::operator=(Program&&) noexcept = default;
-Program::Program(const Program& other)
-    : impl_(other.impl_ ? std::make_unique<Impl>(*other.impl_) : nullptr) {}
+Program::Program(const Program& other) : impl_(other.impl_ ? std::make_unique<Impl>(*other.impl_) : nullptr) {}
 Program& Program::operator=(const Program& other) {
   if (this != &other) impl_ = other.impl_ ? std::make_unique<Impl>(*other.impl_) : nullptr;
   return *this;
@@ -77,8 +76,6 @@ const std::string& Program::source() const {
   return impl_ ? impl_->source : none;
 }
 
-Value evaluate(std::string_view source, const Location& where) {
-  return Program::compile(source, {}, where).eval({});
-}
+Value evaluate(std::string_view source, const Location& where) { return Program::compile(source, {}, where).eval({}); }
 
 }  // namespace tune::expr

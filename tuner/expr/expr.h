@@ -94,8 +94,7 @@ class Program {
   ~Program();
 
   // Throws expr::Error for a syntax error or a name that is neither in `names` nor a builtin.
-  static Program compile(std::string_view source, std::span<const std::string> names,
-                         const Location& where);
+  static Program compile(std::string_view source, std::span<const std::string> names, const Location& where);
 
   // Evaluates with vars[i] bound to names[i]. Throws expr::Error on a runtime error.
   Value eval(std::span<const Value> vars) const;

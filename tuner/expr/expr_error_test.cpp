@@ -84,7 +84,7 @@ TEST(Errors, SyntaxErrors) {
            {"07", "leading zeros in decimal integer literals are not permitted", 1},
            {"1__0", "invalid decimal literal", 1},
            {"0b102", "invalid binary literal", 1},
-           {"1 + 99999999999999999999", "integer overflow", 5},  // found by the fuzzer
+           {"1 + 99999999999999999999", "integer overflow", 5},                    // found by the fuzzer
            {"r'\\\xe9'", "non-ASCII characters in strings are not supported", 4},  // ditto
            {"'\\xe9'", "non-ASCII characters in strings are not supported", 2},
            {"not", "unexpected end of expression", 4},
@@ -207,10 +207,10 @@ TEST(Errors, ChainEvaluatesMiddleOperandOnce) {
   std::vector<std::string> names{"n"};
   std::vector<Value> v{Value::integer(n)};
   EXPECT_TRUE(Program::compile("0 < len([0 for i in range(n)]) <= n", names, kWhere).test(v));
-  EXPECT_THROW((void)Program::compile("0 < len([0 for i in range(n)]) and len([0 for i in range(n)]) <= n", names,
-                                      kWhere)
-                   .test(v),
-               Error);
+  EXPECT_THROW(
+      (void)Program::compile("0 < len([0 for i in range(n)]) and len([0 for i in range(n)]) <= n", names, kWhere)
+          .test(v),
+      Error);
   detail::set_default_budget(saved);
 }
 

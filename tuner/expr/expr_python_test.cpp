@@ -70,7 +70,8 @@ TEST(PythonCases, EveryCaseMatchesCPython) {
       if (c.expected != "!error" && failures < 40) ADD_FAILURE() << "line " << c.line << ": " << e.what();
     }
     if (got != c.expected) {
-      if (++failures <= 40) ADD_FAILURE() << "line " << c.line << ": `" << c.source << "` gave " << got << ", CPython " << c.expected;
+      if (++failures <= 40)
+        ADD_FAILURE() << "line " << c.line << ": `" << c.source << "` gave " << got << ", CPython " << c.expected;
     } else if (got != "!error") {
       EXPECT_EQ(truth, test_result) << "test() disagrees with eval().truthy() for `" << c.source << "`";
     }

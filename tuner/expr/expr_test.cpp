@@ -94,8 +94,9 @@ TEST(Logic, ShortCircuitReturnsOperands) {
 }
 
 TEST(Sequences, MembershipIndexingAndSlicing) {
-  EXPECT_EQ(py("3 in [1, 2, 3], 4 not in (1, 2), 'bc' in 'abc', 'x' in 'abc', 2.0 in [1, 2], [1] in [[1], 2], '' in ''"),
-            "(True, True, True, False, True, True, True)");
+  EXPECT_EQ(
+      py("3 in [1, 2, 3], 4 not in (1, 2), 'bc' in 'abc', 'x' in 'abc', 2.0 in [1, 2], [1] in [[1], 2], '' in ''"),
+      "(True, True, True, False, True, True, True)");
   EXPECT_EQ(py("[10, 20, 30][0], [10, 20, 30][-1], 'abc'[1], (4, 5)[-2], [[1, 2], [3]][0][1], [1, 2, 3][True]"),
             "(10, 30, 'b', 4, 2, 2)");
   EXPECT_EQ(py("[1, 2, 3, 4, 5][1:3], [1, 2, 3, 4, 5][::-1], [1, 2, 3, 4, 5][::2], 'hello'[1:-1], (1, 2, 3)[5:], "
@@ -156,10 +157,10 @@ TEST(Comprehensions, FiltersNestingAndScopes) {
 TEST(Variables, SizeExpressionsOverListsAndProblemSize) {
   std::vector<std::string> names{"ProblemSize", "filter_width", "filter_height", "block_size_x", "tile_size_x"};
   std::vector<Value> vars{Value::list({Value::integer(4096), Value::integer(4096)}),
-                          evaluate("[i for i in range(3,35,2)]", kWhere), evaluate("[i for i in range(3,35,2)]", kWhere),
-                          Value::integer(128), Value::integer(2)};
-  Program size = Program::compile("(ProblemSize[0]+max(filter_width)-1) * (ProblemSize[1]+max(filter_height)-1)",
-                                  names, kWhere);
+                          evaluate("[i for i in range(3,35,2)]", kWhere),
+                          evaluate("[i for i in range(3,35,2)]", kWhere), Value::integer(128), Value::integer(2)};
+  Program size =
+      Program::compile("(ProblemSize[0]+max(filter_width)-1) * (ProblemSize[1]+max(filter_height)-1)", names, kWhere);
   EXPECT_EQ(size.eval(vars).repr(), "17040384");  // (4096+33-1)**2
   EXPECT_EQ(size.used(), (std::vector<std::size_t>{0, 1, 2}));
   EXPECT_EQ(Program::compile("max(filter_height) * max(filter_width)", names, kWhere).eval(vars).as_int(), 33 * 33);

@@ -12,14 +12,15 @@ namespace tune::expr::detail {
 namespace {
 
 constexpr std::array<std::string_view, 35> kKeywords{
-    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def",
-    "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is",
-    "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield"};
+    "False", "None",     "True",  "and",    "as",   "assert", "async",  "await",    "break",
+    "class", "continue", "def",   "del",    "elif", "else",   "except", "finally",  "for",
+    "from",  "global",   "if",    "import", "in",   "is",     "lambda", "nonlocal", "not",
+    "or",    "pass",     "raise", "return", "try",  "while",  "with",   "yield"};
 
 // Longest first, so "**" wins over "*".
 constexpr std::array<std::string_view, 34> kOperators{
-    "**=", "//=", ">>=", "<<=", "**", "//", "<<", ">>", "<=", ">=", "==", "!=", "->", ":=", "+=", "-=",
-    "*=", "/=", "%=", "+", "-", "*", "/", "%", "<", ">", "(", ")", "[", "]", ",", ":", ".", "~"};
+    "**=", "//=", ">>=", "<<=", "**", "//", "<<", ">>", "<=", ">=", "==", "!=", "->", ":=", "+=", "-=", "*=",
+    "/=",  "%=",  "+",   "-",   "*",  "/",  "%",  "<",  ">",  "(",  ")",  "[",  "]",  ",",  ":",  ".",  "~"};
 constexpr std::string_view kSingles = "&|^{}=;@";
 
 bool name_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
@@ -63,9 +64,7 @@ class Lexer {
   }
 
  private:
-  [[noreturn]] void fail(std::size_t pos, const std::string& cause) const {
-    throw Error(where_, src_, pos + 1, cause);
-  }
+  [[noreturn]] void fail(std::size_t pos, const std::string& cause) const { throw Error(where_, src_, pos + 1, cause); }
 
   void skip_space() {
     while (at_ < src_.size()) {
@@ -112,13 +111,19 @@ class Lexer {
     auto rest = [&](auto pred) {
       while (at_ < src_.size() && (pred(src_[at_]) || src_[at_] == '_')) ++at_;
     };
-    if (src_[at_] == '0' && at_ + 1 < src_.size() && std::string_view("xXoObB").find(src_[at_ + 1]) != std::string_view::npos) {
+    if (src_[at_] == '0' && at_ + 1 < src_.size() &&
+        std::string_view("xXoObB").find(src_[at_ + 1]) != std::string_view::npos) {
       char kind = static_cast<char>(src_[at_ + 1] | 0x20);
       int base = kind == 'x' ? 16 : kind == 'o' ? 8 : 2;
       at_ += 2;
       rest([](char ch) { return name_char(ch); });
       std::optional<std::int64_t> v = parse_int(src_.substr(start + 2, at_ - start - 2), base);
-      if (!v) fail(start, std::string("invalid ") + (base == 16 ? "hexadecimal" : base == 8 ? "octal" : "binary") + " literal");
+      if (!v)
+        fail(start, std::string("invalid ") +
+                        (base == 16  ? "hexadecimal"
+                         : base == 8 ? "octal"
+                                     : "binary") +
+                        " literal");
       t.kind = Tok::Int;
       t.int_value = *v;
       return;
@@ -198,17 +203,38 @@ class Lexer {
       std::size_t esc = at_;
       at_ += 2;
       switch (e) {
-        case '\n': break;
-        case '\\': out += '\\'; break;
-        case '\'': out += '\''; break;
-        case '"': out += '"'; break;
-        case 'a': out += '\a'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'n': out += '\n'; break;
-        case 'r': out += '\r'; break;
-        case 't': out += '\t'; break;
-        case 'v': out += '\v'; break;
+        case '\n':
+          break;
+        case '\\':
+          out += '\\';
+          break;
+        case '\'':
+          out += '\'';
+          break;
+        case '"':
+          out += '"';
+          break;
+        case 'a':
+          out += '\a';
+          break;
+        case 'b':
+          out += '\b';
+          break;
+        case 'f':
+          out += '\f';
+          break;
+        case 'n':
+          out += '\n';
+          break;
+        case 'r':
+          out += '\r';
+          break;
+        case 't':
+          out += '\t';
+          break;
+        case 'v':
+          out += '\v';
+          break;
         case 'x':
         case 'u':
         case 'U': {
@@ -223,7 +249,8 @@ class Lexer {
           out += static_cast<char>(v);
           break;
         }
-        case 'N': fail(esc, "non-ASCII characters in strings are not supported");
+        case 'N':
+          fail(esc, "non-ASCII characters in strings are not supported");
         default:
           if (e >= '0' && e <= '7') {
             int v = e - '0';
@@ -278,8 +305,6 @@ bool is_keyword(std::string_view name) {
   return false;
 }
 
-std::vector<Token> tokenize(std::string_view source, const Location& where) {
-  return Lexer(source, where).run();
-}
+std::vector<Token> tokenize(std::string_view source, const Location& where) { return Lexer(source, where).run(); }
 
 }  // namespace tune::expr::detail

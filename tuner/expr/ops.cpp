@@ -15,16 +15,15 @@ std::uint64_t g_default_budget = std::uint64_t{1} << 24;
 [[noreturn]] void zero_division() { raise("division by zero"); }
 
 [[noreturn]] void operand_error(BinOp op, const Value& a, const Value& b) {
-  raise(std::string("unsupported operand types for ") + symbol(op) + ": '" + type_name(a) + "' and '" +
-        type_name(b) + "'");
+  raise(std::string("unsupported operand types for ") + symbol(op) + ": '" + type_name(a) + "' and '" + type_name(b) +
+        "'");
 }
 
 // Python's true division of two ints, correctly rounded even beyond 2^53.
 double int_truediv(std::int64_t a, std::int64_t b) {
   if (b == 0) zero_division();
   constexpr std::int64_t exact = std::int64_t{1} << 53;
-  if (a >= -exact && a <= exact && b >= -exact && b <= exact)
-    return static_cast<double>(a) / static_cast<double>(b);
+  if (a >= -exact && a <= exact && b >= -exact && b <= exact) return static_cast<double>(a) / static_cast<double>(b);
   bool negative = (a < 0) != (b < 0);
   if (a == 0) return b < 0 ? -0.0 : 0.0;
   unsigned __int128 ua = a < 0 ? -static_cast<unsigned __int128>(a) : a;
@@ -120,9 +119,12 @@ Value int_binary(BinOp op, std::int64_t a, std::int64_t b) {
     case BinOp::Mul:
       if (__builtin_mul_overflow(a, b, &r)) overflow();
       return Value::integer(r);
-    case BinOp::Div: return Value::real(int_truediv(a, b));
-    case BinOp::FloorDiv: return Value::integer(int_floordiv(a, b));
-    case BinOp::Mod: return Value::integer(int_mod(a, b));
+    case BinOp::Div:
+      return Value::real(int_truediv(a, b));
+    case BinOp::FloorDiv:
+      return Value::integer(int_floordiv(a, b));
+    case BinOp::Mod:
+      return Value::integer(int_mod(a, b));
     case BinOp::Pow:
       if (b < 0) return Value::real(float_pow(static_cast<double>(a), static_cast<double>(b)));
       return Value::integer(int_pow(a, b));
@@ -136,31 +138,40 @@ Value int_binary(BinOp op, std::int64_t a, std::int64_t b) {
     case BinOp::RShift:
       if (b < 0) raise("negative shift count");
       return Value::integer(b >= 64 ? (a < 0 ? -1 : 0) : a >> b);
-    case BinOp::BitAnd: return Value::integer(a & b);
-    case BinOp::BitOr: return Value::integer(a | b);
-    case BinOp::BitXor: return Value::integer(a ^ b);
+    case BinOp::BitAnd:
+      return Value::integer(a & b);
+    case BinOp::BitOr:
+      return Value::integer(a | b);
+    case BinOp::BitXor:
+      return Value::integer(a ^ b);
   }
   return {};
 }
 
 Value float_binary(BinOp op, double a, double b) {
   switch (op) {
-    case BinOp::Add: return Value::real(a + b);
-    case BinOp::Sub: return Value::real(a - b);
-    case BinOp::Mul: return Value::real(a * b);
+    case BinOp::Add:
+      return Value::real(a + b);
+    case BinOp::Sub:
+      return Value::real(a - b);
+    case BinOp::Mul:
+      return Value::real(a * b);
     case BinOp::Div:
       if (b == 0.0) zero_division();
       return Value::real(a / b);
-    case BinOp::FloorDiv: return Value::real(float_floordiv(a, b));
-    case BinOp::Mod: return Value::real(float_mod(a, b));
-    case BinOp::Pow: return Value::real(float_pow(a, b));
-    default: return {};
+    case BinOp::FloorDiv:
+      return Value::real(float_floordiv(a, b));
+    case BinOp::Mod:
+      return Value::real(float_mod(a, b));
+    case BinOp::Pow:
+      return Value::real(float_pow(a, b));
+    default:
+      return {};
   }
 }
 
 bool is_bitwise(BinOp op) {
-  return op == BinOp::LShift || op == BinOp::RShift || op == BinOp::BitAnd || op == BinOp::BitOr ||
-         op == BinOp::BitXor;
+  return op == BinOp::LShift || op == BinOp::RShift || op == BinOp::BitAnd || op == BinOp::BitOr || op == BinOp::BitXor;
 }
 
 }  // namespace
@@ -236,8 +247,7 @@ Value unary(UnOp op, const Value& a) {
     }
     return Value::integer(v);
   }
-  if (a.type() == Type::Float && op != UnOp::Invert)
-    return Value::real(op == UnOp::Neg ? -a.as_float() : a.as_float());
+  if (a.type() == Type::Float && op != UnOp::Invert) return Value::real(op == UnOp::Neg ? -a.as_float() : a.as_float());
   raise(std::string("bad operand type for unary ") + symbol(op) + ": '" + type_name(a) + "'");
 }
 

@@ -67,7 +67,23 @@ std::size_t length(const Value& seq);  // str, list or tuple; TypeError otherwis
 
 // Builtin functions.
 enum class Builtin : std::uint8_t {
-  Range, List, Tuple, Len, Min, Max, Abs, Int, Float, Round, Str, Bool, Sum, Sorted, Any, All, Pow,
+  Range,
+  List,
+  Tuple,
+  Len,
+  Min,
+  Max,
+  Abs,
+  Int,
+  Float,
+  Round,
+  Str,
+  Bool,
+  Sum,
+  Sorted,
+  Any,
+  All,
+  Pow,
   Divmod
 };
 std::optional<Builtin> find_builtin(std::string_view name);

@@ -10,7 +10,7 @@ namespace tune::expr::detail {
 
 namespace {
 
-constexpr int kMaxDepth = 300;          // recursion guard: 150 nested parentheses
+constexpr int kMaxDepth = 300;              // recursion guard: 150 nested parentheses
 constexpr std::uint32_t kMaxHeight = 1000;  // longest operator chain such as 1+1+...+1
 
 // An expression longer than this is refused before it is tokenized (real T1 expressions are a few
@@ -19,8 +19,9 @@ constexpr std::size_t kMaxSource = 64 * 1024;
 
 std::vector<Token> checked(std::string_view src, const Location& where) {
   if (src.size() > kMaxSource)
-    throw Error(where, src.substr(0, 80), 0,
-                "expression of " + std::to_string(src.size()) + " characters (at most " + std::to_string(kMaxSource) + ")");
+    throw Error(
+        where, src.substr(0, 80), 0,
+        "expression of " + std::to_string(src.size()) + " characters (at most " + std::to_string(kMaxSource) + ")");
   return tokenize(src, where);
 }
 

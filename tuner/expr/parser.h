@@ -38,16 +38,16 @@ struct Node {
   Kind kind = Kind::Const;
   std::uint8_t op = 0;
   Ref ref = Ref::Unresolved;
-  bool constant = false;  // no slot read and no local bound outside: can be folded
-  std::uint32_t col = 0;  // 1-based: the operator, call, '[' or the token itself
+  bool constant = false;    // no slot read and no local bound outside: can be folded
+  std::uint32_t col = 0;    // 1-based: the operator, call, '[' or the token itself
   std::uint32_t index = 0;  // Name: local or slot index
   Value value;
   std::string name;
   std::vector<std::uint32_t> kids;
   std::vector<std::uint8_t> ops;
   std::vector<std::uint32_t> cols;
-  std::vector<std::string> names;      // Comp: loop variable per clause ("" for If)
-  std::vector<std::uint32_t> locals;   // Comp: local index per For clause (after resolution)
+  std::vector<std::string> names;     // Comp: loop variable per clause ("" for If)
+  std::vector<std::uint32_t> locals;  // Comp: local index per For clause (after resolution)
 };
 
 struct Ast {

@@ -91,9 +91,8 @@ class Resolver {
         }
         free.merge(visit(n.kids[0]));
         scope_.resize(depth);
-        std::erase_if(free.locals, [&](std::uint32_t l) {
-          return std::find(bound.begin(), bound.end(), l) != bound.end();
-        });
+        std::erase_if(free.locals,
+                      [&](std::uint32_t l) { return std::find(bound.begin(), bound.end(), l) != bound.end(); });
         break;
       }
       default:

@@ -16,8 +16,7 @@ void check_length(std::uint64_t n) {
 
 std::int64_t clamp_index(const Value& v, std::int64_t none_value) {
   if (v.is_none()) return none_value;
-  if (!v.is_integral())
-    raise("slice indices must be integers or None, not " + std::string(type_name(v)));
+  if (!v.is_integral()) raise("slice indices must be integers or None, not " + std::string(type_name(v)));
   return v.as_int();
 }
 
@@ -53,8 +52,7 @@ bool contains(Budget& budget, const Value& container, const Value& item) {
     budget.charge(1 + (container.as_str().size() + 1) * (item.as_str().size() + 1) / 32);
     return container.as_str().find(item.as_str()) != std::string::npos;
   }
-  if (!container.is_sequence())
-    raise(std::string("argument of type '") + type_name(container) + "' is not iterable");
+  if (!container.is_sequence()) raise(std::string("argument of type '") + type_name(container) + "' is not iterable");
   for (const Value& v : container.items())
     if (equal(budget, v, item)) return true;
   return false;
@@ -108,8 +106,7 @@ std::size_t length(const Value& seq) {
 
 std::size_t normalize_index(const Value& seq, const Value& index) {
   const char* what = seq.type() == Type::Str ? "string" : type_name(seq);
-  if (!index.is_integral())
-    raise(std::string(what) + " indices must be integers or slices, not " + type_name(index));
+  if (!index.is_integral()) raise(std::string(what) + " indices must be integers or slices, not " + type_name(index));
   auto n = static_cast<std::int64_t>(length(seq));
   std::int64_t i = index.as_int();
   if (i < 0) i += n;

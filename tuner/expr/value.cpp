@@ -14,13 +14,20 @@ namespace detail {
 
 const char* type_name(Type t) {
   switch (t) {
-    case Type::None: return "NoneType";
-    case Type::Bool: return "bool";
-    case Type::Int: return "int";
-    case Type::Float: return "float";
-    case Type::Str: return "str";
-    case Type::List: return "list";
-    case Type::Tuple: return "tuple";
+    case Type::None:
+      return "NoneType";
+    case Type::Bool:
+      return "bool";
+    case Type::Int:
+      return "int";
+    case Type::Float:
+      return "float";
+    case Type::Str:
+      return "str";
+    case Type::List:
+      return "list";
+    case Type::Tuple:
+      return "tuple";
   }
   return "?";
 }
@@ -122,13 +129,19 @@ double Value::as_float() const {
 
 bool Value::truthy() const {
   switch (type_) {
-    case Type::None: return false;
-    case Type::Bool: return b_;
-    case Type::Int: return i_ != 0;
-    case Type::Float: return f_ != 0.0;
-    case Type::Str: return !s_->empty();
+    case Type::None:
+      return false;
+    case Type::Bool:
+      return b_;
+    case Type::Int:
+      return i_ != 0;
+    case Type::Float:
+      return f_ != 0.0;
+    case Type::Str:
+      return !s_->empty();
     case Type::List:
-    case Type::Tuple: return !items_->empty();
+    case Type::Tuple:
+      return !items_->empty();
   }
   return false;
 }
@@ -177,11 +190,16 @@ std::string string_repr(const std::string& s) {
 
 std::string Value::repr() const {
   switch (type_) {
-    case Type::None: return "None";
-    case Type::Bool: return b_ ? "True" : "False";
-    case Type::Int: return std::to_string(i_);
-    case Type::Float: return detail::float_repr(f_);
-    case Type::Str: return string_repr(*s_);
+    case Type::None:
+      return "None";
+    case Type::Bool:
+      return b_ ? "True" : "False";
+    case Type::Int:
+      return std::to_string(i_);
+    case Type::Float:
+      return detail::float_repr(f_);
+    case Type::Str:
+      return string_repr(*s_);
     case Type::List:
     case Type::Tuple: {
       bool list = type_ == Type::List;
@@ -209,8 +227,10 @@ bool operator==(const Value& a, const Value& b) {
   }
   if (a.type_ != b.type_) return false;
   switch (a.type_) {
-    case Type::None: return true;
-    case Type::Str: return *a.s_ == *b.s_;
+    case Type::None:
+      return true;
+    case Type::Str:
+      return *a.s_ == *b.s_;
     case Type::List:
     case Type::Tuple: {
       if (a.items_ == b.items_) return true;
@@ -219,7 +239,8 @@ bool operator==(const Value& a, const Value& b) {
         if (!((*a.items_)[k] == (*b.items_)[k])) return false;
       return true;
     }
-    default: return false;
+    default:
+      return false;
   }
 }
 

@@ -13,9 +13,18 @@ struct ValueAccess {
   static std::int64_t i(const Value& v) { return v.i_; }
   static double f(const Value& v) { return v.f_; }
   static void set_none(Value& v) { v.type_ = Type::None; }
-  static void set_bool(Value& v, bool x) { v.type_ = Type::Bool; v.b_ = x; }
-  static void set_int(Value& v, std::int64_t x) { v.type_ = Type::Int; v.i_ = x; }
-  static void set_float(Value& v, double x) { v.type_ = Type::Float; v.f_ = x; }
+  static void set_bool(Value& v, bool x) {
+    v.type_ = Type::Bool;
+    v.b_ = x;
+  }
+  static void set_int(Value& v, std::int64_t x) {
+    v.type_ = Type::Int;
+    v.i_ = x;
+  }
+  static void set_float(Value& v, double x) {
+    v.type_ = Type::Float;
+    v.f_ = x;
+  }
 };
 
 // Python's name for a type: 'NoneType', 'bool', 'int', 'float', 'str', 'list', 'tuple'.

@@ -22,8 +22,8 @@ struct Cell {
     bool b;
     std::int64_t i;
     double f;
-    const Value* ref;                // Ref, Iter
-    std::vector<Value>* builder;     // Builder
+    const Value* ref;             // Ref, Iter
+    std::vector<Value>* builder;  // Builder
   };
 };
 static_assert(sizeof(Cell) == 16);
@@ -42,22 +42,42 @@ Cell scalar_cell(Tag t) {
 inline Cell cell_of(const Value& v) {
   Cell c;
   switch (v.type()) {
-    case Type::None: c.head = head(Tag::None); c.i = 0; break;
-    case Type::Bool: c.head = head(Tag::Bool); c.i = 0; c.b = ValueAccess::b(v); break;
-    case Type::Int: c.head = head(Tag::Int); c.i = ValueAccess::i(v); break;
-    case Type::Float: c.head = head(Tag::Float); c.f = ValueAccess::f(v); break;
-    default: c.head = head(Tag::Ref); c.ref = &v;
+    case Type::None:
+      c.head = head(Tag::None);
+      c.i = 0;
+      break;
+    case Type::Bool:
+      c.head = head(Tag::Bool);
+      c.i = 0;
+      c.b = ValueAccess::b(v);
+      break;
+    case Type::Int:
+      c.head = head(Tag::Int);
+      c.i = ValueAccess::i(v);
+      break;
+    case Type::Float:
+      c.head = head(Tag::Float);
+      c.f = ValueAccess::f(v);
+      break;
+    default:
+      c.head = head(Tag::Ref);
+      c.ref = &v;
   }
   return c;
 }
 
 inline bool truthy(const Cell& c) {
   switch (tag(c)) {
-    case Tag::Bool: return c.b;
-    case Tag::Int: return c.i != 0;
-    case Tag::Float: return c.f != 0.0;
-    case Tag::Ref: return c.ref->truthy();
-    default: return false;
+    case Tag::Bool:
+      return c.b;
+    case Tag::Int:
+      return c.i != 0;
+    case Tag::Float:
+      return c.f != 0.0;
+    case Tag::Ref:
+      return c.ref->truthy();
+    default:
+      return false;
   }
 }
 
@@ -72,11 +92,20 @@ inline Cell bool_cell(bool v) {
 // A scalar cell as a Value in `tmp`, or the referenced Value itself.
 const Value& view(const Cell& c, Value& tmp) {
   switch (tag(c)) {
-    case Tag::Bool: ValueAccess::set_bool(tmp, c.b); return tmp;
-    case Tag::Int: ValueAccess::set_int(tmp, c.i); return tmp;
-    case Tag::Float: ValueAccess::set_float(tmp, c.f); return tmp;
-    case Tag::Ref: return *c.ref;
-    default: ValueAccess::set_none(tmp); return tmp;
+    case Tag::Bool:
+      ValueAccess::set_bool(tmp, c.b);
+      return tmp;
+    case Tag::Int:
+      ValueAccess::set_int(tmp, c.i);
+      return tmp;
+    case Tag::Float:
+      ValueAccess::set_float(tmp, c.f);
+      return tmp;
+    case Tag::Ref:
+      return *c.ref;
+    default:
+      ValueAccess::set_none(tmp);
+      return tmp;
   }
 }
 
@@ -124,12 +153,18 @@ struct Ctx {
 
 inline bool int_compare(CmpOp op, std::int64_t a, std::int64_t b) {
   switch (op) {
-    case CmpOp::Lt: return a < b;
-    case CmpOp::Le: return a <= b;
-    case CmpOp::Gt: return a > b;
-    case CmpOp::Ge: return a >= b;
-    case CmpOp::Eq: return a == b;
-    default: return a != b;
+    case CmpOp::Lt:
+      return a < b;
+    case CmpOp::Le:
+      return a <= b;
+    case CmpOp::Gt:
+      return a > b;
+    case CmpOp::Ge:
+      return a >= b;
+    case CmpOp::Eq:
+      return a == b;
+    default:
+      return a != b;
   }
 }
 
@@ -167,31 +202,49 @@ Cell execute(const Code& code, std::span<const Value> vars, Ctx& ctx, Cell* loca
   for (;;) {
     const Instr& in = ins[pc];
     switch (in.op) {
-      case Op::LoadNone: *sp++ = scalar_cell(Tag::None); break;
-      case Op::LoadBool: *sp++ = bool_cell(in.arg != 0); break;
-      case Op::LoadInt: sp->head = head(Tag::Int); sp->i = in.arg; ++sp; break;
-      case Op::LoadFloat: sp->head = head(Tag::Float); sp->f = std::bit_cast<double>(in.arg); ++sp; break;
-      case Op::LoadConst: *sp++ = cell_of(code.consts[static_cast<std::size_t>(in.arg)]); break;
-      case Op::LoadVar: *sp++ = cell_of(vars[static_cast<std::size_t>(in.arg)]); break;
-      case Op::LoadLocal: *sp++ = locals[in.arg]; break;
+      case Op::LoadNone:
+        *sp++ = scalar_cell(Tag::None);
+        break;
+      case Op::LoadBool:
+        *sp++ = bool_cell(in.arg != 0);
+        break;
+      case Op::LoadInt:
+        sp->head = head(Tag::Int);
+        sp->i = in.arg;
+        ++sp;
+        break;
+      case Op::LoadFloat:
+        sp->head = head(Tag::Float);
+        sp->f = std::bit_cast<double>(in.arg);
+        ++sp;
+        break;
+      case Op::LoadConst:
+        *sp++ = cell_of(code.consts[static_cast<std::size_t>(in.arg)]);
+        break;
+      case Op::LoadVar:
+        *sp++ = cell_of(vars[static_cast<std::size_t>(in.arg)]);
+        break;
+      case Op::LoadLocal:
+        *sp++ = locals[in.arg];
+        break;
 
-#define TUNE_INT_BINARY(OPCODE, BINOP, INT_EXPR)                    \
-  case Op::OPCODE: {                                                \
-    Cell& a = sp[-2];                                               \
-    const Cell& b = sp[-1];                                         \
-    if (tag(a) == Tag::Int && tag(b) == Tag::Int) [[likely]] {      \
-      INT_EXPR;                                                     \
-    } else {                                                        \
-      a = slow_binary(ctx, BinOp::BINOP, a, b);                     \
-    }                                                               \
-    --sp;                                                           \
-    break;                                                          \
+#define TUNE_INT_BINARY(OPCODE, BINOP, INT_EXPR)               \
+  case Op::OPCODE: {                                           \
+    Cell& a = sp[-2];                                          \
+    const Cell& b = sp[-1];                                    \
+    if (tag(a) == Tag::Int && tag(b) == Tag::Int) [[likely]] { \
+      INT_EXPR;                                                \
+    } else {                                                   \
+      a = slow_binary(ctx, BinOp::BINOP, a, b);                \
+    }                                                          \
+    --sp;                                                      \
+    break;                                                     \
   }
-      TUNE_INT_BINARY(Add, Add, if (__builtin_add_overflow(a.i, b.i, &a.i)) overflow())
-      TUNE_INT_BINARY(Sub, Sub, if (__builtin_sub_overflow(a.i, b.i, &a.i)) overflow())
-      TUNE_INT_BINARY(Mul, Mul, if (__builtin_mul_overflow(a.i, b.i, &a.i)) overflow())
-      TUNE_INT_BINARY(FloorDiv, FloorDiv, a.i = int_floordiv(a.i, b.i))
-      TUNE_INT_BINARY(Mod, Mod, a.i = int_mod(a.i, b.i))
+        TUNE_INT_BINARY(Add, Add, if (__builtin_add_overflow(a.i, b.i, &a.i)) overflow())
+        TUNE_INT_BINARY(Sub, Sub, if (__builtin_sub_overflow(a.i, b.i, &a.i)) overflow())
+        TUNE_INT_BINARY(Mul, Mul, if (__builtin_mul_overflow(a.i, b.i, &a.i)) overflow())
+        TUNE_INT_BINARY(FloorDiv, FloorDiv, a.i = int_floordiv(a.i, b.i))
+        TUNE_INT_BINARY(Mod, Mod, a.i = int_mod(a.i, b.i))
 #undef TUNE_INT_BINARY
 
       case Op::Binary:
@@ -204,20 +257,24 @@ Cell execute(const Code& code, std::span<const Value> vars, Ctx& ctx, Cell* loca
         else
           sp[-1] = slow_unary(ctx, UnOp::Neg, sp[-1]);
         break;
-      case Op::Not: sp[-1] = bool_cell(!truthy(sp[-1])); break;
-      case Op::Unary: sp[-1] = slow_unary(ctx, static_cast<UnOp>(in.sub), sp[-1]); break;
+      case Op::Not:
+        sp[-1] = bool_cell(!truthy(sp[-1]));
+        break;
+      case Op::Unary:
+        sp[-1] = slow_unary(ctx, static_cast<UnOp>(in.sub), sp[-1]);
+        break;
 
-#define TUNE_COMPARE(OPCODE, CMPOP)                                     \
-  case Op::OPCODE:                                                      \
+#define TUNE_COMPARE(OPCODE, CMPOP)                                       \
+  case Op::OPCODE:                                                        \
     sp[-2] = bool_cell(compare_cells(ctx, CmpOp::CMPOP, sp[-2], sp[-1])); \
-    --sp;                                                               \
+    --sp;                                                                 \
     break;
-      TUNE_COMPARE(Eq, Eq)
-      TUNE_COMPARE(Ne, Ne)
-      TUNE_COMPARE(Lt, Lt)
-      TUNE_COMPARE(Le, Le)
-      TUNE_COMPARE(Gt, Gt)
-      TUNE_COMPARE(Ge, Ge)
+        TUNE_COMPARE(Eq, Eq)
+        TUNE_COMPARE(Ne, Ne)
+        TUNE_COMPARE(Lt, Lt)
+        TUNE_COMPARE(Le, Le)
+        TUNE_COMPARE(Gt, Gt)
+        TUNE_COMPARE(Ge, Ge)
 #undef TUNE_COMPARE
       case Op::Compare:
         sp[-2] = bool_cell(compare_cells(ctx, static_cast<CmpOp>(in.sub), sp[-2], sp[-1]));
@@ -248,7 +305,9 @@ Cell execute(const Code& code, std::span<const Value> vars, Ctx& ctx, Cell* loca
           continue;
         }
         break;
-      case Op::Jump: pc = static_cast<std::size_t>(in.arg); continue;
+      case Op::Jump:
+        pc = static_cast<std::size_t>(in.arg);
+        continue;
       case Op::BuildList:
       case Op::BuildTuple: {
         auto n = static_cast<std::size_t>(in.arg);
@@ -279,7 +338,9 @@ Cell execute(const Code& code, std::span<const Value> vars, Ctx& ctx, Cell* loca
         *sp++ = r;
         break;
       }
-      case Op::ListNew: *sp++ = ctx.new_builder(); break;
+      case Op::ListNew:
+        *sp++ = ctx.new_builder();
+        break;
       case Op::IterStart: {
         Cell& c = sp[-1];
         if (tag(c) != Tag::Ref) {
@@ -312,8 +373,11 @@ Cell execute(const Code& code, std::span<const Value> vars, Ctx& ctx, Cell* loca
         charge_deep(ctx.budget, list.back());
         break;
       }
-      case Op::ListFinish: sp[-1] = ctx.own(Value::list(std::move(*sp[-1].builder))); break;
-      case Op::Return: return sp[-1];
+      case Op::ListFinish:
+        sp[-1] = ctx.own(Value::list(std::move(*sp[-1].builder)));
+        break;
+      case Op::Return:
+        return sp[-1];
     }
     ++pc;
   }

@@ -12,24 +12,45 @@
 namespace tune::expr::detail {
 
 enum class Op : std::uint8_t {
-  LoadNone, LoadBool, LoadInt, LoadFloat, LoadConst, LoadVar, LoadLocal,
+  LoadNone,
+  LoadBool,
+  LoadInt,
+  LoadFloat,
+  LoadConst,
+  LoadVar,
+  LoadLocal,
   // Binary operators; the common ones have their own opcode and an inline int path.
-  Add, Sub, Mul, FloorDiv, Mod, Binary,
-  Neg, Not, Unary,
-  Eq, Ne, Lt, Le, Gt, Ge, Compare,
+  Add,
+  Sub,
+  Mul,
+  FloorDiv,
+  Mod,
+  Binary,
+  Neg,
+  Not,
+  Unary,
+  Eq,
+  Ne,
+  Lt,
+  Le,
+  Gt,
+  Ge,
+  Compare,
   CompareKeep,       // a chain link: [a, b] -> [b] if `a op b`, else [False] and jump
   JumpIfFalseOrPop,  // `and`: keep the left operand and jump if it is false, else pop it
   JumpIfTrueOrPop,   // `or`
   PopJumpIfFalse,
   Jump,
-  BuildList, BuildTuple,  // arg = item count
-  Index, Slice,           // Slice: [seq, lo, hi, step] -> seq[lo:hi:step]
-  Call,                   // sub = Builtin, arg = argument count
-  ListNew,                // pushes an empty list under construction (a comprehension's result)
-  IterStart,              // replaces a sequence with an iterator over it
-  ForIter,                // next item into local `local`, or pop the iterator and jump to arg
-  ListAppend,             // pops an item onto the list under construction at stack position arg
-  ListFinish,             // turns the list under construction into a list value
+  BuildList,
+  BuildTuple,  // arg = item count
+  Index,
+  Slice,       // Slice: [seq, lo, hi, step] -> seq[lo:hi:step]
+  Call,        // sub = Builtin, arg = argument count
+  ListNew,     // pushes an empty list under construction (a comprehension's result)
+  IterStart,   // replaces a sequence with an iterator over it
+  ForIter,     // next item into local `local`, or pop the iterator and jump to arg
+  ListAppend,  // pops an item onto the list under construction at stack position arg
+  ListFinish,  // turns the list under construction into a list value
   Return,
 };
 

@@ -27,9 +27,9 @@ namespace tune::header {
 namespace {
 
 struct Source {
-  std::string body;                 // without #include and #pragma once lines
+  std::string body;  // without #include and #pragma once lines
   std::vector<std::string> includes;
-  std::set<std::string> macros;     // every name the source #defines
+  std::set<std::string> macros;  // every name the source #defines
 };
 
 Source split(const std::string& text) {
@@ -59,10 +59,11 @@ Source split(const std::string& text) {
 // The C++ type of an argument, as the kernel receives it.
 std::string arg_type(const spec::Spec& spec, const spec::Argument& a) {
   const run::DType t = run::parse_dtype(a.type);
-  static const char* kNames[] = {"bool", "signed char", "unsigned char", "short", "unsigned short", "int",
-                                 "unsigned int", "long long", "unsigned long long", "__half", "float", "double"};
-  static const char* kVector[] = {nullptr, "char", "uchar", "short", "ushort", "int", "uint", "longlong", "ulonglong",
-                                  "__half", "float", "double"};
+  static const char* kNames[] = {
+      "bool",         "signed char", "unsigned char",      "short",  "unsigned short", "int",
+      "unsigned int", "long long",   "unsigned long long", "__half", "float",          "double"};
+  static const char* kVector[] = {nullptr, "char",     "uchar",     "short",  "ushort", "int",
+                                  "uint",  "longlong", "ulonglong", "__half", "float",  "double"};
   const auto i = static_cast<std::size_t>(t.scalar);
   std::string name = kNames[i];
   if (t.lanes > 1) {
@@ -103,8 +104,8 @@ std::string generate_dispatch(const Model& m, const std::string& kernel_source, 
   }
 
   std::ostringstream h;
-  h << detail::first_line(m, " --dispatch", source)
-    << "// Kernel " << comment(m.kernel) << " compiled ahead of time: every distinct tuned configuration\n"
+  h << detail::first_line(m, " --dispatch", source) << "// Kernel " << comment(m.kernel)
+    << " compiled ahead of time: every distinct tuned configuration\n"
     << "// of every device below is instantiated once from " << comment(spec.kernel.file) << " in its own\n"
     << "// namespace (tune_tuned::" << m.ns << "::v<N>). Include this file from one .cu file compiled by nvcc\n"
     << "// for the devices you run on (e.g. -arch=sm_90). No NVRTC is needed at run time.\n"
@@ -151,20 +152,27 @@ std::string generate_dispatch(const Model& m, const std::string& kernel_source, 
        "  static Id ids[kMaxDevices];\n  static std::once_flag once[kMaxDevices];\n"
        "  int device = 0;\n  if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;\n"
        "  if (device < 0 || device >= kMaxDevices) return cudaErrorInvalidDevice;\n"
-       "  std::call_once(once[device], [device] { ids[device].status = cudaGetDeviceProperties(&ids[device].prop, device); });\n"
+       "  std::call_once(once[device], [device] { ids[device].status = cudaGetDeviceProperties(&ids[device].prop, "
+       "device); });\n"
        "  if (ids[device].status != cudaSuccess) return ids[device].status;\n"
        "  out = select(ids[device].prop.name, ids[device].prop.major, ids[device].prop.minor, x, y, z);\n"
        "  return cudaSuccess;\n}\n\n"
        "// Launches the selected configuration at size x*y*z on `stream` (no synchronisation).\n"
        "inline cudaError_t launch(const Selection& s, cudaStream_t stream, long long x, long long y, long long z"
-    << params << ") {\n"
+    << params
+    << ") {\n"
        "  if (s.variant >= num_variants) return cudaErrorInvalidValue;\n"
        "  const Variant& v = variants[s.variant];\n  const Dim g = grid(v, x, y, z);\n"
-       "  void* args[] = {" << names << "};\n"
-       "  return cudaLaunchKernel(kernels[s.variant], dim3(g.x, g.y, g.z), dim3(v.block.x, v.block.y, v.block.z), args, 0,\n"
+       "  void* args[] = {"
+    << names
+    << "};\n"
+       "  return cudaLaunchKernel(kernels[s.variant], dim3(g.x, g.y, g.z), dim3(v.block.x, v.block.y, v.block.z), "
+       "args, 0,\n"
        "                          stream);\n}\n\n"
        "// Selects for the current device and launches.\n"
-       "inline cudaError_t launch(cudaStream_t stream, long long x, long long y, long long z" << params << ") {\n"
+       "inline cudaError_t launch(cudaStream_t stream, long long x, long long y, long long z"
+    << params
+    << ") {\n"
        "  Selection s{};\n  if (cudaError_t e = select_current(s, x, y, z); e != cudaSuccess) return e;\n"
        "  return launch(s, stream, x, y, z";
   for (const auto& n : arg_names) h << ", " << n;

@@ -15,8 +15,10 @@ namespace detail {
 
 std::string literal(const expr::Value& v) {
   switch (v.type()) {
-    case expr::Type::Str: return c_string(v.as_str());
-    case expr::Type::Bool: return v.truthy() ? "1" : "0";
+    case expr::Type::Str:
+      return c_string(v.as_str());
+    case expr::Type::Bool:
+      return v.truthy() ? "1" : "0";
     case expr::Type::Int:  // the most negative long long has no literal of its own
       return v.as_int() == INT64_MIN ? "(-9223372036854775807LL - 1)" : std::to_string(v.as_int());
     case expr::Type::Float: {
@@ -27,7 +29,8 @@ std::string literal(const expr::Value& v) {
       std::string t = s.str();
       return t.find_first_of(".e") == std::string::npos ? t + ".0" : t;
     }
-    default: throw InputError("a parameter value " + v.repr() + " cannot be a C++ constant");
+    default:
+      throw InputError("a parameter value " + v.repr() + " cannot be a C++ constant");
   }
 }
 
@@ -156,7 +159,8 @@ std::string table_section(const Model& m) {
        "// One distinct configuration and what a launch needs: the options tune compiled it with\n"
        "// (num_parameters of them, for NVRTC or nvcc), threads per block, and the grid divisors:\n"
        "// grid(v, x, y, z) = ceil(extent / divisor) per dimension (the spec's GridDiv rule).\n"
-       "struct Variant {\n  Config config;\n  const char* const* defines;\n  Dim block;\n  long long grid_div[3];\n};\n\n";
+       "struct Variant {\n  Config config;\n  const char* const* defines;\n  Dim block;\n  long long "
+       "grid_div[3];\n};\n\n";
   for (std::size_t v = 0; v < m.variants.size(); ++v) {
     h << "inline constexpr const char* variant" << v << "_defines[] = {";
     const auto& defs = m.variants[v].defines;
@@ -175,15 +179,17 @@ std::string table_section(const Model& m) {
     << "inline constexpr unsigned default_variant = " << m.default_variant << ";  // the spec's Default values\n\n"
     << "constexpr Dim block(const Variant& v) { return v.block; }\n"
        "constexpr Dim grid(const Variant& v, long long x, long long y = 1, long long z = 1) {\n"
-       "  return {unsigned((x + v.grid_div[0] - 1) / v.grid_div[0]), unsigned((y + v.grid_div[1] - 1) / v.grid_div[1]),\n"
+       "  return {unsigned((x + v.grid_div[0] - 1) / v.grid_div[0]), unsigned((y + v.grid_div[1] - 1) / "
+       "v.grid_div[1]),\n"
        "          unsigned((z + v.grid_div[2] - 1) / v.grid_div[2])};\n}\n\n"
-       "struct Entry {\n  long long x, y, z;\n  unsigned variant;\n  double time_ms;  // its objective as measured (the mean by default)\n};\n\n"
+       "struct Entry {\n  long long x, y, z;\n  unsigned variant;\n  double time_ms;  // its objective as measured "
+       "(the mean by default)\n};\n\n"
        "struct Device {\n  const char* name;\n  int cc_major, cc_minor;  // 0.0: not recorded\n"
        "  const Entry* table;\n  unsigned size;\n  unsigned fallback;  // the variant best at the most sizes\n};\n\n";
   for (std::size_t i = 0; i < m.devices.size(); ++i) {
     const Device& d = m.devices[i];
-    h << "// " << comment(d.name) << " (compute capability " << d.cc_major << "." << d.cc_minor << "): "
-      << d.entries.size() << " sizes\ninline constexpr Entry device" << i << "_table[] = {\n";
+    h << "// " << comment(d.name) << " (compute capability " << d.cc_major << "." << d.cc_minor
+      << "): " << d.entries.size() << " sizes\ninline constexpr Entry device" << i << "_table[] = {\n";
     for (const auto& e : d.entries)
       h << "    {" << e.size[0] << ", " << e.size[1] << ", " << e.size[2] << ", " << e.variant << ", "
         << number(e.time_ms) << "},\n";
@@ -195,7 +201,8 @@ std::string table_section(const Model& m) {
     h << "    {" << c_string(d.name) << ", " << d.cc_major << ", " << d.cc_minor << ", device" << i << "_table, "
       << d.entries.size() << ", " << d.fallback << "},\n";
   }
-  h << "};\ninline constexpr unsigned num_devices = " << m.devices.size() << ";\n\n" << kSelect << "\n"
+  h << "};\ninline constexpr unsigned num_devices = " << m.devices.size() << ";\n\n"
+    << kSelect << "\n"
     << "}  // namespace " << ns << "\n}  // namespace tune_tuned\n";
   for (const auto& p : m.params) h << "#pragma pop_macro(\"" << p << "\")\n";
   h << "\n";
@@ -224,10 +231,12 @@ std::string table_section(const Model& m) {
 
 std::string generate(const Model& m, const std::string& source) {
   std::ostringstream h;
-  h << detail::first_line(m, "", source)
-    << "// Tuned configurations of kernel " << comment(m.kernel) << " per device and problem size.\n"
+  h << detail::first_line(m, "", source) << "// Tuned configurations of kernel " << comment(m.kernel)
+    << " per device and problem size.\n"
        "//\n"
-       "// tune_tuned::" << m.ns << "::select(device_name, cc_major, cc_minor, x, y, z) returns a Selection:\n"
+       "// tune_tuned::"
+    << m.ns
+    << "::select(device_name, cc_major, cc_minor, x, y, z) returns a Selection:\n"
        "// the configuration (.config()), what a launch needs (.get(): defines, block, grid divisors;\n"
        "// grid(variant, x, y, z)) and how it matched (.match: exact, nearest_size, other_device,\n"
        "// default_config). select() is constexpr. The rule is the runtime library's (tune/runtime.h).\n"

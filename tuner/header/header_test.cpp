@@ -36,7 +36,8 @@ struct Recorded {
       interop::import_file(db, kRecorded + s + ".json.gz", {std::nullopt, std::string("NVIDIA A100-SXM4-80GB"), &spec});
     }
     // Caches record no compute capability; a run of each device does.
-    for (auto [device, cc] : {std::pair{"NVIDIA H200", "9.0"}, {"NVIDIA H100 80GB HBM3", "9.0"}, {"NVIDIA A100-SXM4-80GB", "8.0"}}) {
+    for (auto [device, cc] :
+         {std::pair{"NVIDIA H200", "9.0"}, {"NVIDIA H100 80GB HBM3", "9.0"}, {"NVIDIA A100-SXM4-80GB", "8.0"}}) {
       store::RunInfo info;
       info.kernel = "transpose";
       info.device = device;
@@ -85,7 +86,7 @@ TEST(Header, CompiledSelectionsMatchTheDatabase) {
   std::vector<Q> qs;
   for (const char* dev : {"NVIDIA H200", "NVIDIA H100 80GB HBM3"})
     for (long long n : {128, 256, 512, 1024, 2048, 4096, 300, 1000, 3000, 100000}) qs.push_back({dev, 9, 0, n, n});
-  qs.push_back({"NVIDIA H100 PCIe", 9, 0, 4096, 4096});   // unknown, same capability as the others
+  qs.push_back({"NVIDIA H100 PCIe", 9, 0, 4096, 4096});  // unknown, same capability as the others
   qs.push_back({"NVIDIA H100 PCIe", 9, 0, 700, 700});
   qs.push_back({"NVIDIA A100-SXM4-80GB", 8, 0, 512, 512});
   qs.push_back({"NVIDIA GeForce RTX 4090", 8, 9, 512, 512});  // nothing of capability 8.9
@@ -119,14 +120,16 @@ TEST(Header, CompiledSelectionsMatchTheDatabase) {
       for (const auto& param : r.spec.parameters) v.push_back(expr::Value::integer(p[param.name].get<long long>()));
     }
     const long long gx = (q.x + v[0].as_int() * v[3].as_int() - 1) / (v[0].as_int() * v[3].as_int());
-    const long long gy = (q.y + v[1].as_int() * v[2].as_int() * v[7].as_int() - 1) / (v[1].as_int() * v[2].as_int() * v[7].as_int());
+    const long long gy =
+        (q.y + v[1].as_int() * v[2].as_int() * v[7].as_int() - 1) / (v[1].as_int() * v[2].as_int() * v[7].as_int());
     expected += match + " " + std::to_string(v[0].as_int()) + " " + std::to_string(v[1].as_int()) + " " +
                 std::to_string(v[2].as_int()) + " " + std::to_string(v[3].as_int()) + " " + std::to_string(gx) + " " +
                 std::to_string(gy) + " " + (match == "default" ? "-" : device) + "\n";
   }
   const std::string s = d.string();
   EXPECT_EQ(run("g++ -std=c++17 -Wall -Wextra -Werror -o " + s + "/sel " + s + "/main.cpp && " + s + "/sel"), expected);
-  EXPECT_EQ(run(header::testing::nvcc() + " -std=c++17 -o " + s + "/seln " + s + "/main.cu && " + s + "/seln"), expected);
+  EXPECT_EQ(run(header::testing::nvcc() + " -std=c++17 -o " + s + "/seln " + s + "/main.cu && " + s + "/seln"),
+            expected);
 }
 
 // Compile-time macros are prefixed and opt-in: a program may include <vector> after the header.
@@ -135,9 +138,10 @@ TEST(Header, MacrosArePrefixedAndOptIn) {
   const auto m = header::build(r.db, "transpose", r.spec);
   const fs::path d = r.dir.path();
   write(d / "transpose_tuned.h", header::generate(m, "r.db"));
-  write(d / "m.cpp", "#include \"transpose_tuned.h\"\n#include <vector>\n#include <cstdio>\n"
-                     "int main() { std::vector<int> v{TUNE_transpose_vector, TUNE_transpose_group};\n"
-                     "  std::printf(\"%d %d\\n\", v[0], v[1]); }\n");
+  write(d / "m.cpp",
+        "#include \"transpose_tuned.h\"\n#include <vector>\n#include <cstdio>\n"
+        "int main() { std::vector<int> v{TUNE_transpose_vector, TUNE_transpose_group};\n"
+        "  std::printf(\"%d %d\\n\", v[0], v[1]); }\n");
   const std::string s = d.string();
   const auto& fb = m.variants[m.devices[2].fallback].values;  // devices by name: A100, H100, H200
   EXPECT_EQ(run("g++ -std=c++17 -DTARGET_NVIDIA_H200 -o " + s + "/m " + s + "/m.cpp && " + s + "/m"),
@@ -161,8 +165,9 @@ TEST(Header, TableForTheRuntimeHoldsTheSameSelections) {
   EXPECT_EQ(t["devices"][2]["name"], "NVIDIA H200");
   EXPECT_EQ(t["devices"][2]["compute_capability"], nlohmann::json::array({9, 0}));
   for (const auto& e : t["devices"][2]["entries"]) {
-    auto best = query::best(r.db, {"transpose", std::string("NVIDIA H200"),
-                                   std::to_string(e[0].get<long long>()) + "x" + std::to_string(e[1].get<long long>())});
+    auto best =
+        query::best(r.db, {"transpose", std::string("NVIDIA H200"),
+                           std::to_string(e[0].get<long long>()) + "x" + std::to_string(e[1].get<long long>())});
     ASSERT_EQ(best.size(), 1u);
     auto p = nlohmann::json::parse(best[0].params);
     const auto& values = t["variants"][e[3].get<std::size_t>()];

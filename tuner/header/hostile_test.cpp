@@ -53,7 +53,8 @@ TEST(Text, CommentsAndLiteralsCannotEndEarly) {
   EXPECT_EQ(header::identifier("../../x"), "______x");
   EXPECT_EQ(header::identifier("class"), "class_");
   EXPECT_EQ(header::identifier("9a"), "_9a");
-  const std::string long_a = header::identifier(std::string(500, 'a')), long_b = header::identifier(std::string(501, 'a'));
+  const std::string long_a = header::identifier(std::string(500, 'a')),
+                    long_b = header::identifier(std::string(501, 'a'));
   EXPECT_LE(long_a.size(), 64u);
   EXPECT_NE(long_a, long_b);
 }
@@ -69,8 +70,9 @@ TEST(Hostile, CachesWithHostileNamesGiveHeadersThatCompileAndKeepNamesAsData) {
   const auto devices = hostile_devices();
   for (std::size_t i = 0; i < devices.size(); ++i) {
     const fs::path cache = d / ("c" + std::to_string(i) + ".json");
-    header::testing::write_cache(cache, spec, devices[i], kernel, 512, 512,
-                                 {{header::testing::kDefaults, 0.01 + 0.001 * double(i)}, {header::testing::kSixteen, 0.02}});
+    header::testing::write_cache(
+        cache, spec, devices[i], kernel, 512, 512,
+        {{header::testing::kDefaults, 0.01 + 0.001 * double(i)}, {header::testing::kSixteen, 0.02}});
     interop::import_file(db, cache, {std::nullopt, std::nullopt, &spec});
   }
   const auto m = header::build(db, kernel, spec);
@@ -87,8 +89,10 @@ TEST(Hostile, CachesWithHostileNamesGiveHeadersThatCompileAndKeepNamesAsData) {
     while (std::getline(lines, line)) {
       std::string code;  // the line without string literals (ours hold no \") and comments
       for (std::size_t i = 0, quoted = 0; i < line.size() && (quoted || line.compare(i, 2, "//") != 0); ++i)
-        if (line[i] == '"') quoted = !quoted;
-        else if (!quoted) code += line[i];
+        if (line[i] == '"')
+          quoted = !quoted;
+        else if (!quoted)
+          code += line[i];
       for (const char* injected : {"#include <cstdlib>", "#error", "int pwned", "#define x y", "std::system("})
         EXPECT_EQ(code.find(injected), std::string::npos) << line;
     }
@@ -96,7 +100,9 @@ TEST(Hostile, CachesWithHostileNamesGiveHeadersThatCompileAndKeepNamesAsData) {
 
   // The names come back byte for byte from the compiled header: they are string literals.
   std::ofstream(d / "names.cpp") << "#include <cstdio>\n#include <cstring>\n#include \"t.h\"\n"
-                                    "int main() { for (const auto& dev : tune_tuned::" << m.ns << "::devices)\n"
+                                    "int main() { for (const auto& dev : tune_tuned::"
+                                 << m.ns
+                                 << "::devices)\n"
                                     "  std::fwrite(dev.name, 1, std::strlen(dev.name) + 1, stdout); }\n";
   std::string expected;
   for (const auto& dev : m.devices) expected += dev.name + '\0';
@@ -107,11 +113,12 @@ TEST(Hostile, CachesWithHostileNamesGiveHeadersThatCompileAndKeepNamesAsData) {
   EXPECT_EQ(run(header::testing::nvcc() + " -std=c++17 -o " + s + "/namesn " + s + "/names.cu && " + s + "/namesn"),
             expected);
   // The dispatch header: compiled and linked by nvcc for sm_90, with the includer's own macros kept.
-  std::ofstream(d / "app.cu") << "#define group 7\n#include \"t.cuh\"\n#include <vector>\n#include <cstdio>\n"
-                                 "static_assert(group == 7, \"the includer's macro survives\");\n"
-                                 "int main() { std::vector<float> v(4); std::printf(\"%d\\n\", int(tune_tuned::"
-                              << m.ns << "::num_variants));\n  return tune_tuned::" << m.ns
-                              << "::launch(nullptr, 512, 512, 1, nullptr, nullptr, 512, 512) == cudaSuccess ? 1 : 0; }\n";
+  std::ofstream(d / "app.cu")
+      << "#define group 7\n#include \"t.cuh\"\n#include <vector>\n#include <cstdio>\n"
+         "static_assert(group == 7, \"the includer's macro survives\");\n"
+         "int main() { std::vector<float> v(4); std::printf(\"%d\\n\", int(tune_tuned::"
+      << m.ns << "::num_variants));\n  return tune_tuned::" << m.ns
+      << "::launch(nullptr, 512, 512, 1, nullptr, nullptr, 512, 512) == cudaSuccess ? 1 : 0; }\n";
   EXPECT_EQ(run(header::testing::nvcc() + " -std=c++17 -arch=sm_90 -o " + s + "/app " + s + "/app.cu"), "");
   EXPECT_FALSE(fs::exists(kMarker)) << "the injected code ran";
 
@@ -152,7 +159,8 @@ TEST(Hostile, StoredConfigurationsOutsideTheSpaceAreRefused) {
   info.device = "GPU";
   const auto run_id = db.begin_run(info);
   nlohmann::ordered_json params;
-  for (std::size_t i = 0; i < spec.parameters.size(); ++i) params[spec.parameters[i].name] = header::testing::kDefaults[i];
+  for (std::size_t i = 0; i < spec.parameters.size(); ++i)
+    params[spec.parameters[i].name] = header::testing::kDefaults[i];
   params["vector"] = "1; system(\"x\")";  // a value the spec never wrote
   store::Measurement m;
   m.config_id = db.upsert_configuration("transpose", "h", params);
@@ -177,7 +185,8 @@ TEST(Hostile, CommandKeepsOutputInResultsAndRefusesCleanly) {
   const spec::Spec spec = spec::load(kSpec);
   {
     auto db = store::Store::open((d / "h.db").string(), store::Store::Mode::read_write);
-    header::testing::write_cache(d / "c.json", spec, "GPU", "../../../escaped", 512, 512, {{header::testing::kDefaults, 0.01}});
+    header::testing::write_cache(d / "c.json", spec, "GPU", "../../../escaped", 512, 512,
+                                 {{header::testing::kDefaults, 0.01}});
     interop::import_file(db, d / "c.json", {std::nullopt, std::nullopt, &spec});
   }
   const std::string tune = TUNE_BINARY;
@@ -186,8 +195,8 @@ TEST(Hostile, CommandKeepsOutputInResultsAndRefusesCleanly) {
   EXPECT_NE(out.find("wrote results/headers/_________escaped_tuned.h"), std::string::npos) << out;
   EXPECT_TRUE(fs::exists(d / "results/headers/_________escaped_tuned.h"));
   EXPECT_FALSE(fs::exists(d.parent_path().parent_path() / "escaped_tuned.h"));
-  const std::string refused = run(cd + tune + " header --db h.db --kernel ../../../escaped --space " + kSpec +
-                                  " --dispatch --table");
+  const std::string refused =
+      run(cd + tune + " header --db h.db --kernel ../../../escaped --space " + kSpec + " --dispatch --table");
   EXPECT_NE(refused.find("FAILED(512)"), std::string::npos) << refused;  // exit status 2
   EXPECT_FALSE(fs::exists(d / "results/headers/_________escaped_dispatch.cuh"));
   {  // imported without a spec: no recorded spec to fall back on

@@ -68,11 +68,13 @@ void check_spec(const spec::Spec& spec) {
       throw InputError(where(spec) + ": argument name '" + comment(a.name, 60) + "' is not a C identifier");
   if (spec.parameters.empty()) throw InputError(where(spec) + ": the spec has no tuning parameters");
   if (spec::shape_reads_problem_size(spec))
-    throw InputError(where(spec) + ": LocalSize or a GridDiv expression reads ProblemSize: the generated header "
+    throw InputError(where(spec) +
+                     ": LocalSize or a GridDiv expression reads ProblemSize: the generated header "
                      "holds one block and one grid divisor per configuration (use the runtime library)");
   const auto probe = spec::bind_config(spec, spec::default_values(spec), sizes::parse_one("1"));
   if (!spec::grid_divisors(spec, probe))
-    throw InputError(where(spec) + ": the grid is given by GlobalSize, not GridDivX/Y/Z: the generated header "
+    throw InputError(where(spec) +
+                     ": the grid is given by GlobalSize, not GridDivX/Y/Z: the generated header "
                      "supports Kernel Tuner's GridDiv rule (use the runtime library)");
 }
 

@@ -16,10 +16,10 @@ namespace tune::header {
 
 // One distinct configuration and how to launch it.
 struct Variant {
-  std::vector<expr::Value> values;  // in the spec's parameter order
+  std::vector<expr::Value> values;                           // in the spec's parameter order
   std::vector<std::pair<std::string, std::string>> defines;  // -D name=value, as the tuner compiles
-  std::array<std::uint32_t, 3> block{1, 1, 1};   // threads per block (LocalSize)
-  std::array<std::int64_t, 3> grid_div{1, 1, 1};  // grid[d] = ceil(extent[d] / grid_div[d])
+  std::array<std::uint32_t, 3> block{1, 1, 1};               // threads per block (LocalSize)
+  std::array<std::int64_t, 3> grid_div{1, 1, 1};             // grid[d] = ceil(extent[d] / grid_div[d])
 };
 
 struct Entry {
@@ -29,10 +29,10 @@ struct Entry {
 };
 
 struct Device {
-  std::string name;  // as stored: data, never code
+  std::string name;                // as stored: data, never code
   int cc_major = 0, cc_minor = 0;  // 0.0 when no run recorded it
-  std::vector<Entry> entries;     // ascending by size
-  std::size_t fallback = 0;       // the variant best at the most sizes (ties: the largest size)
+  std::vector<Entry> entries;      // ascending by size
+  std::size_t fallback = 0;        // the variant best at the most sizes (ties: the largest size)
 };
 
 struct Model {

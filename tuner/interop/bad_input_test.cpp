@@ -61,7 +61,8 @@ TEST_F(BadInput, NotJson) {
 
 TEST_F(BadInput, TruncatedBeyondRepair) {
   // Cut inside the header, before the cache begins.
-  expect_refused(write("cut.json", conv.substr(0, conv.find("\"tune_params\""))), {"cut.json", "truncated", "cannot be repaired"});
+  expect_refused(write("cut.json", conv.substr(0, conv.find("\"tune_params\""))),
+                 {"cut.json", "truncated", "cannot be repaired"});
   expect_refused(write("empty.json", ""), {"empty.json"});
 }
 

@@ -97,7 +97,8 @@ std::string SpecCheck::report() const {
   std::ostringstream out;
   for (const auto& p : problems) out << p << "; ";
   out << cache_entries << " cache entries, " << space_size << " valid configurations, " << matched << " in both";
-  if (missing > 0) out << "; " << missing << " valid configurations missing from the cache (e.g. " << join(missing_examples) << ")";
+  if (missing > 0)
+    out << "; " << missing << " valid configurations missing from the cache (e.g. " << join(missing_examples) << ")";
   if (extra > 0) out << "; " << extra << " cache keys outside the space (e.g. " << join(extra_examples) << ")";
   if (keys_equal()) out << ": the key sets are equal";
   return out.str();

@@ -31,14 +31,16 @@ TEST_P(SpecPairs, KeySetEqualsTheValidSet) {
   EXPECT_NE(c.report().find("the key sets are equal"), std::string::npos) << c.report();
 }
 
-INSTANTIATE_TEST_SUITE_P(Shared, SpecPairs,
-                         ::testing::Values(Pair{"benchmark_hub/convolution_milo.json", "benchmark_hub/convolution_milo/A100.json.gz", 4362},
-                                           Pair{"benchmark_hub/convolution_milo.json", "benchmark_hub/convolution_milo/A4000.json.gz", 4362},
-                                           Pair{"benchmark_hub/convolution_milo.json", "benchmark_hub/convolution_milo/MI250X.json.gz", 4362},
-                                           Pair{"benchmark_hub/dedispersion_milo.json", "benchmark_hub/dedispersion_milo/A100.json.gz", 11130},
-                                           Pair{"benchmark_hub/dedispersion_milo.json", "benchmark_hub/dedispersion_milo/A4000.json.gz", 11130},
-                                           Pair{"benchmark_hub/dedispersion_milo.json", "benchmark_hub/dedispersion_milo/MI250X.json.gz", 11130},
-                                           Pair{"kernel_tuner/test/test_cache_file_T1_input.json", "kernel_tuner/test/test_cache_file.json", 15}));
+INSTANTIATE_TEST_SUITE_P(
+    Shared, SpecPairs,
+    ::testing::Values(
+        Pair{"benchmark_hub/convolution_milo.json", "benchmark_hub/convolution_milo/A100.json.gz", 4362},
+        Pair{"benchmark_hub/convolution_milo.json", "benchmark_hub/convolution_milo/A4000.json.gz", 4362},
+        Pair{"benchmark_hub/convolution_milo.json", "benchmark_hub/convolution_milo/MI250X.json.gz", 4362},
+        Pair{"benchmark_hub/dedispersion_milo.json", "benchmark_hub/dedispersion_milo/A100.json.gz", 11130},
+        Pair{"benchmark_hub/dedispersion_milo.json", "benchmark_hub/dedispersion_milo/A4000.json.gz", 11130},
+        Pair{"benchmark_hub/dedispersion_milo.json", "benchmark_hub/dedispersion_milo/MI250X.json.gz", 11130},
+        Pair{"kernel_tuner/test/test_cache_file_T1_input.json", "kernel_tuner/test/test_cache_file.json", 15}));
 
 TEST(SpecCheck, ReportsMissingAndExtraKeysWithExamples) {
   auto spec = spec::load(external("benchmark_hub/convolution_milo.json"));

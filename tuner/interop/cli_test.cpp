@@ -29,7 +29,8 @@ TEST_F(Cli, ImportThenBestGivesTheCachesBestTime) {
   const std::string file = external("benchmark_hub/convolution_milo/A4000.json.gz");
   Shell r = tune("import " + file);
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(r.out.find("4362 entries (4201 ok, 6 compile_failed, 155 runtime_error): 4362 added"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("4362 entries (4201 ok, 6 compile_failed, 155 runtime_error): 4362 added"), std::string::npos)
+      << r.out;
   Shell again = tune("import " + file);
   EXPECT_NE(again.out.find("0 added, 0 replaced, 4362 unchanged, nothing new"), std::string::npos) << again.out;
 
@@ -56,7 +57,8 @@ TEST_F(Cli, ImportThenBestGivesTheCachesBestTime) {
   EXPECT_EQ(rows[0]["candidates"], 4201);
   EXPECT_EQ(rows[0]["statistic"], "mean");
   EXPECT_DOUBLE_EQ(rows[0]["time_ms"].get<double>(), best);
-  EXPECT_NE(std::find(best_params.begin(), best_params.end(), rows[0]["params"]), best_params.end()) << rows[0]["params"];
+  EXPECT_NE(std::find(best_params.begin(), best_params.end(), rows[0]["params"]), best_params.end())
+      << rows[0]["params"];
   EXPECT_TRUE(rows[0]["tied"].is_array());
 }
 
@@ -80,7 +82,9 @@ TEST_F(Cli, ExportFormatsAndErrors) {
   // Bad input: one line on stderr, exit 2, database unchanged.
   const std::string before = store::testing::file_hash(db);
   const std::string bad = dir.file("bad.json");
-  store::testing::write_bytes(bad, "{\"device_name\": \"x\", \"kernel_name\": \"k\", \"tune_params_keys\": [\"a\"], \"cache\": {\"1\": {\"b\": 1, \"time\": 1.0}}}");
+  store::testing::write_bytes(bad,
+                              "{\"device_name\": \"x\", \"kernel_name\": \"k\", \"tune_params_keys\": [\"a\"], "
+                              "\"cache\": {\"1\": {\"b\": 1, \"time\": 1.0}}}");
   Shell r = tune("import " + bad);
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;

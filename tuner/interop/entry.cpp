@@ -17,8 +17,8 @@ namespace {
 using store::MeasurementStatus;
 
 // Fields with a column of their own, in the order Kernel Tuner writes them.
-const char* const kMapped[] = {"time", "times", "compile_time", "verification_time", "benchmark_time",
-                               "GB/s", "GFLOP/s", "strategy_time"};
+const char* const kMapped[] = {"time",           "times", "compile_time", "verification_time",
+                               "benchmark_time", "GB/s",  "GFLOP/s",      "strategy_time"};
 
 std::optional<double>* column(store::Measurement& m, std::string_view name) {
   if (name == "compile_time") return &m.compile_ms;
@@ -42,17 +42,22 @@ std::optional<double> column_value(const store::Measurement& m, std::string_view
 
 expr::Value value_of(const ojson& v) {
   switch (v.type()) {
-    case ojson::value_t::boolean: return expr::Value::boolean(v.get<bool>());
+    case ojson::value_t::boolean:
+      return expr::Value::boolean(v.get<bool>());
     case ojson::value_t::number_integer:
-    case ojson::value_t::number_unsigned: return expr::Value::integer(v.get<std::int64_t>());
-    case ojson::value_t::number_float: return expr::Value::real(v.get<double>());
-    case ojson::value_t::string: return expr::Value::string(v.get<std::string>());
+    case ojson::value_t::number_unsigned:
+      return expr::Value::integer(v.get<std::int64_t>());
+    case ojson::value_t::number_float:
+      return expr::Value::real(v.get<double>());
+    case ojson::value_t::string:
+      return expr::Value::string(v.get<std::string>());
     case ojson::value_t::array: {
       std::vector<expr::Value> items;
       for (const auto& x : v) items.push_back(value_of(x));
       return expr::Value::list(std::move(items));
     }
-    default: return expr::Value();
+    default:
+      return expr::Value();
   }
 }
 
@@ -83,9 +88,12 @@ bool is_failure_name(std::string_view t) {
 
 const char* failure_name(MeasurementStatus s) {
   switch (s) {
-    case MeasurementStatus::compile_failed: return "CompilationFailedConfig";
-    case MeasurementStatus::restricted: return "InvalidConfig";
-    default: return "RuntimeFailedConfig";
+    case MeasurementStatus::compile_failed:
+      return "CompilationFailedConfig";
+    case MeasurementStatus::restricted:
+      return "InvalidConfig";
+    default:
+      return "RuntimeFailedConfig";
   }
 }
 
@@ -116,7 +124,9 @@ std::string cache_key(const ojson& params) {
 
 std::string measured_at_of(const std::string& ts) {
   // YYYY-MM-DD HH:MM:SS[.ffffff][+00:00|Z]
-  if (ts.size() < 19 || ts[4] != '-' || ts[7] != '-' || (ts[10] != ' ' && ts[10] != 'T') || ts[13] != ':' || ts[16] != ':') return "";
+  if (ts.size() < 19 || ts[4] != '-' || ts[7] != '-' || (ts[10] != ' ' && ts[10] != 'T') || ts[13] != ':' ||
+      ts[16] != ':')
+    return "";
   std::size_t i = 19;
   std::string frac;
   if (i < ts.size() && ts[i] == '.') {
@@ -143,9 +153,7 @@ store::Measurement settled(store::Measurement m) {
 }
 
 bool same_json(const ojson& a, const ojson& b) {
-  auto kind = [](const ojson& v) {
-    return v.is_number_unsigned() ? ojson::value_t::number_integer : v.type();
-  };
+  auto kind = [](const ojson& v) { return v.is_number_unsigned() ? ojson::value_t::number_integer : v.type(); };
   if (kind(a) != kind(b)) return false;
   if (a.is_object()) {
     if (a.size() != b.size()) return false;
@@ -183,7 +191,8 @@ ojson to_kt_entry(const store::Measurement& m, const ojson& params, const ojson&
   // The value of a mapped field from the columns (null: absent).
   auto mapped = [&](const std::string& name) -> ojson {
     if (name == "time") {
-      if (m.objective && (imported || m.status == MeasurementStatus::ok)) return number(*m.objective, ints.count(name) > 0);
+      if (m.objective && (imported || m.status == MeasurementStatus::ok))
+        return number(*m.objective, ints.count(name) > 0);
       if (m.status == MeasurementStatus::ok) return nullptr;
       if (!imported) return failure_name(m.status);
       return fields.contains("__error__") ? ojson() : ojson(m.error);  // >= 1.4 writes no failed "time"
@@ -236,7 +245,8 @@ Imported from_kt_entry(const std::string& key, const ojson& entry, const std::ve
     if (!entry.contains(n)) throw InputError("entry lacks parameter \"" + n + "\" of tune_params_keys");
     out.params[n] = entry[n];
   }
-  if (entry.contains(kKtMeta)) throw InputError(std::string("entry has a field named \"") + kKtMeta + "\", which this importer reserves");
+  if (entry.contains(kKtMeta))
+    throw InputError(std::string("entry has a field named \"") + kKtMeta + "\", which this importer reserves");
   store::Measurement& m = out.m;
   ojson extra = ojson::object();
   ojson ints = ojson::array();

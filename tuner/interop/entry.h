@@ -15,7 +15,7 @@ inline constexpr const char* kT4Meta = "t4";
 
 // A Kernel Tuner failure text ("CompilationFailedConfig", an "__error__" message, ...) -> status.
 store::MeasurementStatus failure_status(std::string_view text);
-bool is_failure_name(std::string_view text);  // one of the three ErrorConfig names
+bool is_failure_name(std::string_view text);                // one of the three ErrorConfig names
 const char* failure_name(store::MeasurementStatus status);  // the ErrorConfig name for a status
 
 // Appends `item` to `list`, after `sep` unless `list` is empty.

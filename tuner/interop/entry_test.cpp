@@ -32,7 +32,7 @@ TEST(UnusualEntries, ImportWithTheirStatusAndExportExactly) {
   for (const auto& [k, v] : entry("192").items())
     if (!observed.contains(k)) observed[k] = v;
   entry("192") = observed;
-  entry("256")["time"] = 3;  // an integer time
+  entry("256")["time"] = 3;        // an integer time
   entry("320")["times"][2] = 0.1;  // not a float32 value
   entry("384")["time"] = "SomeNewFailure";
   entry("448")["time"] = "InvalidConfig";
@@ -69,7 +69,9 @@ TEST(UnusualEntries, ImportWithTheirStatusAndExportExactly) {
   ojson back = ojson::parse(text);
   ASSERT_EQ(back["cache"].size(), cache.size());
   for (const auto& [key, e] : cache.items()) {
-    EXPECT_TRUE(detail::same_json(back["cache"][key], e)) << key << "\n" << back["cache"][key].dump() << "\n" << e.dump();
+    EXPECT_TRUE(detail::same_json(back["cache"][key], e)) << key << "\n"
+                                                          << back["cache"][key].dump() << "\n"
+                                                          << e.dump();
   }
 }
 
@@ -86,7 +88,9 @@ TEST(NativeMeasurements, ExportAsKernelTunerWritesThem) {
     store::MeasurementStatus status;
   };
   const std::vector<Row> rows = {
-      {{{"block", 128}, {"algo", "tiled"}, {"fast", true}, {"ratio", 0.5}}, {1.5f, 1.25f, 1.75f}, MeasurementStatus::ok},
+      {{{"block", 128}, {"algo", "tiled"}, {"fast", true}, {"ratio", 0.5}},
+       {1.5f, 1.25f, 1.75f},
+       MeasurementStatus::ok},
       {{{"block", 256}, {"algo", "naive"}, {"fast", false}, {"ratio", 1.0}}, {}, MeasurementStatus::compile_failed},
   };
   for (const auto& row : rows) {

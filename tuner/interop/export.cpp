@@ -106,7 +106,8 @@ Selection select(store::Store& db, const ExportOptions& o) {
     }
     s.kernel = kernels[0];
   }
-  auto rows = db.measurements({.kernel = s.kernel, .device = o.device, .size = o.size, .ok_only = false, .with_samples = true});
+  auto rows =
+      db.measurements({.kernel = s.kernel, .device = o.device, .size = o.size, .ok_only = false, .with_samples = true});
   if (rows.empty()) {
     throw InputError("tune export: no measurements of kernel " + s.kernel + (o.device ? " on " + *o.device : "") +
                      (o.size ? " at size " + *o.size : "") + " in " + db.path());
@@ -117,8 +118,8 @@ Selection select(store::Store& db, const ExportOptions& o) {
     std::string list;
     for (const auto& [d, z] : groups) detail::append(list, "; ", d + " at " + z);
     throw InputError("tune export: a " + std::string(o.format == ExportFormat::t4 ? "T4 file" : "Kernel Tuner cache") +
-                     " holds one device and problem size, and " + std::to_string(groups.size()) +
-                     " match (" + list + "): choose with --device and --size");
+                     " holds one device and problem size, and " + std::to_string(groups.size()) + " match (" + list +
+                     "): choose with --device and --size");
   }
   if (groups.size() == 1) {
     s.device = rows[0].device;
@@ -134,7 +135,8 @@ Selection select(store::Store& db, const ExportOptions& o) {
       if (fresh) {
         kept.push_back(std::move(r));
       } else {
-        spdlog::warn("export: configuration {} is stored twice for {} at {}; writing the later one", r.params, s.device, s.size);
+        spdlog::warn("export: configuration {} is stored twice for {} at {}; writing the later one", r.params, s.device,
+                     s.size);
         if (r.run_id >= kept[it->second].run_id) kept[it->second] = std::move(r);
       }
     }
@@ -247,7 +249,8 @@ std::string t4_text(store::Store& db, const Selection& s) {
   }
   ojson doc = header;
   ojson results = ojson::array();
-  for (std::size_t i = 0; i < s.rows.size(); ++i) results.push_back(detail::to_t4_result(s.rows[i], s.params[i], objective));
+  for (std::size_t i = 0; i < s.rows.size(); ++i)
+    results.push_back(detail::to_t4_result(s.rows[i], s.params[i], objective));
   doc["results"] = std::move(results);
   return doc.dump(1) + "\n";
 }
@@ -286,13 +289,12 @@ std::string csv_text(const Selection& s) {
       f.push_back(v.is_string() ? v.get<std::string>() : v.is_null() ? std::string() : v.dump());
     }
     auto sum = [&](double store::TimingSummary::*m) { return r.summary ? csv_number((*r.summary).*m) : std::string(); };
-    for (std::string x : {std::string(store::to_string(r.status)), r.error, csv_number(r.objective),
-                          sum(&store::TimingSummary::median), sum(&store::TimingSummary::mean),
-                          sum(&store::TimingSummary::min), sum(&store::TimingSummary::max),
-                          sum(&store::TimingSummary::stddev), std::to_string(r.summary ? r.summary->count : 0),
-                          csv_number(r.gbps), csv_number(r.gflops), csv_number(r.compile_ms),
-                          csv_number(r.verification_ms), csv_number(r.benchmark_ms), csv_number(r.strategy_time_ms),
-                          r.measured_at, std::to_string(r.run_id), r.extra}) {
+    for (std::string x :
+         {std::string(store::to_string(r.status)), r.error, csv_number(r.objective), sum(&store::TimingSummary::median),
+          sum(&store::TimingSummary::mean), sum(&store::TimingSummary::min), sum(&store::TimingSummary::max),
+          sum(&store::TimingSummary::stddev), std::to_string(r.summary ? r.summary->count : 0), csv_number(r.gbps),
+          csv_number(r.gflops), csv_number(r.compile_ms), csv_number(r.verification_ms), csv_number(r.benchmark_ms),
+          csv_number(r.strategy_time_ms), r.measured_at, std::to_string(r.run_id), r.extra}) {
       f.push_back(std::move(x));
     }
     line(f);
@@ -313,9 +315,12 @@ std::string export_text(store::Store& db, const ExportOptions& o, ExportResult* 
   Selection s = select(db, o);
   if (result != nullptr) *result = ExportResult{s.kernel, s.device, s.size, s.rows.size()};
   switch (o.format) {
-    case ExportFormat::kt_cache: return kt_cache_text(db, s);
-    case ExportFormat::t4: return t4_text(db, s);
-    case ExportFormat::csv: return csv_text(s);
+    case ExportFormat::kt_cache:
+      return kt_cache_text(db, s);
+    case ExportFormat::t4:
+      return t4_text(db, s);
+    case ExportFormat::csv:
+      return csv_text(s);
   }
   return "";
 }

@@ -23,10 +23,12 @@ int validate_with_python(const std::string& file) {
       "res = json.load(open(sys.argv[2] + '/results-schema.json'))\n"
       "meta = json.load(open(sys.argv[2] + '/metadata-schema.json'))\n"
       "jsonschema.Draft202012Validator(res).validate(doc)\n"
-      "jsonschema.Draft202012Validator(meta).validate({'schema_version': doc['schema_version'], 'metadata': doc['metadata']})\n"
+      "jsonschema.Draft202012Validator(meta).validate({'schema_version': doc['schema_version'], 'metadata': "
+      "doc['metadata']})\n"
       "# the validator must be able to fail: a broken copy is rejected\n"
       "doc['results'][0]['invalidity'] = 'exploded'\n"
-      "try:\n    jsonschema.Draft202012Validator(res).validate(doc)\n    sys.exit(1)\nexcept jsonschema.ValidationError:\n    pass\n";
+      "try:\n    jsonschema.Draft202012Validator(res).validate(doc)\n    sys.exit(1)\nexcept "
+      "jsonschema.ValidationError:\n    pass\n";
   store::testing::write_bytes(file + ".py", script);
   int rc = std::system(("python3 '" + file + ".py' '" + file + "' '" + schemas + "'").c_str());
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
@@ -93,13 +95,18 @@ TEST(ExportCsv, OneRowPerMeasurementWithParameterColumns) {
   // CSV spans devices; the header names every parameter once.
   std::string csv = export_text(db, {.format = ExportFormat::csv, .kernel = "vector_add"});
   std::vector<std::string> lines;
-  for (std::size_t at = 0, nl; (nl = csv.find('\n', at)) != std::string::npos; at = nl + 1) lines.push_back(csv.substr(at, nl - at));
+  for (std::size_t at = 0, nl; (nl = csv.find('\n', at)) != std::string::npos; at = nl + 1)
+    lines.push_back(csv.substr(at, nl - at));
   ASSERT_EQ(lines.size(), 1u + 15u + 15u);
-  EXPECT_EQ(lines[0].rfind("kernel,device,size,block_size_x,test_string,test_single,test_bool,test_mixed,status,error,objective,median_ms", 0), 0u)
+  EXPECT_EQ(lines[0].rfind("kernel,device,size,block_size_x,test_string,test_single,test_bool,test_mixed,status,error,"
+                           "objective,median_ms",
+                           0),
+            0u)
       << lines[0];
   // The strategies cache: string, bool and float parameters in their columns.
   bool found = false;
-  for (const auto& l : lines) found = found || l.find("NVIDIA RTX A4000,1,128,alg_2,15,true,2.45,ok,") != std::string::npos;
+  for (const auto& l : lines)
+    found = found || l.find("NVIDIA RTX A4000,1,128,alg_2,15,true,2.45,ok,") != std::string::npos;
   EXPECT_TRUE(found) << csv.substr(0, 600);
   // kt-cache and T4 hold one device: asked for both, the export says which there are.
   try {
@@ -125,17 +132,20 @@ TEST(ExportKtCache, KernelTunerReplaysTheExportInSimulationMode) {
   import_file(db, external("benchmark_hub/convolution_milo/A100.json.gz"), {});
   import_file(db, external("kernel_tuner/test/test_cache_file.json"), {});
   const std::string script = dir.file("replay.py");
-  store::testing::write_bytes(script,
+  store::testing::write_bytes(
+      script,
       "import json, sys, numpy as np\n"
       "from kernel_tuner import tune_kernel\n"
       "cache, restrictions = sys.argv[1], json.loads(sys.argv[2])\n"
       "d = json.load(open(cache))\n"
       "src = '__global__ void %s(float *a) {}' % d['kernel_name']\n"
-      "res, env = tune_kernel(d['kernel_name'], src, d['problem_size'], [np.zeros(1, dtype=np.float32)], d['tune_params'],\n"
+      "res, env = tune_kernel(d['kernel_name'], src, d['problem_size'], [np.zeros(1, dtype=np.float32)], "
+      "d['tune_params'],\n"
       "    restrictions=restrictions or None, cache=cache, simulation_mode=True, strategy='brute_force', quiet=True)\n"
       "ok = [e for e in d['cache'].values() if not isinstance(e['time'], str)]\n"
       "best = min(ok, key=lambda e: e['time'])\n"
-      "got = min((r for r in res if '__error__' not in r and not isinstance(r.get('time'), str)), key=lambda r: r['time'])\n"
+      "got = min((r for r in res if '__error__' not in r and not isinstance(r.get('time'), str)), key=lambda r: "
+      "r['time'])\n"
       "assert len(res) == len(d['cache']), (len(res), len(d['cache']))\n"
       "assert got['time'] == best['time'], (got['time'], best['time'])\n"
       "print('replayed', len(res), 'best', got['time'])\n");
@@ -143,9 +153,12 @@ TEST(ExportKtCache, KernelTunerReplaysTheExportInSimulationMode) {
     const char* kernel;
     const char* restrictions;
   };
-  for (const Case& c : {Case{"vector_add", "[]"},
-                        Case{"convolution_kernel",
-                             R"(["use_padding==0 or block_size_x % 32 != 0", "block_size_x*block_size_y<=1024", "use_padding==0 or use_shmem != 0", "use_shmem == 0 or (((block_size_x*tile_size_x+(filter_width-1)))*((block_size_y*tile_size_y+(filter_height-1)))) < 12*1024"])"}}) {
+  for (
+      const Case& c :
+      {Case{"vector_add", "[]"},
+       Case{
+           "convolution_kernel",
+           R"(["use_padding==0 or block_size_x % 32 != 0", "block_size_x*block_size_y<=1024", "use_padding==0 or use_shmem != 0", "use_shmem == 0 or (((block_size_x*tile_size_x+(filter_width-1)))*((block_size_y*tile_size_y+(filter_height-1)))) < 12*1024"])"}}) {
     const std::string out = dir.file(std::string(c.kernel) + ".json");
     export_file(db, {.format = ExportFormat::kt_cache, .kernel = c.kernel}, out);
     Shell r = shell(python + " '" + script + "' '" + out + "' '" + c.restrictions + "'");

@@ -23,7 +23,8 @@ std::string cache_with(const std::string& entry_128) {
   return text.substr(0, at) + "\"128\": " + entry_128 + text.substr(end);
 }
 
-const char* kTimes = R"("times": [0.03, 0.031, 0.029], "compile_time": 440.9, "verification_time": 0, "benchmark_time": 1.09)";
+const char* kTimes =
+    R"("times": [0.03, 0.031, 0.029], "compile_time": 440.9, "verification_time": 0, "benchmark_time": 1.09)";
 
 TEST(HostileCache, NanAndInfinityAsPythonWritesThemAreReadAndNeverRanked) {
   TempDir dir;
@@ -47,7 +48,8 @@ TEST(HostileCache, NanAndInfinityAsPythonWritesThemAreReadAndNeverRanked) {
   }
   // inside strings they stay text
   const std::string file = dir.file("s.json");
-  store::testing::write_bytes(file, cache_with(std::string(R"({"block_size_x": 128, "time": 0.03, "note": "NaN Infinity", )") + kTimes + "}"));
+  store::testing::write_bytes(
+      file, cache_with(std::string(R"({"block_size_x": 128, "time": 0.03, "note": "NaN Infinity", )") + kTimes + "}"));
   auto db = store::Store::open(dir.file("s.db"), store::Store::Mode::read_write);
   EXPECT_EQ(import_file(db, file, {}).entries, 15u);
 }
@@ -57,7 +59,8 @@ TEST(HostileCache, NegativeAndAbsurdTimesAreInvalidNotTheBest) {
   for (const char* t : {"-1", "0", "1e39"}) {
     SCOPED_TRACE(t);
     const std::string file = dir.file("c.json");
-    store::testing::write_bytes(file, cache_with(std::string(R"({"block_size_x": 128, "time": )") + t + ", " + kTimes + "}"));
+    store::testing::write_bytes(file,
+                                cache_with(std::string(R"({"block_size_x": 128, "time": )") + t + ", " + kTimes + "}"));
     auto db = store::Store::open(dir.file(std::string("t") + t + ".db"), store::Store::Mode::read_write);
     import_file(db, file, {});
     const auto best = query::best(db, {});

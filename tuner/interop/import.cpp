@@ -58,8 +58,8 @@ std::string text_field(const ojson& obj, const char* key) {
   return obj.contains(key) && obj[key].is_string() ? obj[key].get<std::string>() : "";
 }
 
-void resolve_names(Plan& plan, const std::string& file, const std::string& file_kernel,
-                   const std::string& file_device, const ImportOptions& opt) {
+void resolve_names(Plan& plan, const std::string& file, const std::string& file_kernel, const std::string& file_device,
+                   const ImportOptions& opt) {
   plan.kernel = opt.kernel ? *opt.kernel : file_kernel;
   if (plan.kernel.empty()) throw InputError(file + ": the file names no kernel: give --kernel NAME");
   plan.device = opt.device ? *opt.device : file_device;
@@ -110,7 +110,8 @@ Plan plan_cache(const CacheFile& c, const ImportOptions& opt) {
       const ojson& v = params[names[i]];
       bool found = false;
       for (const auto& a : allowed[i]) found = found || py_equal(v, a);
-      if (!found) throw InputError(at + "parameter " + names[i] + " = " + v.dump() + " is not among its tune_params values");
+      if (!found)
+        throw InputError(at + "parameter " + names[i] + " = " + v.dump() + " is not among its tune_params values");
     }
     auto [it, fresh] = seen.emplace(store::canonical_params(params), e.key);
     if (!fresh) throw InputError(at + "same parameters as entry \"" + it->second + "\"");
@@ -127,7 +128,8 @@ Plan plan_t4(const T4File& t, const ImportOptions& opt) {
   const std::string file = t.path.string();
   Plan plan;
   plan.format = "T4";
-  const ojson meta = t.header.contains("metadata") && t.header["metadata"].is_object() ? t.header["metadata"] : ojson::object();
+  const ojson meta =
+      t.header.contains("metadata") && t.header["metadata"].is_object() ? t.header["metadata"] : ojson::object();
   resolve_names(plan, file, text_field(meta, "kernel_name"), text_field(meta, "device_name"), opt);
   plan.size = problem_size_of(meta);
   std::vector<std::string> names;
@@ -144,7 +146,8 @@ Plan plan_t4(const T4File& t, const ImportOptions& opt) {
     for (const auto& n : names) tune_params[n] = ojson::array();
     for (const auto& r : t.results)
       for (const auto& n : names)
-        if (r["configuration"].contains(n) && std::find(tune_params[n].begin(), tune_params[n].end(), r["configuration"][n]) == tune_params[n].end())
+        if (r["configuration"].contains(n) &&
+            std::find(tune_params[n].begin(), tune_params[n].end(), r["configuration"][n]) == tune_params[n].end())
           tune_params[n].push_back(r["configuration"][n]);
   }
   plan.space_hash = space_hash_for(keys, tune_params, opt, file);
@@ -157,7 +160,8 @@ Plan plan_t4(const T4File& t, const ImportOptions& opt) {
     }
     auto [it, fresh] = seen.emplace(store::canonical_params(plan.items.back().params), i);
     if (!fresh) {
-      throw InputError(file + ": results[" + std::to_string(i) + "]: same configuration as results[" + std::to_string(it->second) + "]");
+      throw InputError(file + ": results[" + std::to_string(i) + "]: same configuration as results[" +
+                       std::to_string(it->second) + "]");
     }
   }
   plan.notes["format"] = plan.format;
@@ -185,8 +189,12 @@ ImportResult write(store::Store& db, Plan& plan, const ImportOptions& opt) {
   r.entries = plan.items.size();
   auto batch = db.batch();
   std::map<std::string, store::StoredMeasurement> existing;
-  for (auto& s : db.measurements({.kernel = plan.kernel, .device = plan.device, .size = plan.size.text,
-                                  .space_hash = plan.space_hash, .ok_only = false, .with_samples = true})) {
+  for (auto& s : db.measurements({.kernel = plan.kernel,
+                 .device = plan.device,
+                 .size = plan.size.text,
+                 .space_hash = plan.space_hash,
+                 .ok_only = false,
+                 .with_samples = true})) {
     existing.emplace(s.params, std::move(s));
   }
   for (auto& item : plan.items) {

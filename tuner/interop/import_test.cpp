@@ -69,7 +69,8 @@ TEST_P(EveryCacheImports, CountsStatusesAndValues) {
     }
     EXPECT_EQ(m.objective, e["time"].get<double>()) << key;
     ASSERT_EQ(m.samples_ms.size(), e["times"].size()) << key;
-    for (std::size_t i = 0; i < m.samples_ms.size(); ++i) EXPECT_EQ(double(m.samples_ms[i]), e["times"][i].get<double>());
+    for (std::size_t i = 0; i < m.samples_ms.size(); ++i)
+      EXPECT_EQ(double(m.samples_ms[i]), e["times"][i].get<double>());
     if (e.contains("GFLOP/s")) {
       EXPECT_EQ(m.gflops, e["GFLOP/s"].get<double>()) << key;
     }
@@ -100,7 +101,7 @@ TEST(Import, KnownFactsOfTheConvolutionA100Cache) {
   EXPECT_EQ(r.entries, 4362u);
   EXPECT_EQ(r.size, "4096x4096");
   EXPECT_EQ(r.device, "NVIDIA A100-PCIE-40GB");
-  EXPECT_EQ(r.statuses[MeasurementStatus::ok] , 4201u);
+  EXPECT_EQ(r.statuses[MeasurementStatus::ok], 4201u);
   EXPECT_EQ(r.statuses[MeasurementStatus::runtime_error] + r.statuses[MeasurementStatus::compile_failed], 161u);
   EXPECT_EQ(r.statuses[MeasurementStatus::compile_failed], 6u);
 }
@@ -147,7 +148,8 @@ TEST(Import, T4FileHoldsTheSameDataAsTheCache) {
   EXPECT_THROW(import_file(db, external("benchmark_hub/convolution_milo/A100_T4.json.gz"), {}), InputError);
   ImportResult t4 = import_file(db, external("benchmark_hub/convolution_milo/A100_T4.json.gz"),
                                 {.kernel = "conv_t4", .device = "A100"});
-  ImportResult kt = import_file(db, external("benchmark_hub/convolution_milo/A100.json.gz"), {.kernel = "conv_kt", .device = "A100"});
+  ImportResult kt =
+      import_file(db, external("benchmark_hub/convolution_milo/A100.json.gz"), {.kernel = "conv_kt", .device = "A100"});
   EXPECT_EQ(t4.format, "T4");
   EXPECT_EQ(t4.entries, kt.entries);
   EXPECT_EQ(t4.statuses, kt.statuses);
@@ -182,7 +184,8 @@ TEST(Import, SpaceHashEqualsTheSpecsWhenTheSpecHasNoConditions) {
   TempDir dir;
   auto db = store::Store::open(dir.file("t.db"), store::Store::Mode::read_write);
   ImportResult plain = import_file(db, external("benchmark_hub/convolution_milo/A100.json.gz"), {.kernel = "a"});
-  ImportResult keyed = import_file(db, external("benchmark_hub/convolution_milo/A100.json.gz"), {.kernel = "b", .spec = &conv});
+  ImportResult keyed =
+      import_file(db, external("benchmark_hub/convolution_milo/A100.json.gz"), {.kernel = "b", .spec = &conv});
   EXPECT_NE(plain.space_hash, spec::space_hash(conv));
   EXPECT_EQ(keyed.space_hash, spec::space_hash(conv));
   // A spec of another space is refused.

@@ -98,7 +98,7 @@ struct CacheEntry {
 
 struct CacheFile {
   std::filesystem::path path;
-  ojson header = ojson::object();  // every top-level key except "cache", in file order
+  ojson header = ojson::object();   // every top-level key except "cache", in file order
   std::vector<CacheEntry> entries;  // in file order (a repeated key keeps its first place, last value)
   bool repaired = false;            // the file was left open by an interrupted run
   std::size_t dropped_bytes = 0;    // bytes of a partial trailing entry dropped by the repair
@@ -147,8 +147,7 @@ struct ImportResult {
 
 // Imports one file in one transaction: on any error (named with the file and the entry key)
 // nothing of it is stored. Throws InputError.
-ImportResult import_file(store::Store& db, const std::filesystem::path& path,
-                         const ImportOptions& options);
+ImportResult import_file(store::Store& db, const std::filesystem::path& path, const ImportOptions& options);
 
 // ---- exporting ----
 
@@ -168,8 +167,7 @@ struct ExportResult {
 // The exported file's text. kt-cache and t4 hold one (kernel, device, size): when the filters
 // leave several, throws InputError listing them. Throws InputError when nothing matches.
 std::string export_text(store::Store& db, const ExportOptions& options, ExportResult* result = nullptr);
-ExportResult export_file(store::Store& db, const ExportOptions& options,
-                         const std::filesystem::path& out);
+ExportResult export_file(store::Store& db, const ExportOptions& options, const std::filesystem::path& out);
 
 // ---- checking a cache against a T1 spec ----
 
@@ -186,10 +184,8 @@ struct SpecCheck {
 };
 
 // Same parameter names (in order) and value sets? Fills problems only.
-SpecCheck check_parameters(const ojson& tune_params_keys, const ojson& tune_params,
-                           const spec::Spec& spec);
+SpecCheck check_parameters(const ojson& tune_params_keys, const ojson& tune_params, const spec::Spec& spec);
 // The above, and the cache's key set against the space's valid set.
-SpecCheck check_against_spec(const CacheFile& cache, const spec::Spec& spec,
-                             const space::Space& space);
+SpecCheck check_against_spec(const CacheFile& cache, const spec::Spec& spec, const space::Space& space);
 
 }  // namespace tune::interop

@@ -126,7 +126,8 @@ void expect_same_valid_set(const std::string& file, const spec::Spec& s, const s
                            const std::string& keys_file, GeometryRule rule) {
   std::vector<std::unordered_map<std::string, space::Index>> index_of(sp.num_params());
   for (std::size_t p = 0; p < sp.num_params(); ++p)
-    for (std::size_t i = 0; i < sp.values(p).size(); ++i) index_of[p][sp.values(p)[i].str()] = static_cast<space::Index>(i);
+    for (std::size_t i = 0; i < sp.values(p).size(); ++i)
+      index_of[p][sp.values(p)[i].str()] = static_cast<space::Index>(i);
   std::vector<bool> seen(sp.size());
   std::size_t lines = 0, failures = 0;
   std::ifstream in(keys_file);
@@ -143,7 +144,10 @@ void expect_same_valid_set(const std::string& file, const spec::Spec& s, const s
     std::string v;
     bool known = true;
     for (std::size_t p = 0; p < sp.num_params(); ++p) {
-      if (!std::getline(values, v, ',') || !index_of[p].count(v)) { known = false; break; }
+      if (!std::getline(values, v, ',') || !index_of[p].count(v)) {
+        known = false;
+        break;
+      }
       indices[p] = index_of[p][v];
     }
     std::optional<std::size_t> c = known ? sp.find(indices) : std::nullopt;
@@ -155,7 +159,9 @@ void expect_same_valid_set(const std::string& file, const spec::Spec& s, const s
     seen[*c] = true;
     if (rule != nullptr) {
       auto [want_grid, want_block] = rule(s, bind(s, sp.config_values(*c)));
-      auto text = [](const Dims& d) { return std::to_string(d[0]) + "," + std::to_string(d[1]) + "," + std::to_string(d[2]); };
+      auto text = [](const Dims& d) {
+        return std::to_string(d[0]) + "," + std::to_string(d[1]) + "," + std::to_string(d[2]);
+      };
       if (parse_dims(grid) != want_grid || parse_dims(block) != want_block)
         fail(key + ": Kernel Tuner launches grid " + grid + " block " + block + ", tune's reading gives grid " +
              text(want_grid) + " block " + text(want_block));
@@ -217,7 +223,8 @@ void expect_reads_like_tune(const std::string& file, ojson kt, const std::string
       EXPECT_EQ(k["size"], a.size->program.eval(lists).as_int()) << file << " argument " << a.name;
     } else {
       ASSERT_TRUE(a.fill_value) << file << " argument " << a.name;
-      EXPECT_EQ(k["value"].get<double>(), a.fill_value->program.eval(lists).as_float()) << file << " argument " << a.name;
+      EXPECT_EQ(k["value"].get<double>(), a.fill_value->program.eval(lists).as_float())
+          << file << " argument " << a.name;
     }
   }
   EXPECT_EQ(kt["cmem_args"], cmem) << file;
@@ -271,7 +278,8 @@ TEST_F(KernelTunerT1, ReadsTheThirdPartyT1FilesAsTuneDoes) {
     if (e.path().extension() != ".json") continue;
     std::ifstream in(e.path());
     const ojson doc = ojson::parse(in, nullptr, false);
-    if (doc.is_object() && doc.contains("KernelSpecification")) found.push_back(fs::relative(e.path(), kExternal).string());
+    if (doc.is_object() && doc.contains("KernelSpecification"))
+      found.push_back(fs::relative(e.path(), kExternal).string());
   }
   std::sort(found.begin(), found.end());
   std::vector<std::string> listed;

@@ -12,13 +12,13 @@
 namespace tune::interop {
 
 struct Recorded {
-  std::vector<const CacheEntry*> entry;         // nullptr: the cache lacks this configuration
+  std::vector<const CacheEntry*> entry;          // nullptr: the cache lacks this configuration
   std::vector<std::optional<double>> objective;  // the entry's objective; nullopt: recorded failure
   std::vector<double> cost_ms;                   // compile + verification + benchmark time
   // The entry as import maps it (detail::from_kt_entry), built here anyway: what a replay stores.
   std::vector<store::Measurement> measurement;
-  std::size_t missing = 0;                       // configurations without an entry
-  std::optional<std::size_t> best;               // the best successful configuration
+  std::size_t missing = 0;          // configurations without an entry
+  std::optional<std::size_t> best;  // the best successful configuration
 };
 
 // Throws InputError when the cache's parameters do not match the space's, or an entry cannot be

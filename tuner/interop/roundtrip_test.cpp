@@ -16,13 +16,15 @@ using namespace testing;
 bool same(const ojson& a, const ojson& b, const std::string& at, std::string& why) {
   auto integral = [](const ojson& v) { return v.is_number_integer(); };
   if (a.is_number() && b.is_number()) {
-    if (integral(a) != integral(b)) return why = at + ": " + a.dump() + " vs " + b.dump() + " (integer vs float)", false;
+    if (integral(a) != integral(b))
+      return why = at + ": " + a.dump() + " vs " + b.dump() + " (integer vs float)", false;
     if (a.get<double>() != b.get<double>()) return why = at + ": " + a.dump() + " vs " + b.dump(), false;
     return true;
   }
   if (a.type() != b.type()) return why = at + ": " + a.dump() + " vs " + b.dump(), false;
   if (a.is_object()) {
-    if (a.size() != b.size()) return why = at + ": " + std::to_string(a.size()) + " vs " + std::to_string(b.size()) + " fields", false;
+    if (a.size() != b.size())
+      return why = at + ": " + std::to_string(a.size()) + " vs " + std::to_string(b.size()) + " fields", false;
     for (auto ia = a.begin(), ib = b.begin(); ia != a.end(); ++ia, ++ib) {
       if (ia.key() != ib.key()) return why = at + ": field " + ia.key() + " vs " + ib.key(), false;
       if (!same(ia.value(), ib.value(), at + "." + ia.key(), why)) return false;
@@ -30,7 +32,8 @@ bool same(const ojson& a, const ojson& b, const std::string& at, std::string& wh
     return true;
   }
   if (a.is_array()) {
-    if (a.size() != b.size()) return why = at + ": " + std::to_string(a.size()) + " vs " + std::to_string(b.size()) + " items", false;
+    if (a.size() != b.size())
+      return why = at + ": " + std::to_string(a.size()) + " vs " + std::to_string(b.size()) + " items", false;
     for (std::size_t i = 0; i < a.size(); ++i)
       if (!same(a[i], b[i], at + "[" + std::to_string(i) + "]", why)) return false;
     return true;
@@ -87,17 +90,17 @@ TEST_P(RoundTrip, ExportEqualsOriginalAndReimportChangesNothing) {
   EXPECT_EQ(db.measurement_count(), count);
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryCache, RoundTrip, ::testing::ValuesIn(kCaches),
-                         [](const auto& info) {
-                           std::string n = info.param;
-                           for (char& c : n) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-                           return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(EveryCache, RoundTrip, ::testing::ValuesIn(kCaches), [](const auto& info) {
+  std::string n = info.param;
+  for (char& c : n) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return n;
+});
 
 // Kernel Tuner's own writer (json.dumps(indent="") header, one entry per line) reproduced byte
 // for byte for the benchmark_hub caches, which that writer produced.
 TEST(RoundTripBytes, BenchmarkHubCachesExportByteIdentical) {
-  for (const char* rel : {"benchmark_hub/convolution_milo/A100.json.gz", "benchmark_hub/dedispersion_milo/MI250X.json.gz"}) {
+  for (const char* rel :
+       {"benchmark_hub/convolution_milo/A100.json.gz", "benchmark_hub/dedispersion_milo/MI250X.json.gz"}) {
     const std::string file = external(rel);
     TempDir dir;
     auto db = store::Store::open(dir.file("t.db"), store::Store::Mode::read_write);

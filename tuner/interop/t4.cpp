@@ -18,9 +18,12 @@ struct Invalidity {
   MeasurementStatus status;
 };
 const Invalidity kInvalidity[] = {
-    {"correct", MeasurementStatus::ok},           {"compile", MeasurementStatus::compile_failed},
-    {"runtime", MeasurementStatus::runtime_error}, {"constraints", MeasurementStatus::restricted},
-    {"timeout", MeasurementStatus::timeout},       {"correctness", MeasurementStatus::verification_failed},
+    {"correct", MeasurementStatus::ok},
+    {"compile", MeasurementStatus::compile_failed},
+    {"runtime", MeasurementStatus::runtime_error},
+    {"constraints", MeasurementStatus::restricted},
+    {"timeout", MeasurementStatus::timeout},
+    {"correctness", MeasurementStatus::verification_failed},
 };
 
 const char* invalidity_of(MeasurementStatus s) {
@@ -79,7 +82,8 @@ Imported from_t4_result(std::size_t index, const ojson& r, const std::vector<std
   if (times.contains("framework")) extra["framework_time"] = times["framework"];
   if (times.contains("runtimes")) {
     const ojson& rt = times["runtimes"];
-    bool finite = std::all_of(rt.begin(), rt.end(), [](const ojson& s) { return s.is_number() && std::isfinite(s.get<double>()); });
+    bool finite = std::all_of(rt.begin(), rt.end(),
+                              [](const ojson& s) { return s.is_number() && std::isfinite(s.get<double>()); });
     if (finite) {
       for (const auto& s : rt) m.samples_ms.push_back(static_cast<float>(s.get<double>()));
       if (std::all_of(rt.begin(), rt.end(), float32_exact)) raw["times"]["runtimes"] = nullptr;  // from the samples
@@ -135,8 +139,10 @@ ojson to_t4_result(const store::Measurement& m, const ojson& params, const std::
   if (e.contains("timestamp")) r["timestamp"] = e["timestamp"];
   r["configuration"] = params;
   ojson times = ojson::object();
-  const std::pair<const char*, const char*> timing[] = {{"compilation", "compile_time"}, {"benchmark", "benchmark_time"},
-                                                        {"framework", "framework_time"}, {"search_algorithm", "strategy_time"},
+  const std::pair<const char*, const char*> timing[] = {{"compilation", "compile_time"},
+                                                        {"benchmark", "benchmark_time"},
+                                                        {"framework", "framework_time"},
+                                                        {"search_algorithm", "strategy_time"},
                                                         {"validation", "verification_time"}};
   for (const auto& [t4, kt] : timing)
     if (e.contains(kt) && e[kt].is_number()) times[t4] = e[kt];

@@ -53,11 +53,14 @@ void validate_t4(const ojson& doc, const std::string& file) {
     for (const char* key : {"compilation_time", "framework", "search_algorithm", "validation"}) {
       if (times.contains(key)) c.type(times[key], at + ".times." + key, "a number", times[key].is_number());
     }
-    if (times.contains("runtimes")) c.type(times["runtimes"], at + ".times.runtimes", "an array", times["runtimes"].is_array());
+    if (times.contains("runtimes"))
+      c.type(times["runtimes"], at + ".times.runtimes", "an array", times["runtimes"].is_array());
     const auto& inv = r["invalidity"];
     bool known = false;
     for (const char* k : kInvalidity) known = known || (inv.is_string() && inv.get<std::string>() == k);
-    if (!known) c.fail(at + ".invalidity", inv.dump() + " is not one of timeout, compile, runtime, correctness, constraints, correct");
+    if (!known)
+      c.fail(at + ".invalidity",
+             inv.dump() + " is not one of timeout, compile, runtime, correctness, constraints, correct");
     c.type(r["correctness"], at + ".correctness", "a number", r["correctness"].is_number());
     if (!r.contains("measurements")) continue;
     const auto& ms = r["measurements"];

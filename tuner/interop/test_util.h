@@ -24,10 +24,10 @@ inline const fs::path kExternal = fs::path(TUNE_SOURCE_DIR) / ".." / "shared" / 
 
 // Every Kernel Tuner cache in shared/external, relative to it.
 inline const std::vector<std::string> kCaches = {
-    "kernel_tuner/test/test_cache_file.json",          "kernel_tuner/test/strategies_test_cache_file.json",
-    "benchmark_hub/convolution_milo/A100.json.gz",     "benchmark_hub/convolution_milo/A4000.json.gz",
-    "benchmark_hub/convolution_milo/MI250X.json.gz",   "benchmark_hub/dedispersion_milo/A100.json.gz",
-    "benchmark_hub/dedispersion_milo/A4000.json.gz",   "benchmark_hub/dedispersion_milo/MI250X.json.gz",
+    "kernel_tuner/test/test_cache_file.json",        "kernel_tuner/test/strategies_test_cache_file.json",
+    "benchmark_hub/convolution_milo/A100.json.gz",   "benchmark_hub/convolution_milo/A4000.json.gz",
+    "benchmark_hub/convolution_milo/MI250X.json.gz", "benchmark_hub/dedispersion_milo/A100.json.gz",
+    "benchmark_hub/dedispersion_milo/A4000.json.gz", "benchmark_hub/dedispersion_milo/MI250X.json.gz",
 };
 
 inline std::string external(const std::string& relative) { return (kExternal / relative).string(); }
@@ -54,7 +54,8 @@ struct Shell {
 // Runs a shell command, capturing stdout and stderr.
 inline Shell shell(const std::string& command) {
   static int n = 0;
-  fs::path err = fs::temp_directory_path() / ("tune_interop_err_" + std::to_string(::getpid()) + "_" + std::to_string(n++));
+  fs::path err =
+      fs::temp_directory_path() / ("tune_interop_err_" + std::to_string(::getpid()) + "_" + std::to_string(n++));
   Shell r;
   FILE* p = ::popen((command + " 2>" + err.string()).c_str(), "r");
   char buf[4096];

@@ -28,7 +28,8 @@ std::string resolve_kernel(store::Store& db, const std::optional<std::string>& k
     return *kernel;
   }
   if (kernels.size() == 1) return kernels[0];
-  if (kernels.empty()) throw InputError("no results in " + db.path() + " yet: run `tune --space ... --sizes ...` first");
+  if (kernels.empty())
+    throw InputError("no results in " + db.path() + " yet: run `tune --space ... --sizes ...` first");
   std::string known;
   for (const auto& k : kernels) known += (known.empty() ? "" : ", ") + k;
   throw InputError(db.path() + " holds several kernels (" + known + "): choose one with --kernel");
@@ -79,7 +80,8 @@ std::vector<Best> best(store::Store& db, const BestQuery& q) {
   for (const auto& device : devices) {
     auto measured = db.sizes(kernel, device);
     if (measured.empty()) {
-      if (q.device) throw InputError("no results for kernel '" + kernel + "' on device '" + device + "' in " + db.path());
+      if (q.device)
+        throw InputError("no results for kernel '" + kernel + "' on device '" + device + "' in " + db.path());
       continue;
     }
     const auto all = verdicts(db, kernel, device);

@@ -19,7 +19,7 @@ struct Best {
   double half_width_ms = 0;   // of its 95% interval
   std::optional<double> gbps, gflops;
   std::int64_t config_id = 0, run_id = 0;
-  std::size_t candidates = 0;  // ok measurements at that (device, size)
+  std::size_t candidates = 0;     // ok measurements at that (device, size)
   std::vector<std::string> tied;  // the other configurations tied with it (canonical JSON)
   std::string winner;             // the fastest measured, when a tie-break chose another; else ""
   double noise = 0;               // the winner's relative 95% half-width at that size

@@ -18,8 +18,9 @@ using namespace tune;
 
 namespace {
 
-void add(store::Store& db, std::int64_t run, const std::string& device, const std::string& params, const std::string& size,
-         std::vector<float> samples, store::MeasurementStatus status = store::MeasurementStatus::ok) {
+void add(store::Store& db, std::int64_t run, const std::string& device, const std::string& params,
+         const std::string& size, std::vector<float> samples,
+         store::MeasurementStatus status = store::MeasurementStatus::ok) {
   store::Measurement m;
   m.config_id = db.upsert_configuration_text("transpose", "h", params);
   m.run_id = run;
@@ -145,7 +146,7 @@ TEST(Table, FlopsRowsShowPeakFractionAndLibraryRatio) {
   add_flops(db, run2, "gemm", gemm, 2.0f, 33000, 150.0);  // GB/s too, but no copy ceiling
   add_flops(db, run2, "gemm", small, 0.1f, 21000);
   add_ceiling(db, run2, gemm, "fp32_peak", 0.5, 66000);
-  add_ceiling(db, run1, gemm, "cublas_sgemm", 5.0, 27000);   // an older run's: replaced below
+  add_ceiling(db, run1, gemm, "cublas_sgemm", 5.0, 27000);  // an older run's: replaced below
   add_ceiling(db, run2, gemm, "cublas_sgemm", 2.5, 55000);
   add_ceiling(db, run2, small, "cublas_sgemm", 0.08, 26000);  // no fp32_peak at this size
   add_flops(db, run2, "matching", match, 3.0f, 23000);
@@ -177,7 +178,7 @@ TEST(Table, FlopsRowsShowPeakFractionAndLibraryRatio) {
   auto both = query::run_table(db, "gemm", "NVIDIA H200", {sq}).rows;
   ASSERT_EQ(both.size(), 1u);
   ASSERT_TRUE(both[0].copy_fraction && both[0].library_ratio);
-  EXPECT_DOUBLE_EQ(*both[0].copy_fraction, 0.8);  // 400 / 500 (run 1), not 400 / 800 (run 2)
+  EXPECT_DOUBLE_EQ(*both[0].copy_fraction, 0.8);   // 400 / 500 (run 1), not 400 / 800 (run 2)
   EXPECT_NEAR(*both[0].library_ratio, 1.5, 1e-6);  // run 2's, the only one
 
   auto m = query::run_table(db, "matching", "NVIDIA H200", {match}).rows;
@@ -187,8 +188,10 @@ TEST(Table, FlopsRowsShowPeakFractionAndLibraryRatio) {
   EXPECT_NEAR(*m[0].peak_fraction, 23000.0 / 64000.0, 1e-12);
 
   const std::string text = captured([&] { query::print_run_table(db, "matching", "NVIDIA H200", {match}, {}, false); });
-  EXPECT_NE(text.find("size                   ms  noise GFLOP/s of peak   vs lib  single tied"), std::string::npos) << text;
-  EXPECT_NE(text.find("16384x16384x128    3.0000  12.4%   23000  0.359    0.800x  1.000x    0"), std::string::npos) << text;
+  EXPECT_NE(text.find("size                   ms  noise GFLOP/s of peak   vs lib  single tied"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("16384x16384x128    3.0000  12.4%   23000  0.359    0.800x  1.000x    0"), std::string::npos)
+      << text;
   EXPECT_EQ(text.find("GB/s"), std::string::npos) << text;
 
   // A GFLOP/s kernel shows GB/s only where a copy ceiling gives it a fraction.
@@ -226,7 +229,8 @@ TEST(Table, BytesKernelKeepsItsColumns) {
   db.record(m);
   add_ceiling(db, run, "4096x4096", "d2d_copy", 0.0355, {}, 3780);
   add_ceiling(db, run, "4096x4096", "cublas_sgeam", 0.0406, {}, 3306);
-  const std::string text = captured([&] { query::print_run_table(db, "transpose", "NVIDIA H200", {"4096x4096"}, {}, false); });
+  const std::string text =
+      captured([&] { query::print_run_table(db, "transpose", "NVIDIA H200", {"4096x4096"}, {}, false); });
   // GB/s and the fraction of the copy, no GFLOP/s columns.
   char head[200], row[300];
   std::snprintf(head, sizeof head, "%-12s %9s %6s %6s %7s %8s %7s %4s  %-16s %s\n", "size", "ms", "noise", "GB/s",

@@ -29,7 +29,9 @@ namespace {
 // "-" for no value.
 std::string num(const char* fmt, const std::optional<double>& v) { return v ? strf(fmt, *v) : "-"; }
 
-nlohmann::ordered_json opt(const std::optional<double>& v) { return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(); }
+nlohmann::ordered_json opt(const std::optional<double>& v) {
+  return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json();
+}
 
 // Per ceiling: the one the used configuration's run measured (ratios within one run), else the
 // latest run's (a result imported or measured by a run that took no ceilings).
@@ -116,7 +118,8 @@ Table run_table(store::Store& db, const std::string& kernel, const std::string& 
       const auto it = ceiling.find(std::string(kind.name));
       if (it == ceiling.end()) continue;
       const store::Ceiling& c = it->second;
-      if (kind.role == run::CeilingRole::roofline && r.gbps && c.gbps && *c.gbps > 0) r.copy_fraction = *r.gbps / *c.gbps;
+      if (kind.role == run::CeilingRole::roofline && r.gbps && c.gbps && *c.gbps > 0)
+        r.copy_fraction = *r.gbps / *c.gbps;
       if (kind.role == run::CeilingRole::peak && r.gflops && c.gflops && *c.gflops > 0)
         r.peak_fraction = *r.gflops / *c.gflops;
       if (kind.role == run::CeilingRole::library && r.time_ms > 0) {
@@ -154,7 +157,8 @@ void print_run_table(store::Store& db, const std::string& kernel, const std::str
     out["timing"] = t.timing;
     out["replayed"] = t.replayed;
     out["rule"] = t.rule;
-    out["single_best"] = t.single_best.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json::parse(t.single_best);
+    out["single_best"] =
+        t.single_best.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json::parse(t.single_best);
     out["compiled"] = totals.compiled;
     out["from_cache"] = totals.cached;
     out["measured"] = totals.measured;
@@ -207,8 +211,7 @@ void print_run_table(store::Store& db, const std::string& kernel, const std::str
   for (const auto& r : t.rows) {
     std::string line = strf("%-*s %9.4f %5.1f%%", w, r.size.c_str(), r.time_ms, 100.0 * r.noise);
     const char* mark = r.ceiling_suspect ? "?" : " ";
-    if (bytes_cols)
-      line += strf(" %6s %6s%s", num("%.0f", r.gbps).c_str(), num("%.3f", r.copy_fraction).c_str(), mark);
+    if (bytes_cols) line += strf(" %6s %6s%s", num("%.0f", r.gbps).c_str(), num("%.3f", r.copy_fraction).c_str(), mark);
     if (any_gflops)
       line += strf(" %7s %6s%s", num("%.0f", r.gflops).c_str(), num("%.3f", r.peak_fraction).c_str(), mark);
     const std::string lr = r.library_ratio ? strf("%.3fx", *r.library_ratio) : "-";
@@ -219,16 +222,18 @@ void print_run_table(store::Store& db, const std::string& kernel, const std::str
   if (any_suspect)
     std::printf("?: a ceiling at this size disagrees implausibly with both neighbouring sizes (re-measured; kept)\n");
   if (!t.single_best.empty())
-    std::printf("single: the best single configuration over these sizes, %s, is that many times slower than the "
-                "configuration used\n",
-                t.single_best.c_str());
+    std::printf(
+        "single: the best single configuration over these sizes, %s, is that many times slower than the "
+        "configuration used\n",
+        t.single_best.c_str());
   for (const auto& f : flags)
     if (std::find(sizes.begin(), sizes.end(), f.size) != sizes.end())
       std::printf("flag %s %s: %s\n", f.size.c_str(), std::string(store::to_string(f.kind)).c_str(), f.text.c_str());
-  std::printf("%zu measured, %zu failed; %zu compiled (%.1f s of compile time on %u threads), %zu from the binary cache; "
-              "measurement %.1f s (%.1f s of it timed launches); wall %.1f s\n",
-              totals.measured, totals.failed, totals.compiled, totals.compile_s, totals.workers, totals.cached,
-              totals.measure_s, totals.timed_s, totals.wall_s);
+  std::printf(
+      "%zu measured, %zu failed; %zu compiled (%.1f s of compile time on %u threads), %zu from the binary cache; "
+      "measurement %.1f s (%.1f s of it timed launches); wall %.1f s\n",
+      totals.measured, totals.failed, totals.compiled, totals.compile_s, totals.workers, totals.cached,
+      totals.measure_s, totals.timed_s, totals.wall_s);
 }
 
 }  // namespace tune::query

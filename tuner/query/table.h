@@ -45,7 +45,7 @@ struct Table {
   bool replayed = false;            // some rows come from replayed or imported data
   std::string rule;                 // the decision rule (decision::describe)
   std::string statistic = "mean";
-  std::string single_best;          // the best single configuration, "" when none was measured at every size
+  std::string single_best;  // the best single configuration, "" when none was measured at every size
 };
 
 // Rows from the stored results (so a resumed run shows its whole sweep). Ceilings per size: those

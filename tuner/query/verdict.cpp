@@ -92,9 +92,8 @@ std::vector<SizeVerdict> verdicts(store::Store& db, const std::string& kernel, c
     for (const auto& m : it->second) v.all.push_back(contender(m, statistic));
     std::erase_if(v.all, [](const Contender& c) { return !(c.estimate.value > 0); });
     if (v.all.empty()) continue;
-    std::stable_sort(v.all.begin(), v.all.end(), [](const Contender& a, const Contender& b) {
-      return a.estimate.value < b.estimate.value;
-    });
+    std::stable_sort(v.all.begin(), v.all.end(),
+                     [](const Contender& a, const Contender& b) { return a.estimate.value < b.estimate.value; });
     v.candidates = v.all.size();
     std::string newest;
     for (const auto& m : it->second) newest = std::max(newest, m.measured_at);
@@ -106,7 +105,8 @@ std::vector<SizeVerdict> verdicts(store::Store& db, const std::string& kernel, c
   std::vector<std::vector<std::int64_t>> tied(out.size());
   for (std::size_t s = 0; s < out.size(); ++s)
     for (const auto& c : out[s].tied)
-      if (c.estimate.value <= out[s].winner().estimate.value * (1.0 + out[s].tie_margin)) tied[s].push_back(c.config_id);
+      if (c.estimate.value <= out[s].winner().estimate.value * (1.0 + out[s].tie_margin))
+        tied[s].push_back(c.config_id);
   const auto pick = decision::select_across_sizes(tied);
   for (std::size_t s = 0; s < out.size(); ++s) out[s].chosen = pick[s].value_or(0);
   return out;

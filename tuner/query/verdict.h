@@ -19,7 +19,7 @@ namespace tune::query {
 
 struct Contender {
   std::int64_t config_id = 0;
-  std::string params;  // canonical JSON
+  std::string params;           // canonical JSON
   decision::Estimate estimate;  // the objective (ms) and its 95% interval
   std::optional<double> gbps, gflops;
   std::int64_t run_id = 0;
@@ -31,10 +31,10 @@ struct SizeVerdict {
   std::size_t chosen = 0;       // index into tied: the configuration used at this size, among those
                                 // within tie_margin of the winner's value
   double tie_margin = decision::kDefaultTieMargin;
-  std::size_t candidates = 0;   // verified measurements at this size
-  double noise = 0;             // the winner's relative 95% half-width
-  bool remeasured = false;      // decided by a GPU run's interleaved re-measurement
-  std::int64_t rounds = 0;      // its rounds
+  std::size_t candidates = 0;  // verified measurements at this size
+  double noise = 0;            // the winner's relative 95% half-width
+  bool remeasured = false;     // decided by a GPU run's interleaved re-measurement
+  std::int64_t rounds = 0;     // its rounds
   // the verified measurements at this size, by objective (for the flags and the single best)
   std::vector<Contender> all;
 

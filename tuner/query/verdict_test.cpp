@@ -34,7 +34,9 @@ struct Db {
   }
 };
 
-std::vector<float> around(float v, float spread = 0.0f) { return {v - spread, v, v + spread, v, v - spread, v + spread}; }
+std::vector<float> around(float v, float spread = 0.0f) {
+  return {v - spread, v, v + spread, v, v - spread, v + spread};
+}
 
 const std::string A = R"({"t":1})", B = R"({"t":2})", C = R"({"t":3})";
 

@@ -21,11 +21,20 @@ std::string esc(const std::string& s) {
   std::string o;
   for (char c : s) {
     switch (c) {
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '&': o += "&amp;"; break;
-      case '"': o += "&quot;"; break;
-      default: o += c;
+      case '<':
+        o += "&lt;";
+        break;
+      case '>':
+        o += "&gt;";
+        break;
+      case '&':
+        o += "&amp;";
+        break;
+      case '"':
+        o += "&quot;";
+        break;
+      default:
+        o += c;
     }
   }
   return o;
@@ -70,15 +79,18 @@ std::string plot(const std::vector<Series>& series, const std::vector<std::pair<
   auto Y = [&](double y) { return H - B - y / ymax * (H - T - B); };
   const double LX = W - R - 290, LY = H - B - 90;  // legend, lower right (curves rise to the upper left)
   std::ostringstream o;
-  o << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W << "\" height=\"" << H << "\" viewBox=\"0 0 " << W << " " << H
-    << "\" role=\"img\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  o << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W << "\" height=\"" << H << "\" viewBox=\"0 0 " << W
+    << " " << H << "\" role=\"img\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   for (int i = 0; i <= 5; ++i) {  // grid and axes
     double y = ymax * i / 5, x = xmax * i / 5;
     o << "<line x1=\"" << L << "\" x2=\"" << W - R << "\" y1=\"" << Y(y) << "\" y2=\"" << Y(y) << "\" stroke=\"#ddd\"/>"
-      << "<text x=\"" << L - 6 << "\" y=\"" << Y(y) + 4 << "\" text-anchor=\"end\" font-size=\"12\">" << fmt("%.0f", y) << "</text>\n"
-      << "<text x=\"" << X(x) << "\" y=\"" << H - B + 18 << "\" text-anchor=\"middle\" font-size=\"12\">" << fmt("%.0f", x) << "</text>\n";
+      << "<text x=\"" << L - 6 << "\" y=\"" << Y(y) + 4 << "\" text-anchor=\"end\" font-size=\"12\">" << fmt("%.0f", y)
+      << "</text>\n"
+      << "<text x=\"" << X(x) << "\" y=\"" << H - B + 18 << "\" text-anchor=\"middle\" font-size=\"12\">"
+      << fmt("%.0f", x) << "</text>\n";
   }
-  o << "<text x=\"" << (L + W - R) / 2 << "\" y=\"" << H - 8 << "\" text-anchor=\"middle\" font-size=\"13\">" << esc(xlabel) << "</text>\n"
+  o << "<text x=\"" << (L + W - R) / 2 << "\" y=\"" << H - 8 << "\" text-anchor=\"middle\" font-size=\"13\">"
+    << esc(xlabel) << "</text>\n"
     << "<text x=\"16\" y=\"" << (T + H - B) / 2 << "\" transform=\"rotate(-90 16 " << (T + H - B) / 2
     << ")\" text-anchor=\"middle\" font-size=\"13\">" << esc(unit) << "</text>\n";
   for (const auto& [x, label] : marks)
@@ -91,9 +103,11 @@ std::string plot(const std::vector<Series>& series, const std::vector<std::pair<
     for (auto [x, y] : s.points) o << fmt("%.1f", X(x)) << "," << fmt("%.1f", Y(y)) << " ";
     o << "\"/>\n";
     for (auto [x, y] : s.points)
-      o << "<circle cx=\"" << fmt("%.1f", X(x)) << "\" cy=\"" << fmt("%.1f", Y(y)) << "\" r=\"2.5\" fill=\"" << s.color << "\"/>";
+      o << "<circle cx=\"" << fmt("%.1f", X(x)) << "\" cy=\"" << fmt("%.1f", Y(y)) << "\" r=\"2.5\" fill=\"" << s.color
+        << "\"/>";
     o << "\n<rect x=\"" << LX << "\" y=\"" << LY + 18 * k << "\" width=\"14\" height=\"4\" fill=\"" << s.color << "\"/>"
-      << "<text x=\"" << LX + 20 << "\" y=\"" << LY + 6 + 18 * k << "\" font-size=\"13\">" << esc(s.name) << "</text>\n";
+      << "<text x=\"" << LX + 20 << "\" y=\"" << LY + 6 + 18 * k << "\" font-size=\"13\">" << esc(s.name)
+      << "</text>\n";
     ++k;
   }
   if (!marks.empty())
@@ -136,8 +150,11 @@ std::string html(store::Store& db, const std::string& kernel_in) {
   const std::string kernel = query::resolve_kernel(db, kernel_in.empty() ? std::nullopt : std::optional(kernel_in));
   std::ostringstream o;
   o << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>tune report: " << esc(kernel)
-    << "</title>\n<style>body{font-family:sans-serif;margin:24px;color:#222}table{border-collapse:collapse;font-size:13px}"
-       "td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}td.cfg{text-align:left;font-family:monospace;font-size:12px}"
+    << "</"
+       "title>\n<style>body{font-family:sans-serif;margin:24px;color:#222}table{border-collapse:collapse;font-size:"
+       "13px}"
+       "td,th{border:1px solid #ccc;padding:3px "
+       "8px;text-align:right}td.cfg{text-align:left;font-family:monospace;font-size:12px}"
        "tr.flag{background:#fde8e8}h2{margin-top:32px}.note{color:#555;font-size:13px}</style></head><body>\n"
     << "<h1>Kernel <code>" << esc(kernel) << "</code></h1>\n";
   bool any = false;
@@ -181,8 +198,8 @@ std::string html(store::Store& db, const std::string& kernel_in) {
     o << "<th>vs library</th><th>single</th><th>tied</th><th>flags</th><th>configuration used</th></tr>\n";
     auto cell = [](const char* f, const std::optional<double>& v) { return "<td>" + (v ? fmt(f, *v) : "-") + "</td>"; };
     for (const auto& r : rows) {
-      o << "<tr" << (r.flags.empty() ? "" : " class=\"flag\"") << "><td>" << esc(r.size) << "</td><td>" << fmt("%.4f", r.time_ms)
-        << "</td><td>" << fmt("%.1f%%", 100.0 * r.noise) << "</td>";
+      o << "<tr" << (r.flags.empty() ? "" : " class=\"flag\"") << "><td>" << esc(r.size) << "</td><td>"
+        << fmt("%.4f", r.time_ms) << "</td><td>" << fmt("%.1f%%", 100.0 * r.noise) << "</td>";
       const std::string suspect = r.ceiling_suspect ? " (ceiling disagrees with its neighbours)" : "";
       if (bytes_cols) o << cell("%.0f", r.gbps) << cell(("%.3f" + suspect).c_str(), r.copy_fraction);
       if (any_gflops) o << cell("%.0f", r.gflops) << cell(("%.3f" + suspect).c_str(), r.peak_fraction);
@@ -194,7 +211,8 @@ std::string html(store::Store& db, const std::string& kernel_in) {
     if (!flags.empty()) {
       o << "<h3>Flags</h3><ul>\n";
       for (const auto& f : flags)
-        o << "<li><b>" << esc(f.size) << "</b> " << esc(std::string(store::to_string(f.kind))) << ": " << esc(f.text) << "</li>\n";
+        o << "<li><b>" << esc(f.size) << "</b> " << esc(std::string(store::to_string(f.kind))) << ": " << esc(f.text)
+          << "</li>\n";
       o << "</ul>\n";
     }
   }

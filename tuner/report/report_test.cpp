@@ -73,10 +73,11 @@ TEST(Report, SelfContainedPageWithPlotTableAndFlags) {
   EXPECT_NE(page.find("<td>2048x2048</td>"), std::string::npos);
   EXPECT_NE(page.find("class=\"flag\""), std::string::npos);
   EXPECT_NE(page.find("tile 32 drops 40%"), std::string::npos);
-  EXPECT_NE(page.find("0.951"), std::string::npos);  // 3.9 / 4.1 of copy
+  EXPECT_NE(page.find("0.951"), std::string::npos);   // 3.9 / 4.1 of copy
   EXPECT_NE(page.find("1.054x"), std::string::npos);  // 3.9 / 3.7 vs the library
   // self-contained: nothing fetched from anywhere
-  for (const char* bad : {"<script", "src=", "href=", "@import", "url("}) EXPECT_EQ(page.find(bad), std::string::npos) << bad;
+  for (const char* bad : {"<script", "src=", "href=", "@import", "url("})
+    EXPECT_EQ(page.find(bad), std::string::npos) << bad;
 }
 
 TEST(Report, UnknownKernelIsAnError) {
@@ -124,7 +125,7 @@ TEST(Report, FlopsKernelAgainstFp32PeakAndCublas) {
     std::string pts = (*it)[1];
     EXPECT_EQ(std::count(pts.begin(), pts.end(), ','), 3) << pts;
   }
-  EXPECT_EQ(lines, 3);  // ours, the FP32 peak, cuBLAS
+  EXPECT_EQ(lines, 3);                               // ours, the FP32 peak, cuBLAS
   EXPECT_EQ(page.find("<svg"), page.rfind("<svg"));  // one plot: no GB/s plot without GB/s
   EXPECT_NE(page.find("FP32 peak (FMA kernel)"), std::string::npos);
   EXPECT_NE(page.find("cuBLAS Sgemm (FP32)"), std::string::npos);
@@ -132,7 +133,7 @@ TEST(Report, FlopsKernelAgainstFp32PeakAndCublas) {
   EXPECT_EQ(page.find("of copy"), std::string::npos);
   EXPECT_EQ(page.find("<th>GB/s</th>"), std::string::npos);
   EXPECT_NE(page.find("sqrt of ProblemSize[0] x ProblemSize[1]"), std::string::npos);
-  EXPECT_NE(page.find("<td>0.500</td>"), std::string::npos);  // 33000 / 66000
+  EXPECT_NE(page.find("<td>0.500</td>"), std::string::npos);   // 33000 / 66000
   EXPECT_NE(page.find("<td>0.800x</td>"), std::string::npos);  // cuBLAS at 41250 is 1.25 times faster
   EXPECT_NE(page.find("<td>33000</td>"), std::string::npos);
 }

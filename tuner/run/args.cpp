@@ -18,17 +18,27 @@ namespace {
 // The representable range of an integer lane, as doubles (exact for the bounds used).
 std::pair<double, double> integer_range(Scalar s) {
   switch (s) {
-    case Scalar::boolean: return {0.0, 1.0};
-    case Scalar::int8: return {-128.0, 127.0};
-    case Scalar::uint8: return {0.0, 255.0};
-    case Scalar::int16: return {-32768.0, 32767.0};
-    case Scalar::uint16: return {0.0, 65535.0};
-    case Scalar::int32: return {-2147483648.0, 2147483647.0};
-    case Scalar::uint32: return {0.0, 4294967295.0};
+    case Scalar::boolean:
+      return {0.0, 1.0};
+    case Scalar::int8:
+      return {-128.0, 127.0};
+    case Scalar::uint8:
+      return {0.0, 255.0};
+    case Scalar::int16:
+      return {-32768.0, 32767.0};
+    case Scalar::uint16:
+      return {0.0, 65535.0};
+    case Scalar::int32:
+      return {-2147483648.0, 2147483647.0};
+    case Scalar::uint32:
+      return {0.0, 4294967295.0};
     // 2^63 and 2^64 are not representable in the types: compare with < below.
-    case Scalar::int64: return {-0x1.0p63, 0x1.0p63};
-    case Scalar::uint64: return {0.0, 0x1.0p64};
-    default: return {0.0, 0.0};
+    case Scalar::int64:
+      return {-0x1.0p63, 0x1.0p63};
+    case Scalar::uint64:
+      return {0.0, 0x1.0p64};
+    default:
+      return {0.0, 0.0};
   }
 }
 
@@ -82,8 +92,7 @@ std::vector<std::byte> initial_data(const ArgSpec& spec, std::size_t index, std:
   if (spec.scalar) fail(spec, "is a scalar, not a buffer");
   if (spec.data) return *spec.data;
   const DType dtype = parse_dtype(spec.dtype);
-  if (spec.fill == FillKind::random)
-    return random_data(dtype, spec.count, derive_seed(seed, index), spec.fill_value);
+  if (spec.fill == FillKind::random) return random_data(dtype, spec.count, derive_seed(seed, index), spec.fill_value);
   return constant_data(dtype, spec.count, spec.fill_value);
 }
 
@@ -126,9 +135,12 @@ void ArgSet::restore() { build(); }
 void ArgSet::fill(std::size_t i) {
   const ArgSpec& spec = specs_[i];
   Slot& slot = slots_[i];
-  if (spec.data) slot.buffer.upload(std::span<const std::byte>(*spec.data));
-  else if (spec.fill == FillKind::random) slot.buffer.fill_random(slot.dtype, derive_seed(seed_, i), spec.fill_value);
-  else slot.buffer.fill_constant(slot.dtype, spec.fill_value);
+  if (spec.data)
+    slot.buffer.upload(std::span<const std::byte>(*spec.data));
+  else if (spec.fill == FillKind::random)
+    slot.buffer.fill_random(slot.dtype, derive_seed(seed_, i), spec.fill_value);
+  else
+    slot.buffer.fill_constant(slot.dtype, spec.fill_value);
 }
 
 std::size_t ArgSet::index_of(std::string_view name) const {

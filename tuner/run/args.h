@@ -21,12 +21,12 @@ struct ArgSpec {
   std::string name;
   std::string dtype = "float";  // see parse_dtype: "float", "double", "int32", "uint32", "char", "float4", ...
   bool scalar = false;
-  std::size_t count = 0;         // elements of dtype for a buffer; ignored (or 1) for a scalar
+  std::size_t count = 0;  // elements of dtype for a buffer; ignored (or 1) for a scalar
   FillKind fill = FillKind::constant;
-  double fill_value = 0.0;       // constant: the value (a scalar's value); random: the range scale
-  bool output = false;           // written by the kernel: poisoned before verification runs
-  bool read = false;             // an output the kernel also reads (ReadWrite, e.g. C of C = A*B + beta*C):
-                                 // restored by refill() before verification instead of poisoned
+  double fill_value = 0.0;  // constant: the value (a scalar's value); random: the range scale
+  bool output = false;      // written by the kernel: poisoned before verification runs
+  bool read = false;        // an output the kernel also reads (ReadWrite, e.g. C of C = A*B + beta*C):
+                            // restored by refill() before verification instead of poisoned
   // Given contents in place of the fill (a capture's, tuning/capture_args.h): a buffer's
   // count * dtype size bytes, or a scalar's value.
   std::shared_ptr<const std::vector<std::byte>> data{};
@@ -75,8 +75,8 @@ class ArgSet : public Recoverable {
  private:
   struct Slot {
     DType dtype;
-    DeviceBuffer buffer;             // buffers
-    void* device_pointer = nullptr;  // what args[] points to for a buffer
+    DeviceBuffer buffer;                   // buffers
+    void* device_pointer = nullptr;        // what args[] points to for a buffer
     alignas(16) std::byte value[16] = {};  // what args[] points to for a scalar
   };
   void restore() override;

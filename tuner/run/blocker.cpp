@@ -56,7 +56,8 @@ Blocker::Blocker(Session& session) : session_(session), epoch_(context_epoch()) 
   const compile::CompileRequest r = request(session.device().arch);
   auto res = compile::compile(r);
   if (!res.ok()) throw Error("the stream-blocking kernel does not compile: " + res.log);
-  kernel_ = std::make_unique<LoadedKernel>(session, std::vector<char>(res.cubin.begin(), res.cubin.end()), r.kernel_name);
+  kernel_ =
+      std::make_unique<LoadedKernel>(session, std::vector<char>(res.cubin.begin(), res.cubin.end()), r.kernel_name);
   busy_ = std::make_unique<LoadedKernel>(session, std::vector<char>(res.cubin.begin(), res.cubin.end()), "tune_busy");
   void* host = nullptr;
   check(cudaHostAlloc(&host, sizeof(Mapped), cudaHostAllocMapped), "cudaHostAlloc of the blocking flag");

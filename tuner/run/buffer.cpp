@@ -17,9 +17,7 @@ DeviceBuffer::DeviceBuffer(std::size_t bytes) : bytes_(bytes), epoch_(context_ep
 DeviceBuffer::~DeviceBuffer() { release(); }
 
 DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept
-    : ptr_(std::exchange(other.ptr_, nullptr)),
-      bytes_(std::exchange(other.bytes_, 0)),
-      epoch_(other.epoch_) {}
+    : ptr_(std::exchange(other.ptr_, nullptr)), bytes_(std::exchange(other.bytes_, 0)), epoch_(other.epoch_) {}
 
 DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
   if (this != &other) {
@@ -42,8 +40,8 @@ bool DeviceBuffer::valid() const { return bytes_ == 0 || (ptr_ != nullptr && epo
 
 void DeviceBuffer::upload(std::span<const std::byte> host) {
   if (host.size() != bytes_)
-    throw Error("DeviceBuffer::upload: host data has " + std::to_string(host.size()) +
-                " bytes, the buffer " + std::to_string(bytes_));
+    throw Error("DeviceBuffer::upload: host data has " + std::to_string(host.size()) + " bytes, the buffer " +
+                std::to_string(bytes_));
   if (bytes_ == 0) return;
   check(cudaMemcpy(ptr_, host.data(), bytes_, cudaMemcpyHostToDevice),
         "cudaMemcpy host to device of " + std::to_string(bytes_) + " bytes");
@@ -51,8 +49,8 @@ void DeviceBuffer::upload(std::span<const std::byte> host) {
 
 void DeviceBuffer::download(std::span<std::byte> host) const {
   if (host.size() != bytes_)
-    throw Error("DeviceBuffer::download: host space has " + std::to_string(host.size()) +
-                " bytes, the buffer " + std::to_string(bytes_));
+    throw Error("DeviceBuffer::download: host space has " + std::to_string(host.size()) + " bytes, the buffer " +
+                std::to_string(bytes_));
   if (bytes_ == 0) return;
   check(cudaMemcpy(host.data(), ptr_, bytes_, cudaMemcpyDeviceToHost),
         "cudaMemcpy device to host of " + std::to_string(bytes_) + " bytes");
@@ -66,8 +64,8 @@ std::vector<std::byte> DeviceBuffer::download() const {
 
 std::size_t DeviceBuffer::elements_of(DType dtype) const {
   if (bytes_ % dtype.size() != 0)
-    throw Error("DeviceBuffer of " + std::to_string(bytes_) + " bytes does not hold whole " +
-                dtype.name() + " elements");
+    throw Error("DeviceBuffer of " + std::to_string(bytes_) + " bytes does not hold whole " + dtype.name() +
+                " elements");
   return bytes_ / dtype.size();
 }
 

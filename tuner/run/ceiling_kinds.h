@@ -16,7 +16,7 @@ enum class CeilingRole {
 };
 
 struct CeilingKind {
-  std::string_view name;     // as in Tune.ceilings and the database's ceilings.name
+  std::string_view name;  // as in Tune.ceilings and the database's ceilings.name
   CeilingRole role;
   std::string_view display;  // for reports
   bool needs_bytes;          // Tune.bytes must be given (the copy moves bytes / 2 each way)
@@ -31,7 +31,8 @@ inline constexpr std::array kCeilingKinds = {
                 "a copy of Tune.bytes / 2"},
     CeilingKind{"cublas_sgeam", CeilingRole::library, "cuBLAS Sgeam", false, 0, "ProblemSize[1] x ProblemSize[0]"},
     CeilingKind{"cublas_sgemm", CeilingRole::library, "cuBLAS Sgemm (FP32)", false, 3, "m, n, k"},
-    CeilingKind{"cublas_sgemm_argmax", CeilingRole::library, "cuBLAS Sgemm (FP32) + row argmax", false, 3, "n2, n1, dim"},
+    CeilingKind{"cublas_sgemm_argmax", CeilingRole::library, "cuBLAS Sgemm (FP32) + row argmax", false, 3,
+                "n2, n1, dim"},
     CeilingKind{"fp32_peak", CeilingRole::peak, "FP32 peak (FMA kernel)", false, 0, "independent of the size"},
 };
 

@@ -14,7 +14,7 @@ namespace tune::run {
 
 // What a ceiling may need of a size.
 struct CeilingArgs {
-  double bytes = 0;                      // Tune.bytes at the size
+  double bytes = 0;                          // Tune.bytes at the size
   std::array<std::size_t, 3> dims{1, 1, 1};  // ProblemSize
 };
 

@@ -28,8 +28,8 @@ void check_blas(cublasStatus_t status, const std::string& what) {
 
 int as_int(std::size_t v, const char* what) {
   if (v == 0 || v > static_cast<std::size_t>(std::numeric_limits<int>::max()))
-    throw InputError(std::string("ceiling size ") + what + " = " + std::to_string(v) +
-                     " must be between 1 and " + std::to_string(std::numeric_limits<int>::max()));
+    throw InputError(std::string("ceiling size ") + what + " = " + std::to_string(v) + " must be between 1 and " +
+                     std::to_string(std::numeric_limits<int>::max()));
   return static_cast<int>(v);
 }
 
@@ -47,9 +47,7 @@ std::string describe(cublasStatus_t status) {
   return std::string(cublasGetStatusName(status)) + " (" + cublasGetStatusString(status) + ")";
 }
 
-BlasHandle::BlasHandle() : epoch_(context_epoch()) {
-  check_blas(cublasCreate(&handle_), "cublasCreate");
-}
+BlasHandle::BlasHandle() : epoch_(context_epoch()) { check_blas(cublasCreate(&handle_), "cublasCreate"); }
 
 BlasHandle::~BlasHandle() {
   if (handle_ != nullptr && epoch_ == context_epoch()) (void)cublasDestroy(handle_);
@@ -98,8 +96,7 @@ Ceiling d2d_copy(Session& session, std::size_t bytes, const TimingOptions& optio
   return c;
 }
 
-Ceiling cublas_sgeam_transpose(Session& session, std::size_t rows, std::size_t cols,
-                               const TimingOptions& options) {
+Ceiling cublas_sgeam_transpose(Session& session, std::size_t rows, std::size_t cols, const TimingOptions& options) {
   const int m = as_int(rows, "rows"), n = as_int(cols, "cols");
   Ceiling c;
   c.name = "cublas_sgeam_transpose " + std::to_string(rows) + "x" + std::to_string(cols);
@@ -148,8 +145,7 @@ Ceiling cublas_sgeam_transpose(Session& session, std::size_t rows, std::size_t c
   return c;
 }
 
-Ceiling cublas_sgemm(Session& session, std::size_t m, std::size_t n, std::size_t k,
-                     const TimingOptions& options) {
+Ceiling cublas_sgemm(Session& session, std::size_t m, std::size_t n, std::size_t k, const TimingOptions& options) {
   const int im = as_int(m, "m"), in = as_int(n, "n"), ik = as_int(k, "k");
   Ceiling c;
   c.name = "cublas_sgemm " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
@@ -165,10 +161,13 @@ Ceiling cublas_sgemm(Session& session, std::size_t m, std::size_t n, std::size_t
   auto* pa = static_cast<const float*>(a.data());
   auto* pb = static_cast<const float*>(b.data());
   auto* pc = static_cast<float*>(out.data());
-  c.timing = measure(session, [&] {
-    return blas_status(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, im, in, ik, &alpha, pa, im, pb, ik, &beta, pc, im),
-                       "cublasSgemm");
-  }, options);
+  c.timing = measure(
+      session,
+      [&] {
+        return blas_status(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, im, in, ik, &alpha, pa, im, pb, ik, &beta, pc, im),
+                           "cublasSgemm");
+      },
+      options);
   finish(c, 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k));
   if (!c.timing.ok()) return c;
   // 64 sampled entries: only row i of A (strided), column j of B and C(i, j) travel

@@ -33,13 +33,13 @@ class BlasHandle {
 std::string describe(cublasStatus_t status);
 
 struct Ceiling {
-  std::string name;         // "d2d_copy 67108864 B", "cublas_sgeam_transpose 4096x4096", ...
-  Timing timing;            // all samples; timing.status says whether it ran
-  double time_ms = 0;       // the mean of the samples (the objective's default statistic)
-  double value = 0;         // GB/s (bytes read + written) or GFLOP/s, from time_ms
-  std::string unit;         // "GB/s" or "GFLOP/s"
-  bool verified = false;    // the result was checked against the host (see each function)
-  std::string check;        // what the verification found (one line)
+  std::string name;       // "d2d_copy 67108864 B", "cublas_sgeam_transpose 4096x4096", ...
+  Timing timing;          // all samples; timing.status says whether it ran
+  double time_ms = 0;     // the mean of the samples (the objective's default statistic)
+  double value = 0;       // GB/s (bytes read + written) or GFLOP/s, from time_ms
+  std::string unit;       // "GB/s" or "GFLOP/s"
+  bool verified = false;  // the result was checked against the host (see each function)
+  std::string check;      // what the verification found (one line)
   bool ok() const { return timing.ok() && verified; }
 };
 
@@ -49,13 +49,11 @@ Ceiling d2d_copy(Session& session, std::size_t bytes, const TimingOptions& optio
 
 // Transpose of a row-major rows x cols float matrix with cublasSgeam (CUBLAS_OP_T on A, beta = 0);
 // value = 2 * rows * cols * 4 / time_ms (GB/s). Verified element by element on the host.
-Ceiling cublas_sgeam_transpose(Session& session, std::size_t rows, std::size_t cols,
-                               const TimingOptions& options = {});
+Ceiling cublas_sgeam_transpose(Session& session, std::size_t rows, std::size_t cols, const TimingOptions& options = {});
 
 // C = A * B, column-major m x k times k x n, FP32 with CUBLAS_PEDANTIC_MATH (no tensor cores, no
 // TF32); value = 2 * m * n * k / time_ms (GFLOP/s). Verified at 64 sampled entries against a
 // double-precision host dot product.
-Ceiling cublas_sgemm(Session& session, std::size_t m, std::size_t n, std::size_t k,
-                     const TimingOptions& options = {});
+Ceiling cublas_sgemm(Session& session, std::size_t m, std::size_t n, std::size_t k, const TimingOptions& options = {});
 
 }  // namespace tune::run

@@ -19,7 +19,9 @@ TEST(CeilingKernels, CompileForSm90WithoutSpillsAtFullOccupancy) {
     SCOPED_TRACE(r.kernel_name);
     const compile::CompileResult res = compile::compile(r);
     ASSERT_TRUE(res.ok()) << res.log;
-    EXPECT_EQ(res.cubin.substr(0, 4), std::string("\x7f" "ELF", 4));
+    EXPECT_EQ(res.cubin.substr(0, 4), std::string("\x7f"
+                                                  "ELF",
+                                                  4));
     ASSERT_TRUE(res.resources.parsed) << res.log;
     EXPECT_EQ(res.resources.spill_stores, 0) << res.log;
     EXPECT_EQ(res.resources.stack_frame, 0) << res.log;
@@ -45,8 +47,8 @@ class ComputeCeilings : public ::testing::Test {
     if (!gpu_available()) GTEST_SKIP() << "no GPU: " << gpu_unavailable_reason();
   }
   static void print(const Ceiling& c) {
-    std::printf("%s: median %.4f ms = %.0f %s (%zu samples; %s)\n", c.name.c_str(), c.time_ms, c.value,
-                c.unit.c_str(), c.timing.samples_ms.size(), c.check.c_str());
+    std::printf("%s: median %.4f ms = %.0f %s (%zu samples; %s)\n", c.name.c_str(), c.time_ms, c.value, c.unit.c_str(),
+                c.timing.samples_ms.size(), c.check.c_str());
   }
   static std::unique_ptr<Session> session_;
   static std::unique_ptr<CeilingKernels> kernels_;

@@ -146,13 +146,15 @@ Ceiling fp32_peak(Session& session, CeilingKernels& kernels, const TimingOptions
   int iterations = kFmaIterations;
   void* argv[] = {&po, &m, &add, &s, &iterations};
   const std::string what = k.describe_launch({blocks}, {kFmaBlock}, 0);  // not built between the events
-  c.timing = measure(session, [&] {
-    return classify(cudaLaunchKernel(k.handle(), dim3(blocks), dim3(kFmaBlock), argv, 0, nullptr), what);
-  }, options);
+  c.timing = measure(
+      session,
+      [&] { return classify(cudaLaunchKernel(k.handle(), dim3(blocks), dim3(kFmaBlock), argv, 0, nullptr), what); },
+      options);
   finish(c, 2.0 * static_cast<double>(threads) * kFmaChains * kFmaIterations);
   if (!c.timing.ok()) return c;
   const std::vector<float> got = out.download_as<float>();
-  if (const std::size_t unwritten = count_unwritten(DType{Scalar::float32, 1}, std::as_bytes(std::span<const float>(got)))) {
+  if (const std::size_t unwritten =
+          count_unwritten(DType{Scalar::float32, 1}, std::as_bytes(std::span<const float>(got)))) {
     c.check = std::to_string(unwritten) + " of " + std::to_string(threads) + " outputs unwritten";
     return c;
   }
@@ -172,8 +174,8 @@ Ceiling fp32_peak(Session& session, CeilingKernels& kernels, const TimingOptions
   return c;
 }
 
-Ceiling cublas_sgemm_argmax(Session& session, CeilingKernels& kernels, std::size_t n2, std::size_t n1,
-                            std::size_t dim, const TimingOptions& options) {
+Ceiling cublas_sgemm_argmax(Session& session, CeilingKernels& kernels, std::size_t n2, std::size_t n1, std::size_t dim,
+                            const TimingOptions& options) {
   const int im = as_int(n2, "n2"), in = as_int(n1, "n1"), ik = as_int(dim, "dim");
   Ceiling c;
   c.name = "cublas_sgemm_argmax " + std::to_string(n2) + "x" + std::to_string(n1) + "x" + std::to_string(dim);
@@ -201,15 +203,19 @@ Ceiling cublas_sgemm_argmax(Session& session, CeilingKernels& kernels, std::size
   const std::string what = argmax.describe_launch({grid}, {256}, 0), sgemm = "cublasSgemm";
   // Column-major view: C (n2 x n1, ldc n2) = set2 (dim x n2 col-major, transposed) * set1 (dim x n1),
   // so C[j + i * n2] = <set1 row i, set2 row j>: the row-major n1 x n2 score matrix.
-  c.timing = measure(session, [&] {
-    LaunchStatus st = blas_status(cublasSgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, im, in, ik, &alpha, p2, ik, p1, ik, &beta, ps, im),
-                                  sgemm);
-    if (!st.ok()) return st;
-    return classify(cudaLaunchKernel(argmax.handle(), dim3(grid), dim3(256), argv, 0, nullptr), what);
-  }, options);
+  c.timing = measure(
+      session,
+      [&] {
+        LaunchStatus st = blas_status(
+            cublasSgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, im, in, ik, &alpha, p2, ik, p1, ik, &beta, ps, im), sgemm);
+        if (!st.ok()) return st;
+        return classify(cudaLaunchKernel(argmax.handle(), dim3(grid), dim3(256), argv, 0, nullptr), what);
+      },
+      options);
   finish(c, 2.0 * static_cast<double>(n1) * static_cast<double>(n2) * static_cast<double>(dim));
   if (!c.timing.ok()) return c;
-  const std::vector<float> h1 = set1.download_as<float>(), h2 = set2.download_as<float>(), hb = best.download_as<float>();
+  const std::vector<float> h1 = set1.download_as<float>(), h2 = set2.download_as<float>(),
+                           hb = best.download_as<float>();
   const std::vector<int> hi = index.download_as<int>();
   SplitMix64 pick(kCeilingSeed);
   std::vector<double> row(n2), magnitude(n2);

@@ -51,7 +51,7 @@ Ceiling fp32_peak(Session& session, CeilingKernels& kernels, const TimingOptions
 // (GFLOP/s). Verified at 32 sampled rows against a double-precision host argmax: another index
 // is accepted only when the host scores of the two are within 1e-5 relative, and the best score
 // must match the host score of the index found within 1e-4 of the sum of |terms|.
-Ceiling cublas_sgemm_argmax(Session& session, CeilingKernels& kernels, std::size_t n2, std::size_t n1,
-                            std::size_t dim, const TimingOptions& options = {});
+Ceiling cublas_sgemm_argmax(Session& session, CeilingKernels& kernels, std::size_t n2, std::size_t n1, std::size_t dim,
+                            const TimingOptions& options = {});
 
 }  // namespace tune::run

@@ -39,17 +39,21 @@ bool context_lost(cudaError_t code) {
   // A poisoned context answers every call with its sticky error, synchronisation included.
   const cudaError_t probe = cudaDeviceSynchronize();
   (void)cudaGetLastError();
-  return probe != cudaSuccess && probe != cudaErrorInsufficientDriver &&
-         probe != cudaErrorNoDevice;
+  return probe != cudaSuccess && probe != cudaErrorInsufficientDriver && probe != cudaErrorNoDevice;
 }
 
 const char* outcome_name(Outcome outcome) {
   switch (outcome) {
-    case Outcome::ok: return "ok";
-    case Outcome::out_of_resources: return "out_of_resources";
-    case Outcome::invalid_config: return "invalid_config";
-    case Outcome::fault: return "fault";
-    case Outcome::error: return "error";
+    case Outcome::ok:
+      return "ok";
+    case Outcome::out_of_resources:
+      return "out_of_resources";
+    case Outcome::invalid_config:
+      return "invalid_config";
+    case Outcome::fault:
+      return "fault";
+    case Outcome::error:
+      return "error";
   }
   return "?";
 }
@@ -88,14 +92,11 @@ cudaError_t reset_current_device() {
   return status;
 }
 
-Event::Event() : epoch_(context_epoch()) {
-  check(cudaEventCreate(&event_), "cudaEventCreate");
-}
+Event::Event() : epoch_(context_epoch()) { check(cudaEventCreate(&event_), "cudaEventCreate"); }
 
 Event::~Event() { release(); }
 
-Event::Event(Event&& other) noexcept
-    : event_(std::exchange(other.event_, nullptr)), epoch_(other.epoch_) {}
+Event::Event(Event&& other) noexcept : event_(std::exchange(other.event_, nullptr)), epoch_(other.epoch_) {}
 
 Event& Event::operator=(Event&& other) noexcept {
   if (this != &other) {

@@ -16,8 +16,7 @@ namespace tune::run {
 // Session::recover() resets the device.
 class CudaError : public Error {
  public:
-  CudaError(cudaError_t code, const std::string& message, bool sticky)
-      : Error(message), code_(code), sticky_(sticky) {}
+  CudaError(cudaError_t code, const std::string& message, bool sticky) : Error(message), code_(code), sticky_(sticky) {}
   cudaError_t code() const { return code_; }
   bool sticky() const { return sticky_; }
 

@@ -19,8 +19,7 @@ int attribute(cudaDeviceAttr attr, int ordinal, const char* name) {
 std::string no_gpu_message(cudaError_t code) {
   std::string cause = describe(code);
   int driver = 0;
-  if (code == cudaErrorInsufficientDriver && cudaDriverGetVersion(&driver) == cudaSuccess &&
-      driver == 0)
+  if (code == cudaErrorInsufficientDriver && cudaDriverGetVersion(&driver) == cudaSuccess && driver == 0)
     cause += ", no NVIDIA driver (libcuda.so.1) found";
   return "no CUDA GPU available: " + cause + "; CPU-only commands still work";
 }
@@ -42,9 +41,8 @@ compile::DeviceLimits DeviceInfo::launch_limits() const {
 }
 
 std::string DeviceInfo::summary() const {
-  return name + " (" + arch + ", " + std::to_string(sm_count) + " SMs, " +
-         std::to_string(l2_bytes / (1024 * 1024)) + " MiB L2, driver " + driver_version +
-         ", runtime " + runtime_version + ")";
+  return name + " (" + arch + ", " + std::to_string(sm_count) + " SMs, " + std::to_string(l2_bytes / (1024 * 1024)) +
+         " MiB L2, driver " + driver_version + ", runtime " + runtime_version + ")";
 }
 
 bool gpu_available() noexcept {
@@ -97,14 +95,13 @@ DeviceInfo open_device(int ordinal) {
   info.max_grid_dim[1] = attribute(cudaDevAttrMaxGridDimY, ordinal, "MaxGridDimY");
   info.max_grid_dim[2] = attribute(cudaDevAttrMaxGridDimZ, ordinal, "MaxGridDimZ");
   info.regs_per_block = attribute(cudaDevAttrMaxRegistersPerBlock, ordinal, "MaxRegistersPerBlock");
-  info.regs_per_sm = attribute(cudaDevAttrMaxRegistersPerMultiprocessor, ordinal,
-                               "MaxRegistersPerMultiprocessor");
-  info.smem_per_block = static_cast<std::size_t>(
-      attribute(cudaDevAttrMaxSharedMemoryPerBlock, ordinal, "MaxSharedMemoryPerBlock"));
+  info.regs_per_sm = attribute(cudaDevAttrMaxRegistersPerMultiprocessor, ordinal, "MaxRegistersPerMultiprocessor");
+  info.smem_per_block =
+      static_cast<std::size_t>(attribute(cudaDevAttrMaxSharedMemoryPerBlock, ordinal, "MaxSharedMemoryPerBlock"));
   info.smem_per_block_optin = static_cast<std::size_t>(
       attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, ordinal, "MaxSharedMemoryPerBlockOptin"));
-  info.smem_per_sm = static_cast<std::size_t>(attribute(
-      cudaDevAttrMaxSharedMemoryPerMultiprocessor, ordinal, "MaxSharedMemoryPerMultiprocessor"));
+  info.smem_per_sm = static_cast<std::size_t>(
+      attribute(cudaDevAttrMaxSharedMemoryPerMultiprocessor, ordinal, "MaxSharedMemoryPerMultiprocessor"));
   int version = 0;
   check(cudaDriverGetVersion(&version), "cudaDriverGetVersion");
   info.driver_version = format_cuda_version(version);

@@ -10,7 +10,7 @@ namespace tune::run {
 
 struct DeviceInfo {
   int ordinal = 0;
-  std::string name;                // "NVIDIA H100 80GB HBM3"
+  std::string name;  // "NVIDIA H100 80GB HBM3"
   int cc_major = 0;
   int cc_minor = 0;
   std::string compute_capability;  // "9.0"

@@ -19,13 +19,44 @@ std::string element_text(DType dt, const std::byte* p) {
   if (dt.lanes != 1) return "";
   char b[48];
   switch (dt.scalar) {
-    case Scalar::float32: { float v; std::memcpy(&v, p, 4); std::snprintf(b, sizeof b, "%.9g", v); break; }
-    case Scalar::float64: { double v; std::memcpy(&v, p, 8); std::snprintf(b, sizeof b, "%.17g", v); break; }
-    case Scalar::int32: { std::int32_t v; std::memcpy(&v, p, 4); std::snprintf(b, sizeof b, "%d", v); break; }
-    case Scalar::uint32: { std::uint32_t v; std::memcpy(&v, p, 4); std::snprintf(b, sizeof b, "%u", v); break; }
-    case Scalar::int64: { long long v; std::memcpy(&v, p, 8); std::snprintf(b, sizeof b, "%lld", v); break; }
-    case Scalar::uint64: { unsigned long long v; std::memcpy(&v, p, 8); std::snprintf(b, sizeof b, "0x%016llx", v); break; }
-    default: return "";
+    case Scalar::float32: {
+      float v;
+      std::memcpy(&v, p, 4);
+      std::snprintf(b, sizeof b, "%.9g", v);
+      break;
+    }
+    case Scalar::float64: {
+      double v;
+      std::memcpy(&v, p, 8);
+      std::snprintf(b, sizeof b, "%.17g", v);
+      break;
+    }
+    case Scalar::int32: {
+      std::int32_t v;
+      std::memcpy(&v, p, 4);
+      std::snprintf(b, sizeof b, "%d", v);
+      break;
+    }
+    case Scalar::uint32: {
+      std::uint32_t v;
+      std::memcpy(&v, p, 4);
+      std::snprintf(b, sizeof b, "%u", v);
+      break;
+    }
+    case Scalar::int64: {
+      long long v;
+      std::memcpy(&v, p, 8);
+      std::snprintf(b, sizeof b, "%lld", v);
+      break;
+    }
+    case Scalar::uint64: {
+      unsigned long long v;
+      std::memcpy(&v, p, 8);
+      std::snprintf(b, sizeof b, "0x%016llx", v);
+      break;
+    }
+    default:
+      return "";
   }
   return b;
 }
@@ -46,15 +77,15 @@ void DeviceCheck::keep_reference(ArgSet& args, const std::vector<std::size_t>& o
 std::string DeviceCheck::compare(ArgSet& args, const std::vector<std::size_t>& outputs, double relative,
                                  double absolute) {
   for (std::size_t i = 0; i < outputs.size(); ++i) {
-    auto cmp = run::compare(args.dtype(outputs[i]), args.buffer(outputs[i]), refs_[i], Tolerance::rel(relative, absolute),
-                            args.spec(outputs[i]).name);
+    auto cmp = run::compare(args.dtype(outputs[i]), args.buffer(outputs[i]), refs_[i],
+                            Tolerance::rel(relative, absolute), args.spec(outputs[i]).name);
     if (!cmp.ok) return cmp.message;
   }
   return "";
 }
 
-DeviceCheck::CheckResult DeviceCheck::run_check(LoadedKernel& judge, Dim3 grid, Dim3 block,
-                                                ArgSet& args, const std::vector<std::size_t>& outputs) {
+DeviceCheck::CheckResult DeviceCheck::run_check(LoadedKernel& judge, Dim3 grid, Dim3 block, ArgSet& args,
+                                                const std::vector<std::size_t>& outputs) {
   if (refs_.size() != outputs.size()) throw Error("check kernel " + judge.name() + ": no reference outputs kept");
   const std::vector<std::size_t>& params = judge.attributes().param_sizes;
   const std::size_t want = args.size() + outputs.size() + 1;
@@ -84,7 +115,8 @@ DeviceCheck::CheckResult DeviceCheck::run_check(LoadedKernel& judge, Dim3 grid, 
   CheckResult out;
   const std::string what = judge.describe_launch(grid, block, 0);
   out.status = classify(cudaLaunchKernel(judge.handle(), dim3(grid.x, grid.y, grid.z), dim3(block.x, block.y, block.z),
-                                              argv.data(), 0, nullptr), what);
+                                         argv.data(), 0, nullptr),
+                        what);
   if (out.status.ok()) out.status = session_.synchronize(what);
   if (!out.status.ok()) return out;
   unsigned long long got[2];
@@ -100,10 +132,10 @@ DeviceCheck::CheckResult DeviceCheck::run_check(LoadedKernel& judge, Dim3 grid, 
   if (got[1] != ~0ull && width <= 8 && got[1] < buf.bytes() / width) {
     std::byte x[8] = {}, y[8] = {};
     check(cudaMemcpy(x, static_cast<const std::byte*>(buf.data()) + got[1] * width, width, cudaMemcpyDeviceToHost),
-               "check detail");
+          "check detail");
     check(cudaMemcpy(y, static_cast<const std::byte*>(refs_.front().data()) + got[1] * width, width,
-                          cudaMemcpyDeviceToHost),
-               "check detail");
+                     cudaMemcpyDeviceToHost),
+          "check detail");
     if (std::string a = element_text(dt, x), b = element_text(dt, y); !a.empty())
       out.error += " ('" + args.spec(first).name + "' " + a + ", reference " + b + ")";
   }

@@ -169,8 +169,10 @@ Ops& ops() {
   Ops fresh;
   fresh.device = device;
   fresh.library = Library(std::span<const char>(res.cubin.data(), res.cubin.size()), "tune_device_ops");
-  for (auto [slot, name] : {std::pair{&fresh.fill_random, "tune_fill_random"}, {&fresh.fill_constant, "tune_fill_constant"},
-                            {&fresh.compare, "tune_compare"}, {&fresh.unwritten, "tune_count_unwritten"},
+  for (auto [slot, name] : {std::pair{&fresh.fill_random, "tune_fill_random"},
+                            {&fresh.fill_constant, "tune_fill_constant"},
+                            {&fresh.compare, "tune_compare"},
+                            {&fresh.unwritten, "tune_count_unwritten"},
                             {&fresh.transposed, "tune_compare_transposed"}})
     check(cudaLibraryGetKernel(slot, fresh.library.get(), name), std::string("cudaLibraryGetKernel ") + name);
   fresh.blocks = static_cast<unsigned>(std::max(1, sms) * 8);
@@ -216,10 +218,14 @@ void device_fill_random(void* data, DType dtype, std::size_t count, std::uint64_
   Ops& o = ops();
   const Scalar s = dtype.scalar;
   int kind = 4;
-  if (s == Scalar::float32) kind = 0;
-  else if (s == Scalar::half) kind = 1;
-  else if (s == Scalar::float64) kind = 2;
-  else if (s == Scalar::boolean) kind = 3;
+  if (s == Scalar::float32)
+    kind = 0;
+  else if (s == Scalar::half)
+    kind = 1;
+  else if (s == Scalar::float64)
+    kind = 2;
+  else if (s == Scalar::boolean)
+    kind = 3;
   int lane_size = static_cast<int>(dtype.scalar_size());
   int bits = kind == 4 ? value_bits(DType{s, 1}) : 0;
   const bool bounded = kind == 4 && scale >= 1.0 && std::log2(scale) < bits;
@@ -253,8 +259,16 @@ DeviceComparison device_compare(DType dtype, const void* actual, const void* exp
   int scalar = static_cast<int>(dtype.scalar), lane_size = static_cast<int>(dtype.scalar_size()), lanes = dtype.lanes;
   int exact_int = !dtype.is_floating() && tolerance.is_exact() ? 1 : 0;
   double rel = tolerance.relative, abs = tolerance.absolute;
-  void* args[] = {const_cast<void**>(&actual), const_cast<void**>(&expected), &n, &scalar, &lane_size, &lanes,
-                  &exact_int, &rel, &abs, &res};
+  void* args[] = {const_cast<void**>(&actual),
+                  const_cast<void**>(&expected),
+                  &n,
+                  &scalar,
+                  &lane_size,
+                  &lanes,
+                  &exact_int,
+                  &rel,
+                  &abs,
+                  &res};
   launch(o.compare, grid_for(o, n), args, "the device comparison");
   std::uint64_t got[4];
   check(cudaMemcpy(got, res, sizeof got, cudaMemcpyDeviceToHost), "the device comparison");

@@ -5,8 +5,8 @@
 
 #include <cstring>
 
-#include "run/run.h"
 #include "run/device_ops.h"
+#include "run/run.h"
 
 namespace tune::run {
 namespace {
@@ -21,8 +21,8 @@ class DeviceOps : public ::testing::Test {
 };
 std::unique_ptr<Session> DeviceOps::session_;
 
-const char* kTypes[] = {"bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
-                        "half", "float", "double", "float4", "double2", "half8"};
+const char* kTypes[] = {"bool",   "int8", "uint8", "int16",  "uint16", "int32",   "uint32", "int64",
+                        "uint64", "half", "float", "double", "float4", "double2", "half8"};
 
 TEST_F(DeviceOps, RandomAndConstantFillsEqualTheHostGenerator) {
   for (const char* name : kTypes)
@@ -43,9 +43,10 @@ TEST_F(DeviceOps, RandomAndConstantFillsEqualTheHostGenerator) {
 }
 
 TEST_F(DeviceOps, ArgSetGeneratesInitialDataOnTheDevice) {
-  ArgSet args(*session_, {ArgSpec{"a", "float", false, 1 << 20, FillKind::random, 2.0},
-                          ArgSpec{"b", "int32", false, 4097, FillKind::random, 100.0},
-                          ArgSpec{"c", "double", false, 333, FillKind::constant, 0.25, true}},
+  ArgSet args(*session_,
+              {ArgSpec{"a", "float", false, 1 << 20, FillKind::random, 2.0},
+               ArgSpec{"b", "int32", false, 4097, FillKind::random, 100.0},
+               ArgSpec{"c", "double", false, 333, FillKind::constant, 0.25, true}},
               42);
   for (std::size_t i = 0; i < args.size(); ++i)
     EXPECT_EQ(args.buffer(i).download(), initial_data(args.spec(i), i, 42)) << args.spec(i).name;
@@ -85,7 +86,8 @@ TEST_F(DeviceOps, TheComparisonFindsWhatTheHostComparisonFinds) {
     if (has_nan) {
       if (dt.scalar == Scalar::half) std::memcpy(host.data() + 777 * dt.size(), "\x01\x7E", 2);
       if (dt.scalar == Scalar::float32) std::memcpy(host.data() + 777 * dt.size(), "\x01\x00\xC0\x7F", 4);
-      if (dt.scalar == Scalar::float64) std::memcpy(host.data() + 777 * dt.size(), "\x01\x00\x00\x00\x00\x00\xF8\x7F", 8);
+      if (dt.scalar == Scalar::float64)
+        std::memcpy(host.data() + 777 * dt.size(), "\x01\x00\x00\x00\x00\x00\xF8\x7F", 8);
     }
     out.upload(host);
     const Comparison dev = compare(dt, out, ref, Tolerance::exact(), "out");

@@ -17,41 +17,71 @@ struct Alias {
 };
 
 constexpr Alias kAliases[] = {
-    {"bool", Scalar::boolean},         {"int8", Scalar::int8},
-    {"char", Scalar::int8},            {"signed char", Scalar::int8},
-    {"int8_t", Scalar::int8},          {"uint8", Scalar::uint8},
-    {"unsigned char", Scalar::uint8},  {"uchar", Scalar::uint8},
-    {"uint8_t", Scalar::uint8},        {"int16", Scalar::int16},
-    {"short", Scalar::int16},          {"int16_t", Scalar::int16},
-    {"uint16", Scalar::uint16},        {"unsigned short", Scalar::uint16},
-    {"uint16_t", Scalar::uint16},      {"int32", Scalar::int32},
-    {"int", Scalar::int32},            {"int32_t", Scalar::int32},
-    {"uint32", Scalar::uint32},        {"unsigned int", Scalar::uint32},
-    {"unsigned", Scalar::uint32},      {"uint", Scalar::uint32},
-    {"uint32_t", Scalar::uint32},      {"int64", Scalar::int64},
-    {"long", Scalar::int64},           {"long long", Scalar::int64},
-    {"int64_t", Scalar::int64},        {"uint64", Scalar::uint64},
-    {"unsigned long", Scalar::uint64}, {"unsigned long long", Scalar::uint64},
-    {"uint64_t", Scalar::uint64},      {"size_t", Scalar::uint64},
+    {"bool", Scalar::boolean},
+    {"int8", Scalar::int8},
+    {"char", Scalar::int8},
+    {"signed char", Scalar::int8},
+    {"int8_t", Scalar::int8},
+    {"uint8", Scalar::uint8},
+    {"unsigned char", Scalar::uint8},
+    {"uchar", Scalar::uint8},
+    {"uint8_t", Scalar::uint8},
+    {"int16", Scalar::int16},
+    {"short", Scalar::int16},
+    {"int16_t", Scalar::int16},
+    {"uint16", Scalar::uint16},
+    {"unsigned short", Scalar::uint16},
+    {"uint16_t", Scalar::uint16},
+    {"int32", Scalar::int32},
+    {"int", Scalar::int32},
+    {"int32_t", Scalar::int32},
+    {"uint32", Scalar::uint32},
+    {"unsigned int", Scalar::uint32},
+    {"unsigned", Scalar::uint32},
+    {"uint", Scalar::uint32},
+    {"uint32_t", Scalar::uint32},
+    {"int64", Scalar::int64},
+    {"long", Scalar::int64},
+    {"long long", Scalar::int64},
+    {"int64_t", Scalar::int64},
+    {"uint64", Scalar::uint64},
+    {"unsigned long", Scalar::uint64},
+    {"unsigned long long", Scalar::uint64},
+    {"uint64_t", Scalar::uint64},
+    {"size_t", Scalar::uint64},
     {"half", Scalar::half},  // "float16" is T1's 16-lane float vector, not binary16
-    {"float", Scalar::float32},        {"float32", Scalar::float32},
-    {"double", Scalar::float64},       {"float64", Scalar::float64},
+    {"float", Scalar::float32},
+    {"float32", Scalar::float32},
+    {"double", Scalar::float64},
+    {"float64", Scalar::float64},
 };
 
 const char* scalar_name(Scalar s) {
   switch (s) {
-    case Scalar::boolean: return "bool";
-    case Scalar::int8: return "int8";
-    case Scalar::uint8: return "uint8";
-    case Scalar::int16: return "int16";
-    case Scalar::uint16: return "uint16";
-    case Scalar::int32: return "int32";
-    case Scalar::uint32: return "uint32";
-    case Scalar::int64: return "int64";
-    case Scalar::uint64: return "uint64";
-    case Scalar::half: return "half";
-    case Scalar::float32: return "float";
-    case Scalar::float64: return "double";
+    case Scalar::boolean:
+      return "bool";
+    case Scalar::int8:
+      return "int8";
+    case Scalar::uint8:
+      return "uint8";
+    case Scalar::int16:
+      return "int16";
+    case Scalar::uint16:
+      return "uint16";
+    case Scalar::int32:
+      return "int32";
+    case Scalar::uint32:
+      return "uint32";
+    case Scalar::int64:
+      return "int64";
+    case Scalar::uint64:
+      return "uint64";
+    case Scalar::half:
+      return "half";
+    case Scalar::float32:
+      return "float";
+    case Scalar::float64:
+      return "double";
   }
   return "?";
 }
@@ -71,18 +101,42 @@ T get(const std::byte* in) {
 // Writes `value` as one lane of type `s` (C-cast semantics for in-range values).
 void put_lane(Scalar s, std::byte* out, double value) {
   switch (s) {
-    case Scalar::boolean: put<std::uint8_t>(out, value != 0.0 ? 1 : 0); break;
-    case Scalar::int8: put(out, static_cast<std::int8_t>(value)); break;
-    case Scalar::uint8: put(out, static_cast<std::uint8_t>(value)); break;
-    case Scalar::int16: put(out, static_cast<std::int16_t>(value)); break;
-    case Scalar::uint16: put(out, static_cast<std::uint16_t>(value)); break;
-    case Scalar::int32: put(out, static_cast<std::int32_t>(value)); break;
-    case Scalar::uint32: put(out, static_cast<std::uint32_t>(value)); break;
-    case Scalar::int64: put(out, static_cast<std::int64_t>(value)); break;
-    case Scalar::uint64: put(out, static_cast<std::uint64_t>(value)); break;
-    case Scalar::half: put(out, float_to_half(static_cast<float>(value))); break;
-    case Scalar::float32: put(out, static_cast<float>(value)); break;
-    case Scalar::float64: put(out, value); break;
+    case Scalar::boolean:
+      put<std::uint8_t>(out, value != 0.0 ? 1 : 0);
+      break;
+    case Scalar::int8:
+      put(out, static_cast<std::int8_t>(value));
+      break;
+    case Scalar::uint8:
+      put(out, static_cast<std::uint8_t>(value));
+      break;
+    case Scalar::int16:
+      put(out, static_cast<std::int16_t>(value));
+      break;
+    case Scalar::uint16:
+      put(out, static_cast<std::uint16_t>(value));
+      break;
+    case Scalar::int32:
+      put(out, static_cast<std::int32_t>(value));
+      break;
+    case Scalar::uint32:
+      put(out, static_cast<std::uint32_t>(value));
+      break;
+    case Scalar::int64:
+      put(out, static_cast<std::int64_t>(value));
+      break;
+    case Scalar::uint64:
+      put(out, static_cast<std::uint64_t>(value));
+      break;
+    case Scalar::half:
+      put(out, float_to_half(static_cast<float>(value)));
+      break;
+    case Scalar::float32:
+      put(out, static_cast<float>(value));
+      break;
+    case Scalar::float64:
+      put(out, value);
+      break;
   }
 }
 
@@ -98,16 +152,20 @@ std::size_t DType::scalar_size() const {
   switch (scalar) {
     case Scalar::boolean:
     case Scalar::int8:
-    case Scalar::uint8: return 1;
+    case Scalar::uint8:
+      return 1;
     case Scalar::int16:
     case Scalar::uint16:
-    case Scalar::half: return 2;
+    case Scalar::half:
+      return 2;
     case Scalar::int32:
     case Scalar::uint32:
-    case Scalar::float32: return 4;
+    case Scalar::float32:
+      return 4;
     case Scalar::int64:
     case Scalar::uint64:
-    case Scalar::float64: return 8;
+    case Scalar::float64:
+      return 8;
   }
   return 0;
 }
@@ -117,8 +175,8 @@ bool DType::is_floating() const {
 }
 
 bool DType::is_signed() const {
-  return is_floating() || scalar == Scalar::int8 || scalar == Scalar::int16 ||
-         scalar == Scalar::int32 || scalar == Scalar::int64;
+  return is_floating() || scalar == Scalar::int8 || scalar == Scalar::int16 || scalar == Scalar::int32 ||
+         scalar == Scalar::int64;
 }
 
 std::string DType::name() const {
@@ -134,8 +192,7 @@ DType parse_dtype(std::string_view name) {
     if (name.size() <= base.size() || name.substr(0, base.size()) != base) continue;
     const std::string_view suffix = name.substr(base.size());
     for (int lanes : {2, 4, 8, 16})
-      if (suffix == std::to_string(lanes))
-        return DType{parse_dtype(base).scalar, lanes};
+      if (suffix == std::to_string(lanes)) return DType{parse_dtype(base).scalar, lanes};
   }
   throw InputError("unknown argument data type '" + std::string(name) +
                    "': expected bool, int8, uint8, int16, uint16, int32, uint32, int64, uint64, "
@@ -168,8 +225,10 @@ std::vector<std::byte> random_data(DType dtype, std::size_t count, std::uint64_t
       } else {
         const float u = static_cast<float>(r >> 40) * 0x1.0p-24f;  // exact in float
         const float v = u * static_cast<float>(scale);
-        if (s == Scalar::float32) put(p, v);
-        else put(p, float_to_half(v));
+        if (s == Scalar::float32)
+          put(p, v);
+        else
+          put(p, float_to_half(v));
       }
     }
     return out;
@@ -185,8 +244,7 @@ std::vector<std::byte> random_data(DType dtype, std::size_t count, std::uint64_t
     const std::uint64_t r = rng.next();
     // Lemire's multiply-shift maps r to [0, bound) without a division.
     const std::uint64_t v =
-        bounded ? static_cast<std::uint64_t>((static_cast<unsigned __int128>(r) * bound) >> 64)
-                : (r >> (64 - bits));
+        bounded ? static_cast<std::uint64_t>((static_cast<unsigned __int128>(r) * bound) >> 64) : (r >> (64 - bits));
     std::memcpy(p, &v, lane_size);  // little endian: the low bytes
   }
   return out;
@@ -203,18 +261,30 @@ std::vector<std::byte> constant_data(DType dtype, std::size_t count, double valu
 
 double lane_as_double(Scalar s, const std::byte* p) {
   switch (s) {
-    case Scalar::boolean: return get<std::uint8_t>(p);
-    case Scalar::int8: return get<std::int8_t>(p);
-    case Scalar::uint8: return get<std::uint8_t>(p);
-    case Scalar::int16: return get<std::int16_t>(p);
-    case Scalar::uint16: return get<std::uint16_t>(p);
-    case Scalar::int32: return get<std::int32_t>(p);
-    case Scalar::uint32: return get<std::uint32_t>(p);
-    case Scalar::int64: return static_cast<double>(get<std::int64_t>(p));
-    case Scalar::uint64: return static_cast<double>(get<std::uint64_t>(p));
-    case Scalar::half: return half_to_float(get<std::uint16_t>(p));
-    case Scalar::float32: return get<float>(p);
-    case Scalar::float64: return get<double>(p);
+    case Scalar::boolean:
+      return get<std::uint8_t>(p);
+    case Scalar::int8:
+      return get<std::int8_t>(p);
+    case Scalar::uint8:
+      return get<std::uint8_t>(p);
+    case Scalar::int16:
+      return get<std::int16_t>(p);
+    case Scalar::uint16:
+      return get<std::uint16_t>(p);
+    case Scalar::int32:
+      return get<std::int32_t>(p);
+    case Scalar::uint32:
+      return get<std::uint32_t>(p);
+    case Scalar::int64:
+      return static_cast<double>(get<std::int64_t>(p));
+    case Scalar::uint64:
+      return static_cast<double>(get<std::uint64_t>(p));
+    case Scalar::half:
+      return half_to_float(get<std::uint16_t>(p));
+    case Scalar::float32:
+      return get<float>(p);
+    case Scalar::float64:
+      return get<double>(p);
   }
   return 0.0;
 }

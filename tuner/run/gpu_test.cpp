@@ -137,13 +137,14 @@ TEST_F(Gpu, BufferRoundTripFillAndPoison) {
 
 TEST_F(Gpu, LaunchesAndVerifiesAKernel) {
   const int n = 1 << 20;
-  ArgSet args(session(), {buffer("y", n, FillKind::random, 1.0, true), buffer("x", n, FillKind::random, 1.0),
-                          scalar("a", "float", 3.0), scalar("n", "int32", n)}, 2024);
+  ArgSet args(session(),
+              {buffer("y", n, FillKind::random, 1.0, true), buffer("x", n, FillKind::random, 1.0),
+               scalar("a", "float", 3.0), scalar("n", "int32", n)},
+              2024);
   LoadedKernel k(session(), cubin_, "saxpy");
   EXPECT_GT(k.attributes().num_regs, 0);
   EXPECT_EQ(k.attributes().param_sizes, (std::vector<std::size_t>{8, 8, 4, 4}));
-  std::printf("saxpy: %d regs, max %d threads/block\n", k.attributes().num_regs,
-              k.attributes().max_threads_per_block);
+  std::printf("saxpy: %d regs, max %d threads/block\n", k.attributes().num_regs, k.attributes().max_threads_per_block);
   const LaunchStatus st = k.launch({n / 256}, {256}, 0, args);
   ASSERT_TRUE(st.ok()) << st.message;
   const std::vector<float> y0 = host_floats(args, 0), x = host_floats(args, 1);
@@ -161,8 +162,10 @@ TEST_F(Gpu, LaunchesAndVerifiesAKernel) {
 
 TEST_F(Gpu, UnwrittenOutputIsDetected) {
   const int count = 4096, n = count - 10;
-  ArgSet args(session(), {buffer("out", count, FillKind::constant, 0.0, true),
-                          buffer("in", count, FillKind::random, 1.0), scalar("n", "int32", n)}, 3);
+  ArgSet args(session(),
+              {buffer("out", count, FillKind::constant, 0.0, true), buffer("in", count, FillKind::random, 1.0),
+               scalar("n", "int32", n)},
+              3);
   LoadedKernel k(session(), cubin_, "twice");
   args.poison_outputs();
   ASSERT_TRUE(k.launch({count / 128}, {128}, 0, args).ok());
@@ -207,8 +210,10 @@ TEST_F(Gpu, ResourceAndConfigurationFailuresAreStatusesNotExceptions) {
 
 TEST_F(Gpu, TimesAKernelWithAndWithoutL2Flush) {
   const std::size_t n = 16u << 20;  // 64 MiB of floats each way
-  ArgSet args(session(), {buffer("out", n, FillKind::constant, 0.0, true), buffer("in", n, FillKind::random, 1.0),
-                          scalar("n4", "int32", static_cast<double>(n / 4))}, 5);
+  ArgSet args(session(),
+              {buffer("out", n, FillKind::constant, 0.0, true), buffer("in", n, FillKind::random, 1.0),
+               scalar("n4", "int32", static_cast<double>(n / 4))},
+              5);
   LoadedKernel k(session(), cubin_, "copy4");
   const int blocks = 4 * session().device().sm_count;
   const LaunchFn launch = [&] { return k.enqueue({static_cast<unsigned>(blocks)}, {256}, 0, args); };
@@ -265,7 +270,8 @@ TEST_F(Gpu, CeilingsAt4096AreVerifiedAndPlausible) {
 TEST(GpuFaultWorker, Run) {
   const char* dir = std::getenv("TUNE_RUN_FAULT_DIR");
   const int generation = worker_generation();
-  if (generation < 0 || dir == nullptr) GTEST_SKIP() << "runs only as the worker of Gpu.FaultsCostARecoveryOrAFreshProcess";
+  if (generation < 0 || dir == nullptr)
+    GTEST_SKIP() << "runs only as the worker of Gpu.FaultsCostARecoveryOrAFreshProcess";
   const std::filesystem::path log = std::filesystem::path(dir) / "log", step_file = std::filesystem::path(dir) / "step";
   auto note = [&](const std::string& line) {
     std::ofstream(log, std::ios::app) << "worker " << generation << ": " << line << "\n";
@@ -281,8 +287,10 @@ TEST(GpuFaultWorker, Run) {
   Session session(0);
   const std::vector<char> cubin = compile_cubin(session.device().arch);
   const int n = 1 << 16;
-  ArgSet args(session, {buffer("y", n, FillKind::random, 1.0, true), buffer("x", n, FillKind::random, 1.0),
-                        scalar("a", "float", 2.0), scalar("n", "int32", n)}, 77);
+  ArgSet args(session,
+              {buffer("y", n, FillKind::random, 1.0, true), buffer("x", n, FillKind::random, 1.0),
+               scalar("a", "float", 2.0), scalar("n", "int32", n)},
+              77);
   LoadedKernel saxpy(session, cubin, "saxpy");
   auto faulted = [&](const LaunchStatus& st, cudaError_t expected, int next) {
     if (!st.sticky() || st.code != expected)
@@ -324,7 +332,8 @@ TEST(GpuFaultWorker, Run) {
   o.flush_l2 = true;
   const Ceiling geam = cublas_sgeam_transpose(session, 1024, 1024, o);
   if (!geam.ok()) die("ERROR: sgeam after the faults: " + geam.timing.status.message + " " + geam.check, 1);
-  const Timing t = measure(session, [&] { return saxpy.enqueue({n / 256}, {256}, 0, args); }, o);
+  const Timing t = measure(
+      session, [&] { return saxpy.enqueue({n / 256}, {256}, 0, args); }, o);
   if (!t.ok()) die("ERROR: timing after the faults: " + t.status.message, 1);
   note("after the faults: saxpy verified (" + c.message + "), sgeam " + std::to_string(geam.value) +
        " GB/s verified, saxpy timed " + std::to_string(t.summary.mean) + " ms");
@@ -366,8 +375,10 @@ TEST(GpuResetWorker, Run) {
   Session session(0);
   const std::vector<char> cubin = compile_cubin(session.device().arch);
   const int n = 1 << 16;
-  ArgSet args(session, {buffer("y", n, FillKind::random, 1.0, true), buffer("x", n, FillKind::random, 1.0),
-                        scalar("a", "float", 2.0), scalar("n", "int32", n)}, 9);
+  ArgSet args(session,
+              {buffer("y", n, FillKind::random, 1.0, true), buffer("x", n, FillKind::random, 1.0),
+               scalar("a", "float", 2.0), scalar("n", "int32", n)},
+              9);
   LoadedKernel saxpy(session, cubin, "saxpy");
   LoadedKernel reverse(session, cubin, "reverse_smem");
   ASSERT_TRUE(cublas_sgeam_transpose(session, 256, 512).ok());

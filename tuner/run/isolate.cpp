@@ -39,8 +39,7 @@ int run_worker(const std::vector<std::string>& argv, int generation) {
 
   pid_t pid = 0;
   const int rc = posix_spawn(&pid, argv[0].c_str(), nullptr, nullptr, args.data(), envp.data());
-  if (rc != 0)
-    throw Error("cannot start worker process '" + argv[0] + "': " + std::strerror(rc));
+  if (rc != 0) throw Error("cannot start worker process '" + argv[0] + "': " + std::strerror(rc));
   int status = 0;
   while (waitpid(pid, &status, 0) < 0) {
     if (errno != EINTR) throw Error(std::string("waiting for worker process: ") + std::strerror(errno));

@@ -83,8 +83,8 @@ TEST_F(Supervise, AProgramThatCannotStartIsAnError) {
     supervise({"/nonexistent/tune-worker"});
     FAIL() << "no exception";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("cannot start worker process '/nonexistent/tune-worker'"),
-              std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("cannot start worker process '/nonexistent/tune-worker'"), std::string::npos)
+        << e.what();
   }
   EXPECT_THROW(supervise({}), Error);
 }

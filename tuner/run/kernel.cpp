@@ -44,8 +44,7 @@ LoadedKernel::LoadedKernel(Session& session, std::span<const char> image, std::s
 void LoadedKernel::load() {
   const std::string what = "kernel '" + name_ + "'";
   library_ = Library(image_, what);
-  check(cudaLibraryGetKernel(&kernel_, library_.get(), name_.c_str()),
-        "cudaLibraryGetKernel(" + name_ + ")");
+  check(cudaLibraryGetKernel(&kernel_, library_.get(), name_.c_str()), "cudaLibraryGetKernel(" + name_ + ")");
   cudaFuncAttributes attr{};
   check(cudaFuncGetAttributes(&attr, handle()), "cudaFuncGetAttributes of " + what);
   attributes_.num_regs = attr.numRegs;
@@ -83,58 +82,53 @@ void LoadedKernel::check_arguments(const ArgSet& args) const {
     const ArgSpec& spec = args.spec(i);
     const std::size_t size = spec.scalar ? args.dtype(i).size() : sizeof(void*);
     if (size != params[i])
-      throw InputError("kernel '" + name_ + "' parameter " + std::to_string(i) + " has " +
-                       std::to_string(params[i]) + " bytes, argument '" + spec.name + "' (" +
-                       (spec.scalar ? spec.dtype : "pointer to " + spec.dtype) + ") has " +
-                       std::to_string(size));
+      throw InputError("kernel '" + name_ + "' parameter " + std::to_string(i) + " has " + std::to_string(params[i]) +
+                       " bytes, argument '" + spec.name + "' (" +
+                       (spec.scalar ? spec.dtype : "pointer to " + spec.dtype) + ") has " + std::to_string(size));
   }
 }
 
 LaunchStatus LoadedKernel::enqueue(Dim3 grid, Dim3 block, std::size_t dyn_smem, ArgSet& args) {
   const DeviceInfo& dev = session().device();
   auto refuse = [&](Outcome outcome, const std::string& why) {
-    return LaunchStatus{outcome, outcome == Outcome::invalid_config ? cudaErrorInvalidConfiguration
-                                                                    : cudaErrorLaunchOutOfResources,
-                        describe_launch(grid, block, dyn_smem) + ": " + why};
+    return LaunchStatus{
+        outcome, outcome == Outcome::invalid_config ? cudaErrorInvalidConfiguration : cudaErrorLaunchOutOfResources,
+        describe_launch(grid, block, dyn_smem) + ": " + why};
   };
   const unsigned bdim[3] = {block.x, block.y, block.z};
   const unsigned gdim[3] = {grid.x, grid.y, grid.z};
   for (int i = 0; i < 3; ++i) {
     if (bdim[i] == 0 || bdim[i] > static_cast<unsigned>(dev.max_block_dim[i]))
-      return refuse(Outcome::invalid_config, "block dimension " + std::to_string(i) + " is " +
-                                                 std::to_string(bdim[i]) + ", the device allows 1.." +
-                                                 std::to_string(dev.max_block_dim[i]));
+      return refuse(Outcome::invalid_config, "block dimension " + std::to_string(i) + " is " + std::to_string(bdim[i]) +
+                                                 ", the device allows 1.." + std::to_string(dev.max_block_dim[i]));
     if (gdim[i] == 0 || gdim[i] > static_cast<unsigned>(dev.max_grid_dim[i]))
-      return refuse(Outcome::invalid_config, "grid dimension " + std::to_string(i) + " is " +
-                                                 std::to_string(gdim[i]) + ", the device allows 1.." +
-                                                 std::to_string(dev.max_grid_dim[i]));
+      return refuse(Outcome::invalid_config, "grid dimension " + std::to_string(i) + " is " + std::to_string(gdim[i]) +
+                                                 ", the device allows 1.." + std::to_string(dev.max_grid_dim[i]));
   }
   if (block.volume() > static_cast<std::uint64_t>(dev.max_threads_per_block))
     return refuse(Outcome::invalid_config, std::to_string(block.volume()) + " threads per block, the device allows " +
                                                std::to_string(dev.max_threads_per_block));
   if (block.volume() > static_cast<std::uint64_t>(attributes_.max_threads_per_block))
-    return refuse(Outcome::out_of_resources,
-                  std::to_string(block.volume()) + " threads per block, this kernel allows " +
-                      std::to_string(attributes_.max_threads_per_block) + " (" +
-                      std::to_string(attributes_.num_regs) + " registers per thread)");
+    return refuse(Outcome::out_of_resources, std::to_string(block.volume()) +
+                                                 " threads per block, this kernel allows " +
+                                                 std::to_string(attributes_.max_threads_per_block) + " (" +
+                                                 std::to_string(attributes_.num_regs) + " registers per thread)");
   if (attributes_.static_smem + dyn_smem > dev.smem_per_block_optin)
-    return refuse(Outcome::out_of_resources,
-                  "shared memory " + std::to_string(attributes_.static_smem) + " static + " +
-                      std::to_string(dyn_smem) + " dynamic bytes exceeds the device's " +
-                      std::to_string(dev.smem_per_block_optin) + " per block");
+    return refuse(Outcome::out_of_resources, "shared memory " + std::to_string(attributes_.static_smem) + " static + " +
+                                                 std::to_string(dyn_smem) + " dynamic bytes exceeds the device's " +
+                                                 std::to_string(dev.smem_per_block_optin) + " per block");
   if (dyn_smem > static_cast<std::size_t>(attributes_.max_dynamic_smem)) {
-    const cudaError_t raised = cudaFuncSetAttribute(handle(), cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                    static_cast<int>(dyn_smem));
+    const cudaError_t raised =
+        cudaFuncSetAttribute(handle(), cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(dyn_smem));
     if (raised != cudaSuccess) {
-      LaunchStatus status = classify(raised, describe_launch(grid, block, dyn_smem) +
-                                                 ": raising the dynamic shared memory limit");
+      LaunchStatus status =
+          classify(raised, describe_launch(grid, block, dyn_smem) + ": raising the dynamic shared memory limit");
       if (status.outcome == Outcome::error) status.outcome = Outcome::out_of_resources;
       return status;
     }
     attributes_.max_dynamic_smem = static_cast<int>(dyn_smem);
   }
-  if (&args.session() != &session())
-    throw Error("kernel '" + name_ + "' launched with arguments of another Session");
+  if (&args.session() != &session()) throw Error("kernel '" + name_ + "' launched with arguments of another Session");
   check_arguments(args);
   const cudaError_t code = cudaLaunchKernel(handle(), dim3(grid.x, grid.y, grid.z), dim3(block.x, block.y, block.z),
                                             args.launch_args(), dyn_smem, nullptr);

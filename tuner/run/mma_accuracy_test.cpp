@@ -54,8 +54,8 @@ double worst_error(const std::vector<float>& c, const std::vector<double>& exact
 }
 
 // C = A * B (alpha 1, beta 0) with one configuration of kernels_src/gemm.cu.
-std::vector<float> run_gemm(Session& session, const std::vector<std::pair<std::string, std::string>>& defines,
-                            int bx, int by, int tx, int ty, const std::vector<float>& a, const std::vector<float>& b) {
+std::vector<float> run_gemm(Session& session, const std::vector<std::pair<std::string, std::string>>& defines, int bx,
+                            int by, int tx, int ty, const std::vector<float>& a, const std::vector<float>& b) {
   compile::CompileRequest req;
   req.source = gemm_source();
   req.source_name = "kernels_src/gemm.cu";
@@ -65,12 +65,12 @@ std::vector<float> run_gemm(Session& session, const std::vector<std::pair<std::s
   const compile::CompileResult res = compile::compile(req);
   if (!res.ok()) throw Error("gemm.cu does not compile: " + res.log);
   LoadedKernel k(session, std::span<const char>(res.cubin.data(), res.cubin.size()), "gemm");
-  ArgSet args(session,
-              {buffer("C", std::size_t(kM) * kN, FillKind::constant, 0.0, true),
-               buffer("A", a.size(), FillKind::constant, 0.0), buffer("B", b.size(), FillKind::constant, 0.0),
-               scalar("M", "int32", kM), scalar("N", "int32", kN), scalar("K", "int32", kK),
-               scalar("alpha", "float", 1.0), scalar("beta", "float", 0.0)},
-              1);
+  ArgSet args(
+      session,
+      {buffer("C", std::size_t(kM) * kN, FillKind::constant, 0.0, true), buffer("A", a.size(), FillKind::constant, 0.0),
+       buffer("B", b.size(), FillKind::constant, 0.0), scalar("M", "int32", kM), scalar("N", "int32", kN),
+       scalar("K", "int32", kK), scalar("alpha", "float", 1.0), scalar("beta", "float", 0.0)},
+      1);
   args.buffer("A").upload(std::span<const float>(a));
   args.buffer("B").upload(std::span<const float>(b));
   const Dim3 grid{unsigned((kN + bx * tx - 1) / (bx * tx)), unsigned((kM + by * ty - 1) / (by * ty)), 1};

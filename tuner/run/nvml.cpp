@@ -38,10 +38,14 @@ bool throttling(std::uint64_t reasons) { return (reasons & reason::kThrottling) 
 
 std::string describe_reasons(std::uint64_t reasons) {
   static constexpr std::pair<std::uint64_t, const char*> kNames[] = {
-      {reason::kGpuIdle, "idle"},          {reason::kApplicationsClocks, "application clocks"},
-      {reason::kSwPowerCap, "power cap"},  {reason::kHwSlowdown, "HW slowdown"},
-      {reason::kSyncBoost, "sync boost"},  {reason::kSwThermal, "SW thermal slowdown"},
-      {reason::kHwThermal, "HW thermal slowdown"}, {reason::kHwPowerBrake, "HW power brake"},
+      {reason::kGpuIdle, "idle"},
+      {reason::kApplicationsClocks, "application clocks"},
+      {reason::kSwPowerCap, "power cap"},
+      {reason::kHwSlowdown, "HW slowdown"},
+      {reason::kSyncBoost, "sync boost"},
+      {reason::kSwThermal, "SW thermal slowdown"},
+      {reason::kHwThermal, "HW thermal slowdown"},
+      {reason::kHwPowerBrake, "HW power brake"},
       {reason::kDisplayClocks, "display clocks"}};
   std::string out;
   for (const auto& [bit, name] : kNames)

@@ -168,19 +168,84 @@ TEST(ArgSpec, ValidationNamesTheArgumentAndTheCause) {
     const char* expect;
   };
   std::vector<Case> cases;
-  { ArgSpec s = base(); s.dtype = "float3"; cases.push_back({s, "unknown argument data type 'float3'"}); }
-  { ArgSpec s = base(); s.count = 0; cases.push_back({s, "count of at least 1"}); }
-  { ArgSpec s = base(); s.scalar = true; s.count = 2; cases.push_back({s, "a scalar has count 2"}); }
-  { ArgSpec s = base(); s.scalar = true; s.count = 1; s.output = true; cases.push_back({s, "cannot be an output"}); }
-  { ArgSpec s = base(); s.scalar = true; s.count = 1; s.fill = FillKind::random; cases.push_back({s, "constant value"}); }
-  { ArgSpec s = base(); s.scalar = true; s.count = 1; s.dtype = "float4"; cases.push_back({s, "vector type float4"}); }
-  { ArgSpec s = base(); s.dtype = "int32"; s.fill_value = 1.5; cases.push_back({s, "not an integer"}); }
-  { ArgSpec s = base(); s.dtype = "uint8"; s.fill_value = 256; cases.push_back({s, "out of range for type uint8"}); }
-  { ArgSpec s = base(); s.dtype = "uint32"; s.fill_value = -1; cases.push_back({s, "out of range"}); }
-  { ArgSpec s = base(); s.dtype = "int64"; s.fill_value = 0x1.0p63; cases.push_back({s, "out of range"}); }
-  { ArgSpec s = base(); s.fill = FillKind::random; s.fill_value = -1; cases.push_back({s, "negative"}); }
-  { ArgSpec s = base(); s.fill_value = NAN; cases.push_back({s, "not finite"}); }
-  { ArgSpec s = base(); s.dtype = "double16"; s.count = SIZE_MAX / 64; cases.push_back({s, "overflows"}); }
+  {
+    ArgSpec s = base();
+    s.dtype = "float3";
+    cases.push_back({s, "unknown argument data type 'float3'"});
+  }
+  {
+    ArgSpec s = base();
+    s.count = 0;
+    cases.push_back({s, "count of at least 1"});
+  }
+  {
+    ArgSpec s = base();
+    s.scalar = true;
+    s.count = 2;
+    cases.push_back({s, "a scalar has count 2"});
+  }
+  {
+    ArgSpec s = base();
+    s.scalar = true;
+    s.count = 1;
+    s.output = true;
+    cases.push_back({s, "cannot be an output"});
+  }
+  {
+    ArgSpec s = base();
+    s.scalar = true;
+    s.count = 1;
+    s.fill = FillKind::random;
+    cases.push_back({s, "constant value"});
+  }
+  {
+    ArgSpec s = base();
+    s.scalar = true;
+    s.count = 1;
+    s.dtype = "float4";
+    cases.push_back({s, "vector type float4"});
+  }
+  {
+    ArgSpec s = base();
+    s.dtype = "int32";
+    s.fill_value = 1.5;
+    cases.push_back({s, "not an integer"});
+  }
+  {
+    ArgSpec s = base();
+    s.dtype = "uint8";
+    s.fill_value = 256;
+    cases.push_back({s, "out of range for type uint8"});
+  }
+  {
+    ArgSpec s = base();
+    s.dtype = "uint32";
+    s.fill_value = -1;
+    cases.push_back({s, "out of range"});
+  }
+  {
+    ArgSpec s = base();
+    s.dtype = "int64";
+    s.fill_value = 0x1.0p63;
+    cases.push_back({s, "out of range"});
+  }
+  {
+    ArgSpec s = base();
+    s.fill = FillKind::random;
+    s.fill_value = -1;
+    cases.push_back({s, "negative"});
+  }
+  {
+    ArgSpec s = base();
+    s.fill_value = NAN;
+    cases.push_back({s, "not finite"});
+  }
+  {
+    ArgSpec s = base();
+    s.dtype = "double16";
+    s.count = SIZE_MAX / 64;
+    cases.push_back({s, "overflows"});
+  }
   for (const Case& c : cases) {
     try {
       validate(c.spec);

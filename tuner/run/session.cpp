@@ -6,9 +6,9 @@
 
 #include "run/blocker.h"
 #include "run/ceilings.h"
-#include "run/nvml.h"
 #include "run/cuda.h"
 #include "run/isolate.h"
+#include "run/nvml.h"
 
 namespace tune::run {
 
@@ -29,9 +29,11 @@ void Session::remove(Recoverable* resource) noexcept {
 
 void Session::recover() {
   const int ordinal = device_.ordinal;
-  const std::string lost = "device " + std::to_string(ordinal) + " cannot be used again by this process after a fault (";
-  const std::string restart = "): the driver requires a new process; record the configuration and exit with "
-                              "kDeviceLostExitCode so supervise() resumes the run (run/isolate.h)";
+  const std::string lost =
+      "device " + std::to_string(ordinal) + " cannot be used again by this process after a fault (";
+  const std::string restart =
+      "): the driver requires a new process; record the configuration and exit with "
+      "kDeviceLostExitCode so supervise() resumes the run (run/isolate.h)";
   const cudaError_t reset = reset_current_device();
   // Session-owned handles are dropped after the reset: their destructors then see the old epoch
   // and make no CUDA calls into the dead context.
@@ -62,9 +64,7 @@ void Session::recover() {
   ++recoveries_;
 }
 
-LaunchStatus Session::synchronize(const std::string& what) {
-  return classify(cudaDeviceSynchronize(), what);
-}
+LaunchStatus Session::synchronize(const std::string& what) { return classify(cudaDeviceSynchronize(), what); }
 
 DeviceBuffer& Session::l2_flush_buffer() {
   if (l2_flush_.bytes() == 0 || !l2_flush_.valid()) l2_flush_ = DeviceBuffer(2 * device_.l2_bytes);

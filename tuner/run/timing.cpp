@@ -47,7 +47,7 @@ void validate(const TimingOptions& o) {
 }
 
 int launches_per_sample(double single_ms, const TimingOptions& o) {
-  if (o.flush_l2) return 1;  // each launch behind its own flush
+  if (o.flush_l2) return 1;                                // each launch behind its own flush
   constexpr int kMost = Blocker::kMaxLaunchesPerHold / 8;  // holds stay far from the launch queue's depth
   if (!(single_ms > 0)) return kMost;
   const double n = std::ceil(o.min_batch_ms / single_ms);
@@ -302,7 +302,8 @@ std::vector<Timing> measure_interleaved(Session& session, std::span<const std::v
       t.timed_ms += one.timed_ms;
       t.retaken += one.retaken;
       t.throttled = t.throttled || one.throttled;
-      if (one.sm_mhz_min > 0) t.sm_mhz_min = t.sm_mhz_min == 0 ? one.sm_mhz_min : std::min(t.sm_mhz_min, one.sm_mhz_min);
+      if (one.sm_mhz_min > 0)
+        t.sm_mhz_min = t.sm_mhz_min == 0 ? one.sm_mhz_min : std::min(t.sm_mhz_min, one.sm_mhz_min);
       t.sm_mhz_max = std::max(t.sm_mhz_max, one.sm_mhz_max);
     }
   for (auto& t : out)

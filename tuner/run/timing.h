@@ -36,8 +36,8 @@
 namespace tune::run {
 
 struct TimingOptions {
-  int warmup = 0;  // untimed launches before the calibration (the primed batches warm each placement)
-  int min_samples = 10;      // --repetitions
+  int warmup = 0;        // untimed launches before the calibration (the primed batches warm each placement)
+  int min_samples = 10;  // --repetitions
   int max_samples = 200;
   double min_batch_ms = 0.05;  // a batch (one sample) lasts at least this long
   double rel_ci = 0.01;        // stop once the mean's 95% half-width is within this fraction of it
@@ -62,14 +62,14 @@ struct Summary {
 Summary summarize(std::span<const double> samples);
 
 struct Timing {
-  LaunchStatus status;             // the first failure, if any; samples are then empty
-  std::vector<double> samples_ms;  // one per batch: its time / launches_per_sample, in order
-  Summary summary;                 // of samples_ms
-  int launches_per_sample = 1;     // N
-  std::size_t launches = 0;        // launches in all, the priming ones and retaken rounds included
-  double timed_ms = 0;             // GPU time of every timed batch (retaken rounds included)
-  int retaken = 0;                 // rounds taken again because the GPU throttled or the hold timed out
-  bool throttled = false;          // throttling persisted through the retakes
+  LaunchStatus status;                      // the first failure, if any; samples are then empty
+  std::vector<double> samples_ms;           // one per batch: its time / launches_per_sample, in order
+  Summary summary;                          // of samples_ms
+  int launches_per_sample = 1;              // N
+  std::size_t launches = 0;                 // launches in all, the priming ones and retaken rounds included
+  double timed_ms = 0;                      // GPU time of every timed batch (retaken rounds included)
+  int retaken = 0;                          // rounds taken again because the GPU throttled or the hold timed out
+  bool throttled = false;                   // throttling persisted through the retakes
   unsigned sm_mhz_min = 0, sm_mhz_max = 0;  // SM clock seen around the rounds (0: not monitored)
   bool ok() const { return status.ok(); }
 };

@@ -67,7 +67,7 @@ TEST_F(TimingGpu, AKernelOfKnownDurationMeasuresThatDuration) {
     std::printf("spin %.0f us: mean %.2f us +- %.2f (N %d, %zu samples, SM %u..%u MHz, retaken %d)\n", us,
                 1000 * t.summary.mean, 1000 * t.summary.half_width, t.launches_per_sample, t.samples_ms.size(),
                 t.sm_mhz_min, t.sm_mhz_max, t.retaken);
-    EXPECT_GT(1000 * t.summary.mean, us);         // it spins at least that long
+    EXPECT_GT(1000 * t.summary.mean, us);             // it spins at least that long
     EXPECT_LT(1000 * t.summary.mean, us * 1.05 + 2);  // plus the launch gap, a microsecond or two
     EXPECT_LE(t.summary.half_width, 0.01 * t.summary.mean * 1.0001 + 1e-6);
   }

@@ -15,7 +15,7 @@ using namespace tune;
 using namespace tune::run;
 
 TEST(TimingMethod, ABatchLastsAtLeastTheMinimum) {
-  TimingOptions o;  // 50 us
+  TimingOptions o;                               // 50 us
   EXPECT_EQ(launches_per_sample(0.003, o), 17);  // 3 us -> 17 launches = 51 us
   EXPECT_EQ(launches_per_sample(0.050, o), 1);   // long enough alone
   EXPECT_EQ(launches_per_sample(2.5, o), 1);
@@ -83,8 +83,10 @@ TEST(TimingMethod, SummaryHasTheMeansInterval) {
 
 TEST(Throttle, OnlySlowdownReasonsCount) {
   EXPECT_FALSE(throttling(0));
-  EXPECT_FALSE(throttling(reason::kGpuIdle | reason::kApplicationsClocks | reason::kSyncBoost | reason::kDisplayClocks));
-  for (auto r : {reason::kSwPowerCap, reason::kHwSlowdown, reason::kSwThermal, reason::kHwThermal, reason::kHwPowerBrake})
+  EXPECT_FALSE(
+      throttling(reason::kGpuIdle | reason::kApplicationsClocks | reason::kSyncBoost | reason::kDisplayClocks));
+  for (auto r :
+       {reason::kSwPowerCap, reason::kHwSlowdown, reason::kSwThermal, reason::kHwThermal, reason::kHwPowerBrake})
     EXPECT_TRUE(throttling(r | reason::kGpuIdle)) << r;
   EXPECT_EQ(describe_reasons(0), "none");
   EXPECT_EQ(describe_reasons(reason::kSwPowerCap | reason::kHwThermal), "power cap, HW thermal slowdown");

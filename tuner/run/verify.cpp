@@ -1,8 +1,8 @@
 #include "run/verify.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstring>
-#include <charconv>
 
 #include <cuda_runtime_api.h>
 
@@ -17,8 +17,8 @@ namespace {
 std::string number(double v, Scalar scalar) {
   char buf[64];
   const bool single = scalar == Scalar::float32 || scalar == Scalar::half;
-  const auto r = single ? std::to_chars(buf, buf + sizeof(buf), static_cast<float>(v))
-                        : std::to_chars(buf, buf + sizeof(buf), v);
+  const auto r =
+      single ? std::to_chars(buf, buf + sizeof(buf), static_cast<float>(v)) : std::to_chars(buf, buf + sizeof(buf), v);
   return std::string(buf, r.ptr);
 }
 
@@ -97,8 +97,7 @@ Comparison compare(DType dtype, std::span<const std::byte> actual, std::span<con
       r.first_mismatch = i;
       first = "first at element " + std::to_string(i);
       if (unwritten) {
-        first += ": unwritten (still poisoned), expected " +
-                 number(lane_as_double(dtype.scalar, e), dtype.scalar);
+        first += ": unwritten (still poisoned), expected " + number(lane_as_double(dtype.scalar, e), dtype.scalar);
       } else {
         if (dtype.lanes > 1) first += " lane " + std::to_string(bad_lane);
         first += ": got " + number(got, dtype.scalar) + ", expected " + number(want, dtype.scalar);
@@ -122,16 +121,16 @@ Comparison compare(DType dtype, std::span<const std::byte> actual, std::span<con
   return r;
 }
 
-Comparison compare(DType dtype, const DeviceBuffer& actual, std::span<const std::byte> expected,
-                   Tolerance tolerance, std::string_view name) {
+Comparison compare(DType dtype, const DeviceBuffer& actual, std::span<const std::byte> expected, Tolerance tolerance,
+                   std::string_view name) {
   const std::vector<std::byte> host = actual.download();
   return compare(dtype, std::span<const std::byte>(host), expected, tolerance, name);
 }
 
 // On the device (device_compare); only the first mismatching element travels, for the message,
 // which reads as the host comparison's.
-Comparison compare(DType dtype, const DeviceBuffer& actual, const DeviceBuffer& expected,
-                   Tolerance tolerance, std::string_view name) {
+Comparison compare(DType dtype, const DeviceBuffer& actual, const DeviceBuffer& expected, Tolerance tolerance,
+                   std::string_view name) {
   const std::size_t n = actual.elements_of(dtype);
   if (expected.elements_of(dtype) != n)
     throw Error("compare '" + std::string(name) + "': " + std::to_string(n) + " elements against a reference of " +

@@ -32,13 +32,13 @@ const DType kFloat{Scalar::float32, 1};
 TEST(Half, ConvertsKnownValuesAndRoundTripsEveryHalf) {
   EXPECT_EQ(float_to_half(1.0f), 0x3C00);
   EXPECT_EQ(float_to_half(-2.0f), 0xC000);
-  EXPECT_EQ(float_to_half(65504.0f), 0x7BFF);         // largest half
-  EXPECT_EQ(float_to_half(65520.0f), 0x7C00);         // rounds up to infinity
+  EXPECT_EQ(float_to_half(65504.0f), 0x7BFF);  // largest half
+  EXPECT_EQ(float_to_half(65520.0f), 0x7C00);  // rounds up to infinity
   EXPECT_EQ(float_to_half(65519.0f), 0x7BFF);
-  EXPECT_EQ(float_to_half(0x1.0p-24f), 0x0001);       // smallest subnormal
-  EXPECT_EQ(float_to_half(0x1.0p-26f), 0x0000);       // below half of it: zero
+  EXPECT_EQ(float_to_half(0x1.0p-24f), 0x0001);  // smallest subnormal
+  EXPECT_EQ(float_to_half(0x1.0p-26f), 0x0000);  // below half of it: zero
   EXPECT_EQ(float_to_half(1.0f / 3.0f), 0x3555);
-  EXPECT_EQ(float_to_half(1.0f + 0x1.0p-11f), 0x3C00);  // tie to even (down)
+  EXPECT_EQ(float_to_half(1.0f + 0x1.0p-11f), 0x3C00);      // tie to even (down)
   EXPECT_EQ(float_to_half(1.0f + 3 * 0x1.0p-11f), 0x3C02);  // tie to even (up)
   EXPECT_TRUE(std::isnan(half_to_float(float_to_half(NAN))));
   for (std::uint32_t h = 0; h < 0x10000; ++h) {
@@ -138,7 +138,8 @@ TEST(Compare, ExactAndToleranceWithFirstMismatchInTheMessage) {
   EXPECT_EQ(c.mismatches, 1u);
   EXPECT_EQ(c.first_mismatch, 2u);
   EXPECT_NE(c.message.find("'out': 1 of 4 elements differ (0 unwritten); first at element 2: got 3.0001"),
-            std::string::npos) << c.message;
+            std::string::npos)
+      << c.message;
   EXPECT_NE(c.message.find("expected 3"), std::string::npos);
 
   EXPECT_TRUE(compare<float>(kFloat, got, ref, Tolerance::rel(1e-4), "out").ok);

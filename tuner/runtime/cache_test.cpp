@@ -93,7 +93,8 @@ TEST(DiskCache, UntrustworthyFilesAreRefused) {
       std::ofstream(file, std::ios::binary | std::ios::trunc) << bad;
     })) << at;
   }
-  EXPECT_TRUE(refused_after([&] { std::ofstream(file, std::ios::binary | std::ios::trunc) << good.substr(0, good.size() - 40); }));
+  EXPECT_TRUE(refused_after(
+      [&] { std::ofstream(file, std::ios::binary | std::ios::trunc) << good.substr(0, good.size() - 40); }));
   EXPECT_TRUE(refused_after([&] { std::ofstream(file, std::ios::binary | std::ios::app) << "x"; }));
   // another key's file under this key's name: the stored key differs
   EXPECT_TRUE(refused_after([&] {

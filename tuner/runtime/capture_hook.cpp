@@ -17,7 +17,8 @@ void copy_from_device(std::vector<std::byte>& out, const void* device, std::size
 
 }  // namespace
 
-bool Kernel::Impl::capture(Resolved& r, cudaStream_t stream, Size size, std::initializer_list<Arg> given, void** slots) {
+bool Kernel::Impl::capture(Resolved& r, cudaStream_t stream, Size size, std::initializer_list<Arg> given,
+                           void** slots) {
   const Selection& s = r.selection;
   const std::filesystem::path path = capture_dir / capture::file_name(spec.kernel.name, {size.x, size.y, size.z});
   std::error_code ec;
@@ -55,13 +56,15 @@ bool Kernel::Impl::capture(Resolved& r, cudaStream_t stream, Size size, std::ini
       const auto* v = static_cast<const std::byte*>(slots[i]);
       arg.input.assign(v, v + info.dtype.size());
     } else {
-      copy_from_device(arg.input, a.device_pointer(), arg.count * arg.element_bytes, where_text + " of '" + info.name + "'");
+      copy_from_device(arg.input, a.device_pointer(), arg.count * arg.element_bytes,
+                       where_text + " of '" + info.name + "'");
     }
     c.arguments.push_back(std::move(arg));
     ++i;
   }
-  cudaError_t e = cudaLaunchKernel(reinterpret_cast<const void*>(r.compiled->kernel), dim3(s.grid[0], s.grid[1], s.grid[2]),
-                                   dim3(s.block[0], s.block[1], s.block[2]), slots, 0, stream);
+  cudaError_t e =
+      cudaLaunchKernel(reinterpret_cast<const void*>(r.compiled->kernel), dim3(s.grid[0], s.grid[1], s.grid[2]),
+                       dim3(s.block[0], s.block[1], s.block[2]), slots, 0, stream);
   if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
   if (e != cudaSuccess) throw Error(where_text + ": the launch failed: " + cudaGetErrorString(e));
   i = 0;

@@ -26,7 +26,9 @@ struct Fd {
   }
 };
 
-bool private_to_me(const struct stat& st) { return st.st_uid == ::geteuid() && (st.st_mode & (S_IWGRP | S_IWOTH)) == 0; }
+bool private_to_me(const struct stat& st) {
+  return st.st_uid == ::geteuid() && (st.st_mode & (S_IWGRP | S_IWOTH)) == 0;
+}
 
 void put(std::string& out, std::uint64_t v, int bytes) {
   for (int i = 0; i < bytes; ++i) out += static_cast<char>((v >> (8 * i)) & 0xff);
@@ -61,8 +63,10 @@ bool good_key(const std::string& key) {
 std::filesystem::path DiskCache::default_dir() {
   if (const char* d = std::getenv("TUNE_CACHE_DIR"); d != nullptr && *d != 0)
     return std::string(d) == "off" ? std::filesystem::path() : std::filesystem::path(d);
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x != nullptr && *x == '/') return std::filesystem::path(x) / "tune";
-  if (const char* h = std::getenv("HOME"); h != nullptr && *h == '/') return std::filesystem::path(h) / ".cache" / "tune";
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x != nullptr && *x == '/')
+    return std::filesystem::path(x) / "tune";
+  if (const char* h = std::getenv("HOME"); h != nullptr && *h == '/')
+    return std::filesystem::path(h) / ".cache" / "tune";
   return {};
 }
 
@@ -147,8 +151,7 @@ void DiskCache::store(const std::string& key, const CachedCubin& cubin) const {
     if (n <= 0) break;
     put_bytes += static_cast<std::size_t>(n);
   }
-  if (put_bytes != body.size() || ::fsync(f.fd) != 0 ||
-      ::rename(tmp.c_str(), (dir_ / (key + ".cubin")).c_str()) != 0)
+  if (put_bytes != body.size() || ::fsync(f.fd) != 0 || ::rename(tmp.c_str(), (dir_ / (key + ".cubin")).c_str()) != 0)
     ::unlink(tmp.c_str());
 }
 

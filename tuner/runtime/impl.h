@@ -48,7 +48,7 @@ struct Kernel::Impl {
   std::unique_ptr<detail::DiskCache> cache;
   std::string nvrtc_version;
   std::vector<ArgInfo> args;
-  std::vector<std::string> config_text;                // per variant
+  std::vector<std::string> config_text;                   // per variant
   std::vector<std::vector<std::string>> variant_options;  // per variant: "-Dname=value", ...
   std::filesystem::path capture_dir;
   std::uint64_t capture_max_bytes = std::uint64_t{4} << 30;

@@ -12,9 +12,7 @@ namespace tune::runtime {
 
 namespace {
 
-std::string size_text(Size s) {
-  return std::to_string(s.x) + "x" + std::to_string(s.y) + "x" + std::to_string(s.z);
-}
+std::string size_text(Size s) { return std::to_string(s.x) + "x" + std::to_string(s.y) + "x" + std::to_string(s.z); }
 
 std::string read_file(const std::filesystem::path& p, const std::string& what) {
   std::error_code ec;
@@ -42,10 +40,14 @@ sizes::Size spec_size(const spec::Spec& spec, Size s) {
 
 const char* match_name(Match m) noexcept {
   switch (m) {
-    case Match::exact: return "exact";
-    case Match::nearest_size: return "nearest size";
-    case Match::other_device: return "other device";
-    case Match::default_config: return "default";
+    case Match::exact:
+      return "exact";
+    case Match::nearest_size:
+      return "nearest size";
+    case Match::other_device:
+      return "other device";
+    case Match::default_config:
+      return "default";
   }
   return "?";
 }
@@ -80,7 +82,8 @@ Kernel::Kernel(const std::filesystem::path& spec_path, const std::filesystem::pa
     m.spec = spec::load(spec_path);
     m.source = read_file(m.spec.kernel.file_path, spec_path.string() + ": KernelFile");
     m.table = detail::load_table(table_path, m.spec);
-    if (m.spec.kernel.arguments.size() > kMaxArguments) throw InputError(spec_path.string() + ": more than 64 arguments");
+    if (m.spec.kernel.arguments.size() > kMaxArguments)
+      throw InputError(spec_path.string() + ": more than 64 arguments");
     for (const auto& a : m.spec.kernel.arguments) {
       Impl::ArgInfo info{a.name, a.type, run::parse_dtype(a.type), a.scalar(), false};
       info.output = !info.scalar && a.written();
@@ -102,7 +105,7 @@ Kernel::Kernel(const std::filesystem::path& spec_path, const std::filesystem::pa
   }
   if (m.options.disk_cache) {
     m.cache = std::make_unique<detail::DiskCache>(m.options.cache_dir.empty() ? detail::DiskCache::default_dir()
-                                                                             : m.options.cache_dir);
+                                                                              : m.options.cache_dir);
     m.stats.cache_dir = m.cache->enabled() ? m.cache->dir().string() : "";
     m.stats.cache_note = m.cache->note();
   } else {
@@ -277,9 +280,10 @@ const Selection& Kernel::launch(cudaStream_t stream, Size size, std::initializer
       cudaLaunchKernel(reinterpret_cast<const void*>(r.compiled->kernel), dim3(s.grid[0], s.grid[1], s.grid[2]),
                        dim3(s.block[0], s.block[1], s.block[2]), slots, 0, stream);
   if (e != cudaSuccess)
-    m.fail(&s, size, "cudaLaunchKernel with grid (" + std::to_string(s.grid[0]) + "," + std::to_string(s.grid[1]) +
-                         "," + std::to_string(s.grid[2]) + ") block (" + std::to_string(s.block[0]) + "," +
-                         std::to_string(s.block[1]) + "," + std::to_string(s.block[2]) + "): " + cudaGetErrorString(e));
+    m.fail(&s, size,
+           "cudaLaunchKernel with grid (" + std::to_string(s.grid[0]) + "," + std::to_string(s.grid[1]) + "," +
+               std::to_string(s.grid[2]) + ") block (" + std::to_string(s.block[0]) + "," + std::to_string(s.block[1]) +
+               "," + std::to_string(s.block[2]) + "): " + cudaGetErrorString(e));
   return s;
 }
 

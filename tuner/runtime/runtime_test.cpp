@@ -52,27 +52,52 @@ TEST(Runtime, ArgumentsAreCheckedAgainstTheSpec) {
   const float* in = reinterpret_cast<const float*>(0x2000);
   const std::size_t n = 512 * 256;
   // cols x rows = 512 x 256
-  EXPECT_EQ(error_of([&] { k.check_arguments({512, 256}, {Arg::buffer(out, n), Arg::buffer(in, n), Arg::scalar(256), Arg::scalar(512)}); }), "");
+  EXPECT_EQ(
+      error_of([&] {
+        k.check_arguments({512, 256}, {Arg::buffer(out, n), Arg::buffer(in, n), Arg::scalar(256), Arg::scalar(512)});
+      }),
+      "");
   struct Case {
     std::function<void()> f;
     std::string says;
   };
   const std::vector<Case> cases = {
-      {[&] { k.check_arguments({512, 256}, {Arg::buffer(out, n), Arg::buffer(in, n), Arg::scalar(256)}); },
+      {[&] {
+         k.check_arguments({512, 256}, {Arg::buffer(out, n), Arg::buffer(in, n), Arg::scalar(256)});
+       },
        "3 arguments given, the spec declares 4 (out, in, rows, cols)"},
-      {[&] { k.check_arguments({512, 256}, {Arg::buffer(out, n), Arg::buffer(in, n), Arg::scalar(256L), Arg::scalar(512)}); },
+      {[&] {
+         k.check_arguments({512, 256}, {Arg::buffer(out, n), Arg::buffer(in, n), Arg::scalar(256L), Arg::scalar(512)});
+       },
        "argument 2 'rows' has type int32 in the spec, int64 was given"},
-      {[&] { k.check_arguments({512, 256}, {Arg::buffer(out, n), Arg::buffer(in, n), Arg::buffer(out, 1), Arg::scalar(512)}); },
+      {[&] {
+         k.check_arguments({512, 256},
+                           {Arg::buffer(out, n), Arg::buffer(in, n), Arg::buffer(out, 1), Arg::scalar(512)});
+       },
        "argument 2 'rows' is a scalar in the spec, a buffer was given"},
-      {[&] { k.check_arguments({512, 256}, {Arg::buffer(out, n), Arg::buffer(in, n - 1), Arg::scalar(256), Arg::scalar(512)}); },
+      {[&] {
+         k.check_arguments({512, 256},
+                           {Arg::buffer(out, n), Arg::buffer(in, n - 1), Arg::scalar(256), Arg::scalar(512)});
+       },
        "argument 1 'in' holds 131071 elements, the spec's Size at this problem size is 131072"},
-      {[&] { k.check_arguments({512, 256}, {Arg::buffer(in, n), Arg::buffer(in, n), Arg::scalar(256), Arg::scalar(512)}); },
+      {[&] {
+         k.check_arguments({512, 256}, {Arg::buffer(in, n), Arg::buffer(in, n), Arg::scalar(256), Arg::scalar(512)});
+       },
        "argument 0 'out' is written by the kernel but was given as a const pointer"},
-      {[&] { k.check_arguments({512, 256}, {Arg::buffer(reinterpret_cast<double*>(0x1000), n), Arg::buffer(in, n), Arg::scalar(256), Arg::scalar(512)}); },
+      {[&] {
+         k.check_arguments({512, 256}, {Arg::buffer(reinterpret_cast<double*>(0x1000), n), Arg::buffer(in, n),
+                                        Arg::scalar(256), Arg::scalar(512)});
+       },
        "argument 0 'out' has type float in the spec, double was given"},
-      {[&] { k.check_arguments({512, 256}, {Arg::buffer(static_cast<float*>(nullptr), n), Arg::buffer(in, n), Arg::scalar(256), Arg::scalar(512)}); },
+      {[&] {
+         k.check_arguments({512, 256}, {Arg::buffer(static_cast<float*>(nullptr), n), Arg::buffer(in, n),
+                                        Arg::scalar(256), Arg::scalar(512)});
+       },
        "argument 0 'out' is a null pointer"},
-      {[&] { k.check_arguments({512, 256, 2}, {Arg::buffer(out, n), Arg::buffer(in, n), Arg::scalar(256), Arg::scalar(512)}); },
+      {[&] {
+         k.check_arguments({512, 256, 2},
+                           {Arg::buffer(out, n), Arg::buffer(in, n), Arg::scalar(256), Arg::scalar(512)});
+       },
        "ProblemSize has 2 dimensions"},
   };
   for (const auto& c : cases) {
@@ -84,8 +109,11 @@ TEST(Runtime, ArgumentsAreCheckedAgainstTheSpec) {
 
 TEST(Runtime, ConstructionErrorsNameTheFile) {
   Recorded r;
-  EXPECT_NE(error_of([&] { runtime::Kernel(r.dir.path() / "none.json", r.table); }).find("none.json"), std::string::npos);
-  EXPECT_NE(error_of([&] { runtime::Kernel(runtime::testing::spec_path(), r.dir.path() / "none.json"); }).find("no such table file"),
+  EXPECT_NE(error_of([&] { runtime::Kernel(r.dir.path() / "none.json", r.table); }).find("none.json"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] {
+              runtime::Kernel(runtime::testing::spec_path(), r.dir.path() / "none.json");
+            }).find("no such table file"),
             std::string::npos);
 }
 
@@ -121,7 +149,8 @@ TEST(Runtime, GpuLaunchCacheAndCapture) {
   for (int pass = 0; pass < 2; ++pass) {
     runtime::Kernel k(runtime::testing::spec_path(), r.table, o);
     const auto& s = k.launch(nullptr, {cols, rows},
-                             {Arg::buffer(out, n), Arg::buffer(static_cast<const float*>(in), n), Arg::scalar(int(rows)), Arg::scalar(int(cols))});
+                             {Arg::buffer(out, n), Arg::buffer(static_cast<const float*>(in), n),
+                              Arg::scalar(int(rows)), Arg::scalar(int(cols))});
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     ASSERT_EQ(cudaMemcpy(back.data(), out, n * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
     for (long long rr = 0; rr < rows; ++rr)

@@ -38,7 +38,8 @@ Table load_table(const std::filesystem::path& path, const spec::Spec& spec) {
   const json t = json::parse(text.str(), nullptr, false);
   if (!t.is_object() || t.value("format", json()) != "tune-table")
     throw bad("not a tune table (write one with `tune header --kernel K --table`)");
-  if (t.value("version", json()) != 1) throw bad("table version " + t.value("version", json()).dump() + ", this library reads 1");
+  if (t.value("version", json()) != 1)
+    throw bad("table version " + t.value("version", json()).dump() + ", this library reads 1");
   if (t.value("kernel_name", json()) != spec.kernel.name)
     throw bad("the table is for kernel " + t.value("kernel_name", json()).dump(-1, ' ', true) + ", the spec " +
               spec.path.string() + " for '" + spec.kernel.name + "'");

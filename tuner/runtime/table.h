@@ -26,7 +26,7 @@ struct TableDevice {
 };
 
 struct Table {
-  std::string kernel;                            // the database's name of the kernel
+  std::string kernel;                              // the database's name of the kernel
   std::vector<std::vector<expr::Value>> variants;  // values in the spec's parameter order
   std::size_t default_variant = 0;
   std::vector<TableDevice> devices;

@@ -23,8 +23,8 @@ struct Query {
 std::vector<Query> queries() {
   std::vector<Query> q;
   for (const char* dev : {"NVIDIA H200", "NVIDIA H100 80GB HBM3", "NVIDIA H100 PCIe", "NVIDIA A100-SXM4-80GB"})
-    for (long long n : {1LL, 100LL, 128LL, 200LL, 256LL, 300LL, 384LL, 448LL, 512LL, 724LL, 768LL, 1024LL, 1100LL,
-                        1536LL, 2000LL, 2048LL, 2896LL, 4096LL, 8192LL, 16384LL})
+    for (long long n : {1LL,   100LL,  128LL,  200LL,  256LL,  300LL,  384LL,  448LL,  512LL,  724LL,
+                        768LL, 1024LL, 1100LL, 1536LL, 2000LL, 2048LL, 2896LL, 4096LL, 8192LL, 16384LL})
       q.push_back({dev, std::string(dev).find("A100") != std::string::npos ? 8 : 9, 0, n, n});
   for (auto [x, y] : {std::pair{4097LL, 1000LL}, {1000LL, 4097LL}, {128LL, 512LL}, {512LL, 128LL}, {256LL, 1024LL}})
     q.push_back({"NVIDIA H200", 9, 0, x, y});
@@ -76,7 +76,8 @@ TEST(Table, KernelSelectsWhatTuneBestRecorded) {
     const auto s = k.select({n, n}, "NVIDIA H200", 9, 0);
     EXPECT_EQ(s.match, runtime::Match::exact);
     EXPECT_EQ(s.device, "NVIDIA H200");
-    const auto best = query::best(r.db, {"transpose", std::string("NVIDIA H200"), std::to_string(n) + "x" + std::to_string(n)});
+    const auto best =
+        query::best(r.db, {"transpose", std::string("NVIDIA H200"), std::to_string(n) + "x" + std::to_string(n)});
     ASSERT_EQ(best.size(), 1u);
     const auto p = nlohmann::json::parse(best[0].params);
     std::string config;
@@ -86,7 +87,8 @@ TEST(Table, KernelSelectsWhatTuneBestRecorded) {
     ASSERT_EQ(s.options.size(), r.spec.parameters.size());
     EXPECT_EQ(s.options[0], "-Dblock_size_x=" + std::to_string(p["block_size_x"].get<int>()));
     const long long tx = p["block_size_x"].get<long long>() * p["vector"].get<long long>();
-    const long long ty = p["block_size_y"].get<long long>() * p["tile_size_y"].get<long long>() * p["tiles"].get<long long>();
+    const long long ty =
+        p["block_size_y"].get<long long>() * p["tile_size_y"].get<long long>() * p["tiles"].get<long long>();
     EXPECT_EQ(s.grid, (std::array<unsigned, 3>{unsigned((n + tx - 1) / tx), unsigned((n + ty - 1) / ty), 1}));
     EXPECT_EQ(s.block[0], p["block_size_x"].get<unsigned>());
     EXPECT_EQ(s.block[1], p["block_size_y"].get<unsigned>());

@@ -29,9 +29,7 @@ void firefly_algorithm(Context& ctx) {
     double score = Context::kFailed;
   };
   std::vector<Firefly> swarm;
-  auto evaluate = [&](Firefly& f) {
-    f.score = evaluate_fresh(ctx, box, f.x);
-  };
+  auto evaluate = [&](Firefly& f) { f.score = evaluate_fresh(ctx, box, f.x); };
   for (std::size_t c : initial_population(ctx, popsize)) swarm.push_back({box.position(c), Context::kFailed});
   for (auto& f : swarm) evaluate(f);
   if (box.active().empty()) return;

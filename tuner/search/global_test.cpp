@@ -145,4 +145,3 @@ TEST(GlobalBayesOpt, TheInitialSampleIsASpreadOutLatinHypercubeSizedByTheBudget)
   EXPECT_EQ(std::vector<std::size_t>(short_run.visits.begin(), short_run.visits.begin() + bo::kMinInitial),
             std::vector<std::size_t>(long_run.visits.begin(), long_run.visits.begin() + bo::kMinInitial));
 }
-

@@ -71,8 +71,7 @@ Climb climb_options(const Context& ctx, bool with_order) {
     return c;
   }
   // order: parameter names or 0-based indices, separated by commas, optionally in brackets.
-  if (randomize == 1)
-    throw InputError("--strategy-option order=" + order + ": cannot be combined with randomize=True");
+  if (randomize == 1) throw InputError("--strategy-option order=" + order + ": cannot be combined with randomize=True");
   c.randomize = false;
   std::string list = trim(order);
   if (list.size() >= 2 && list.front() == '[' && list.back() == ']') list = list.substr(1, list.size() - 2);

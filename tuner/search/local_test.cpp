@@ -120,4 +120,3 @@ TEST(LocalOptions, AreParsedAndBadValuesNameTheOption) {
   EXPECT_EQ(replay("simulated_annealing", p, Budget{80, std::nullopt}, 2, {{"T", "0.5"}, {"maxiter", "3"}}).evaluations,
             80u);
 }
-

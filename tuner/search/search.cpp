@@ -36,8 +36,15 @@ double Rng::normal() {
 
 Context::Context(const space::Space& space, Evaluator& evaluator, Budget budget, std::uint64_t seed,
                  StrategyOptions options, std::vector<std::size_t> starts)
-    : space_(space), evaluator_(evaluator), budget_(budget), rng_(seed), options_(std::move(options)),
-      starts_(std::move(starts)), results_(space.size()), unvisited_(space.size()), slot_(space.size()) {
+    : space_(space),
+      evaluator_(evaluator),
+      budget_(budget),
+      rng_(seed),
+      options_(std::move(options)),
+      starts_(std::move(starts)),
+      results_(space.size()),
+      unvisited_(space.size()),
+      slot_(space.size()) {
   std::iota(unvisited_.begin(), unvisited_.end(), std::size_t{0});
   std::iota(slot_.begin(), slot_.end(), std::size_t{0});
   std::erase_if(starts_, [&](std::size_t c) { return c >= space.size(); });
@@ -145,8 +152,7 @@ double Context::option(const std::string& key, double fallback) const {
     std::size_t used = 0;
     double v = std::stod(*s, &used);
     if (used == s->size()) return v;
-  } catch (const std::exception&) {
-  }
+  } catch (const std::exception&) {}
   throw InputError("--strategy-option " + key + "=" + *s + ": not a number");
 }
 
@@ -211,8 +217,7 @@ std::size_t run(const std::string& name, Context& ctx) {
   const Strategy& s = find_strategy(name);
   try {
     s.body(ctx);
-  } catch (const Stop&) {
-  }
+  } catch (const Stop&) {}
   return ctx.evaluations();
 }
 

@@ -121,8 +121,8 @@ class Context {
   StrategyOptions options_;
   std::vector<std::size_t> starts_;
   std::vector<std::optional<std::optional<double>>> results_;  // per config: unvisited, or its result
-  std::vector<std::size_t> unvisited_;  // swap-remove pool for random_unvisited
-  std::vector<std::size_t> slot_;       // position of each config in unvisited_
+  std::vector<std::size_t> unvisited_;                         // swap-remove pool for random_unvisited
+  std::vector<std::size_t> slot_;                              // position of each config in unvisited_
   std::size_t evaluations_ = 0;
   std::size_t idle_revisits_ = 0;
   std::optional<std::size_t> best_;

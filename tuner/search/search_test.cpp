@@ -45,7 +45,7 @@ tune::space::Space small_space() {
      "Conditions": [{"Expression": "x + y <= 12", "Parameters": ["x", "y"]}]},
     "KernelSpecification": {"Language": "CUDA", "KernelName": "k", "KernelFile": "k.cu",
       "GlobalSize": {"X": "1"}, "LocalSize": {"X": "1"}}})",
-                                      "small.json");
+                                "small.json");
   return tune::space::Space::build(spec);
 }
 }  // namespace

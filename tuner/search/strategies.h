@@ -4,8 +4,8 @@
 
 namespace tune::search::strategy {
 
-void brute_force(Context& ctx);          // declaration order (sorted rows of the space)
-void random_sample(Context& ctx);        // uniform without replacement
+void brute_force(Context& ctx);    // declaration order (sorted rows of the space)
+void random_sample(Context& ctx);  // uniform without replacement
 void simulated_annealing(Context& ctx);
 void genetic_algorithm(Context& ctx);
 void diff_evo(Context& ctx);

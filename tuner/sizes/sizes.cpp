@@ -46,8 +46,7 @@ Size parse_item(std::string_view text, std::string_view item) {
 
 std::array<std::int64_t, 3> Size::as_rank(int problem_rank) const {
   std::array<std::int64_t, 3> out{1, 1, 1};
-  for (int d = 0; d < 3; ++d)
-    out[d] = d < rank ? dims[d] : (rank == 1 && d < problem_rank ? dims[0] : 1);
+  for (int d = 0; d < 3; ++d) out[d] = d < rank ? dims[d] : (rank == 1 && d < problem_rank ? dims[0] : 1);
   return out;
 }
 

@@ -10,9 +10,9 @@ namespace {
 
 // Parameters connected through conditions, with their valid sub-tuples.
 struct Group {
-  std::vector<std::size_t> params;           // ascending (declaration order)
+  std::vector<std::size_t> params;            // ascending (declaration order)
   std::vector<const spec::Condition*> conds;  // conditions over these parameters only
-  std::vector<Index> tuples;                 // count x params.size(), lexicographic
+  std::vector<Index> tuples;                  // count x params.size(), lexicographic
   std::size_t count = 0;
 };
 
@@ -54,8 +54,10 @@ std::vector<std::size_t> search_order(const Group& g, const spec::Spec& spec) {
       for (const auto* c : g.conds) {
         bool needs_p = false, rest = true;
         for (std::size_t q : c->params) {
-          if (q == p) needs_p = true;
-          else if (!fixed[q]) rest = false;
+          if (q == p)
+            needs_p = true;
+          else if (!fixed[q])
+            rest = false;
         }
         done += needs_p && rest;
       }
@@ -117,15 +119,20 @@ void enumerate(Group& g, const spec::Spec& spec, std::vector<expr::Value>& vars,
     cur[slot[d]] = static_cast<Index>(pos[d]);
     bool ok = true;
     for (const auto* c : at[d])
-      if (!check(spec, *c, vars)) { ok = false; break; }
+      if (!check(spec, *c, vars)) {
+        ok = false;
+        break;
+      }
     if (ok && d + 1 == n) {
       if (g.tuples.size() + n > kMaxTupleValues)
         throw InputError(file + ": the space has more valid configurations than tune can hold in memory");
       g.tuples.insert(g.tuples.end(), cur.begin(), cur.end());
       ++g.count;
     }
-    if (ok && d + 1 < n) pos[++d] = 0;
-    else ++pos[d];
+    if (ok && d + 1 < n)
+      pos[++d] = 0;
+    else
+      ++pos[d];
   }
 
   bool sorted = std::is_sorted(order.begin(), order.end());
@@ -222,8 +229,7 @@ Space Space::build(const spec::Spec& spec) {
     } else {
       enumerate(g, spec, vars, s.file_);
     }
-    if (g.count == 0)
-      throw InputError(s.file_ + ": the conditions leave no valid configuration: the space is empty");
+    if (g.count == 0) throw InputError(s.file_ + ": the conditions leave no valid configuration: the space is empty");
     unsigned __int128 t = static_cast<unsigned __int128>(total) * g.count;
     if (t * np > (unsigned __int128)1 << 31)
       throw InputError(s.file_ + ": the space has more valid configurations than tune can hold in memory");
@@ -247,8 +253,10 @@ std::optional<std::size_t> Space::find(std::span<const Index> idx) const {
   while (lo < hi) {  // rows are sorted lexicographically
     std::size_t mid = lo + (hi - lo) / 2;
     const Index* r = rows_.data() + mid * n;
-    if (std::lexicographical_compare(r, r + n, idx.begin(), idx.end())) lo = mid + 1;
-    else hi = mid;
+    if (std::lexicographical_compare(r, r + n, idx.begin(), idx.end()))
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   if (lo < count_ && std::equal(idx.begin(), idx.end(), rows_.data() + lo * n)) return lo;
   return std::nullopt;

@@ -25,7 +25,7 @@ class Space {
   std::size_t size() const { return count_; }             // valid configurations
   std::uint64_t cartesian() const { return cartesian_; }  // product of the value counts
   std::size_t num_params() const { return names_.size(); }
-  double seconds() const { return seconds_; }  // construction wall time
+  double seconds() const { return seconds_; }     // construction wall time
   std::size_t groups() const { return groups_; }  // independent parameter groups
 
   const std::vector<std::string>& names() const { return names_; }

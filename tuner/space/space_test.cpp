@@ -38,12 +38,17 @@ std::vector<std::vector<tune::space::Index>> brute(const tune::spec::Spec& s) {
 
 // Valid counts computed by Python (Kernel Tuner semantics); PROVENANCE.md lists them.
 TEST(Space, ValidCountsMatchPython) {
-  struct Case { const char* file; std::uint64_t cartesian; std::size_t valid; };
-  for (const Case& c : {Case{"bat/GEMM-CAFF.json", 20736, 10312}, Case{"bat/convolution-CAFF.json", 16896, 6768},
-                        Case{"bat/pnpoly-CAFF.json", 4092, 4092}, Case{"benchmark_hub/convolution_milo.json", 10240, 4362},
-                        Case{"benchmark_hub/dedispersion_milo.json", 22272, 11130},
-                        Case{"kernel_tuner/test/test_cache_file_T1_input.json", 15, 15},
-                        Case{"kernel_tuner/test/test_T1_input.json", 3145728, 2359296}}) {
+  struct Case {
+    const char* file;
+    std::uint64_t cartesian;
+    std::size_t valid;
+  };
+  for (const Case& c :
+       {Case{"bat/GEMM-CAFF.json", 20736, 10312}, Case{"bat/convolution-CAFF.json", 16896, 6768},
+        Case{"bat/pnpoly-CAFF.json", 4092, 4092}, Case{"benchmark_hub/convolution_milo.json", 10240, 4362},
+        Case{"benchmark_hub/dedispersion_milo.json", 22272, 11130},
+        Case{"kernel_tuner/test/test_cache_file_T1_input.json", 15, 15},
+        Case{"kernel_tuner/test/test_T1_input.json", 3145728, 2359296}}) {
     SCOPED_TRACE(c.file);
     auto s = Space::build(tune::spec::load(kExternal / c.file));
     EXPECT_EQ(s.cartesian(), c.cartesian);
@@ -52,7 +57,8 @@ TEST(Space, ValidCountsMatchPython) {
 }
 
 TEST(Space, EqualsBruteForceInLexicographicOrder) {
-  for (const char* f : {"bat/GEMM-CAFF.json", "benchmark_hub/convolution_milo.json", "benchmark_hub/dedispersion_milo.json"}) {
+  for (const char* f :
+       {"bat/GEMM-CAFF.json", "benchmark_hub/convolution_milo.json", "benchmark_hub/dedispersion_milo.json"}) {
     SCOPED_TRACE(f);
     auto spec = tune::spec::load(kExternal / f);
     auto s = Space::build(spec);
@@ -87,7 +93,9 @@ TEST(Space, FindAndSatisfies) {
 
 TEST(Space, ParamsJsonIsCanonical) {
   auto spec = tune::spec::parse(doc(R"([{"Name": "b", "Type": "int", "Values": "[1, 2]"},
-      {"Name": "a", "Type": "string", "Values": "['x', 'y']"}, {"Name": "f", "Type": "float", "Values": "[0.5]"}])", "[]"), "t.json");
+      {"Name": "a", "Type": "string", "Values": "['x', 'y']"}, {"Name": "f", "Type": "float", "Values": "[0.5]"}])",
+                                    "[]"),
+                                "t.json");
   auto s = Space::build(spec);
   ASSERT_EQ(s.size(), 4u);
   EXPECT_EQ(s.params_json(0), R"({"b":1,"a":"x","f":0.5})");
@@ -96,11 +104,12 @@ TEST(Space, ParamsJsonIsCanonical) {
 
 TEST(Space, ChainedAndCrossGroupConditions) {
   // Two independent groups ({a, c} and {b, d}) interleaved in declaration order.
-  auto spec = tune::spec::parse(doc(R"J([{"Name": "a", "Type": "int", "Values": "list(range(1, 9))"},
+  auto spec = tune::spec::parse(
+      doc(R"J([{"Name": "a", "Type": "int", "Values": "list(range(1, 9))"},
       {"Name": "b", "Type": "int", "Values": "[2**i for i in range(6)]"},
       {"Name": "c", "Type": "int", "Values": "list(range(1, 9))"},
       {"Name": "d", "Type": "int", "Values": "[1, 2, 3]"}])J",
-      R"([{"Expression": "4 <= a*c <= 24", "Parameters": ["a", "c"]}, {"Expression": "b % d == 0 or d == 3", "Parameters": ["b", "d"]}])"),
+          R"([{"Expression": "4 <= a*c <= 24", "Parameters": ["a", "c"]}, {"Expression": "b % d == 0 or d == 3", "Parameters": ["b", "d"]}])"),
       "t.json");
   auto s = Space::build(spec);
   auto expected = brute(spec);
@@ -113,22 +122,26 @@ TEST(Space, ChainedAndCrossGroupConditions) {
 }
 
 TEST(SpaceErrors, EmptySpaceIsAnError) {
-  auto spec = tune::spec::parse(doc(R"([{"Name": "a", "Type": "int", "Values": "[1, 2]"}])",
-                                    R"([{"Expression": "a > 5", "Parameters": ["a"]}])"), "empty.json");
+  auto spec = tune::spec::parse(
+      doc(R"([{"Name": "a", "Type": "int", "Values": "[1, 2]"}])", R"([{"Expression": "a > 5", "Parameters": ["a"]}])"),
+      "empty.json");
   try {
     Space::build(spec);
     FAIL();
   } catch (const tune::InputError& e) {
     EXPECT_STREQ(e.what(), "empty.json: the conditions leave no valid configuration: the space is empty");
   }
-  auto constant = tune::spec::parse(doc(R"([{"Name": "a", "Type": "int", "Values": "[1, 2]"}])",
-                                        R"([{"Expression": "1 > 2", "Parameters": []}])"), "const.json");
+  auto constant = tune::spec::parse(
+      doc(R"([{"Name": "a", "Type": "int", "Values": "[1, 2]"}])", R"([{"Expression": "1 > 2", "Parameters": []}])"),
+      "const.json");
   EXPECT_THROW(Space::build(constant), tune::InputError);
 }
 
 TEST(SpaceErrors, RuntimeErrorNamesTheConfiguration) {
-  auto spec = tune::spec::parse(doc(R"([{"Name": "a", "Type": "int", "Values": "[0, 1]"}, {"Name": "b", "Type": "int", "Values": "[4]"}])",
-                                    R"([{"Expression": "b % a == 0", "Parameters": ["a", "b"]}])"), "div.json");
+  auto spec = tune::spec::parse(
+      doc(R"([{"Name": "a", "Type": "int", "Values": "[0, 1]"}, {"Name": "b", "Type": "int", "Values": "[4]"}])",
+          R"([{"Expression": "b % a == 0", "Parameters": ["a", "b"]}])"),
+      "div.json");
   try {
     Space::build(spec);
     FAIL();

@@ -17,8 +17,10 @@ std::string describe(const Spec& spec, std::span<const expr::Value> bound) {
 std::int64_t positive_int(const Spec& spec, const Expression& e, std::span<const expr::Value> bound) {
   expr::Value v = e.program.eval(bound);
   std::int64_t n = 0;
-  if (v.is_integral()) n = v.as_int();
-  else if (v.type() == expr::Type::Float && v.as_float() == static_cast<double>(static_cast<std::int64_t>(v.as_float())))
+  if (v.is_integral())
+    n = v.as_int();
+  else if (v.type() == expr::Type::Float &&
+           v.as_float() == static_cast<double>(static_cast<std::int64_t>(v.as_float())))
     n = static_cast<std::int64_t>(v.as_float());
   else
     throw InputError(spec.path.string() + ": " + e.json_path + ": `" + e.program.source() + "` gives " + v.repr() +
@@ -52,8 +54,7 @@ expr::Value problem_size_value(const Spec& spec, const sizes::Size& size) {
   return expr::Value::list(std::move(items));
 }
 
-std::vector<expr::Value> bind_config(const Spec& spec, std::span<const expr::Value> config,
-                                     const sizes::Size& size) {
+std::vector<expr::Value> bind_config(const Spec& spec, std::span<const expr::Value> config, const sizes::Size& size) {
   std::vector<expr::Value> bound(config.begin(), config.end());
   bound.resize(spec.parameters.size());
   bound.push_back(problem_size_value(spec, size));
@@ -103,8 +104,10 @@ Geometry geometry(const Spec& spec, std::span<const expr::Value> bound) {
   if (auto div = grid_divisors(spec, bound)) {  // Kernel Tuner: grid = ceil(problem / prod(grid_div))
     for (int d = 0; d < 3; ++d) {
       std::int64_t extent = 1;
-      if (ps.is_sequence()) extent = d < static_cast<int>(ps.items().size()) ? ps.items()[d].as_int() : 1;
-      else if (d == 0) extent = ps.as_int();
+      if (ps.is_sequence())
+        extent = d < static_cast<int>(ps.items().size()) ? ps.items()[d].as_int() : 1;
+      else if (d == 0)
+        extent = ps.as_int();
       g.grid[d] = dim((extent + (*div)[d] - 1) / (*div)[d], spec, "grid size");
     }
     return g;
@@ -137,7 +140,8 @@ std::vector<ArgumentPlan> arguments(const Spec& spec, const sizes::Size& size) {
     if (auto t = spec.tune.find("fill_values"); t != spec.tune.end() && t->is_object() && t->contains(a.name)) {
       std::string where = "Tune.fill_values." + a.name;
       const auto& src = (*t)[a.name];
-      if (!src.is_string() && !src.is_number()) throw InputError(spec.path.string() + ": " + where + ": expected an expression");
+      if (!src.is_string() && !src.is_number())
+        throw InputError(spec.path.string() + ": " + where + ": expected an expression");
       auto prog = expr::Program::compile(src.is_string() ? src.get<std::string>() : src.dump(), spec.expression_names(),
                                          expr::Location{spec.path.string(), where});
       plan.fill_value = prog.eval(lists);

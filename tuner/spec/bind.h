@@ -39,9 +39,9 @@ struct ArgumentPlan {
   std::string name;
   std::string type;  // T1 type: float, int32, ...
   bool scalar = false;
-  std::uint64_t count = 0;    // elements (vectors)
+  std::uint64_t count = 0;        // elements (vectors)
   Fill fill = Fill::unspecified;  // the spec's FillType
-  expr::Value fill_value;     // scalar value, or the constant / random scale
+  expr::Value fill_value;         // scalar value, or the constant / random scale
   bool output = false;
   bool read = false;  // ReadWrite: the kernel reads it too (restored, not poisoned, before verification)
 };
@@ -51,8 +51,7 @@ expr::Value problem_size_value(const Spec& spec, const sizes::Size& size);
 int problem_rank(const Spec& spec);
 
 // Slot values for launch expressions: the configuration's values, then ProblemSize.
-std::vector<expr::Value> bind_config(const Spec& spec, std::span<const expr::Value> config,
-                                     const sizes::Size& size);
+std::vector<expr::Value> bind_config(const Spec& spec, std::span<const expr::Value> config, const sizes::Size& size);
 
 // Throws InputError (naming the spec, the JSON location and the configuration) when an expression
 // does not give a positive integer.

@@ -20,15 +20,15 @@ inline constexpr std::size_t kMaxConditions = 10000;
 
 struct Parameter {
   std::string name;
-  std::string type;                  // T1 "Type": int, uint, float, bool, string
-  std::vector<expr::Value> values;   // evaluated "Values", in file order
+  std::string type;                 // T1 "Type": int, uint, float, bool, string
+  std::vector<expr::Value> values;  // evaluated "Values", in file order
   std::optional<expr::Value> default_value;
-  std::string values_source;         // the "Values" text as written
+  std::string values_source;  // the "Values" text as written
 };
 
 struct Condition {
-  std::string json_path;  // e.g. "ConfigurationSpace.Conditions[2].Expression"
-  expr::Program program;  // names = the parameters, in declaration order
+  std::string json_path;            // e.g. "ConfigurationSpace.Conditions[2].Expression"
+  expr::Program program;            // names = the parameters, in declaration order
   std::vector<std::size_t> params;  // parameters the expression reads (program.used())
 };
 
@@ -41,8 +41,8 @@ struct Expression {
 
 // The T1 schema's enumerations of an argument (kernel_tuner/schema/T1/input-schema.json); any
 // other value is refused when the file is loaded.
-enum class Memory { scalar, vector, local, symbol };                          // "MemoryType"
-enum class Access { unspecified, read_only, write_only, read_write };         // "AccessType", absent
+enum class Memory { scalar, vector, local, symbol };                                           // "MemoryType"
+enum class Access { unspecified, read_only, write_only, read_write };                          // "AccessType", absent
 enum class Fill { unspecified, constant, random, generator, script, binary_raw, binary_hdf };  // "FillType"
 
 struct Argument {
@@ -53,8 +53,8 @@ struct Argument {
   Fill fill = Fill::unspecified;
   std::optional<Expression> size;        // element count (vectors)
   std::optional<Expression> fill_value;  // a number, or an expression in our files
-  bool output = false;   // "Output": 1 (true), as Kernel Tuner's files mark outputs
-  std::string mem_type;  // Kernel Tuner's "MemType" (e.g. Constant), kept as written
+  bool output = false;                   // "Output": 1 (true), as Kernel Tuner's files mark outputs
+  std::string mem_type;                  // Kernel Tuner's "MemType" (e.g. Constant), kept as written
 
   bool scalar() const { return memory == Memory::scalar; }
   // Written by the kernel: "Output", or AccessType WriteOnly / ReadWrite.
@@ -63,16 +63,16 @@ struct Argument {
 };
 
 struct Kernel {
-  std::string language;     // CUDA, OpenCL, ...
-  std::string name;         // KernelName
-  std::string file;         // KernelFile as written
+  std::string language;             // CUDA, OpenCL, ...
+  std::string name;                 // KernelName
+  std::string file;                 // KernelFile as written
   std::filesystem::path file_path;  // resolved against the spec's folder
   std::vector<std::string> compiler_options;
   std::string global_size_type;  // "CUDA" (grid in blocks) or "OpenCL" (grid in threads)
   std::array<std::optional<Expression>, 3> local_size;
   std::array<std::optional<Expression>, 3> global_size;
   std::array<std::vector<Expression>, 3> grid_div;  // GridDivX/Y/Z (Kernel Tuner)
-  expr::Value problem_size;  // as in the file: int, list, or None
+  expr::Value problem_size;                         // as in the file: int, list, or None
   long long shared_memory = 0;
   std::vector<Argument> arguments;
 };
@@ -85,8 +85,8 @@ struct Spec {
   std::vector<Condition> conditions;
   Kernel kernel;
   nlohmann::json budget = nlohmann::json::array();  // normalised to the schema's array form
-  std::string objective = "time";  // General.Objective (Kernel Tuner)
-  bool minimize = true;            // General.Minimize
+  std::string objective = "time";                   // General.Objective (Kernel Tuner)
+  bool minimize = true;                             // General.Minimize
   std::string search;   // Search.Name: the strategy the file asks for ("" when it names none)
   nlohmann::json tune;  // our extensions: the top-level "Tune" object (see spaces/README.md)
   nlohmann::json raw;   // the whole document

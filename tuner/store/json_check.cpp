@@ -38,13 +38,20 @@ class Checker {
   bool value(int depth) {
     if (i_ >= t_.size()) return false;
     switch (t_[i_]) {
-      case '{': return object(depth + 1);
-      case '[': return array(depth + 1);
-      case '"': return string();
-      case 't': return literal("true");
-      case 'f': return literal("false");
-      case 'n': return literal("null");
-      default: return number();
+      case '{':
+        return object(depth + 1);
+      case '[':
+        return array(depth + 1);
+      case '"':
+        return string();
+      case 't':
+        return literal("true");
+      case 'f':
+        return literal("false");
+      case 'n':
+        return literal("null");
+      default:
+        return number();
     }
   }
 
@@ -122,8 +129,10 @@ class Checker {
       const std::size_t frac = i_;
       if (digits() == 0) return false;
       for (std::size_t k = frac; k < i_ && !nonzero; ++k) {
-        if (t_[k] == '0') ++zeros;
-        else nonzero = true;
+        if (t_[k] == '0')
+          ++zeros;
+        else
+          nonzero = true;
       }
     }
     long exponent = 0;
@@ -149,7 +158,10 @@ class Checker {
     for (int k = 0; k < 4; ++k, ++i_) {
       if (i_ >= t_.size()) return -1;
       const char c = t_[i_];
-      const int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+      const int d = c >= '0' && c <= '9'   ? c - '0'
+                    : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                    : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                           : -1;
       if (d < 0) return -1;
       v = v * 16 + d;
     }
@@ -209,8 +221,7 @@ class Checker {
         const char e = t_[i_++];
         if (e == 'u') {
           if (!unicode_escape()) return false;
-        } else if (e != '"' && e != '\\' && e != '/' && e != 'b' && e != 'f' && e != 'n' && e != 'r' &&
-                   e != 't') {
+        } else if (e != '"' && e != '\\' && e != '/' && e != 'b' && e != 'f' && e != 'n' && e != 'r' && e != 't') {
           return false;
         }
       } else if (c >= 0x80) {

@@ -120,7 +120,6 @@ CREATE TABLE binaries (
 );
 )sql";
 
-
 // Version 2: the two tables that get a row per evaluation, rebuilt for bulk writes (a replay
 // stores tens of thousands of evaluations a second); same columns, same data:
 // - configurations are identified by `key`, a 64-bit hash of (kernel, space_hash, params)

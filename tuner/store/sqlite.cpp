@@ -9,8 +9,7 @@ namespace tune::sqlite {
 
 namespace {
 
-[[noreturn]] void throw_failure(int rc, std::string_view path, std::string_view what,
-                                sqlite3* db) {
+[[noreturn]] void throw_failure(int rc, std::string_view path, std::string_view what, sqlite3* db) {
   std::string message(path);
   message += ": ";
   message += what;
@@ -36,13 +35,11 @@ std::string code_name(int code) {
 
 // ---- Statement ----------------------------------------------------------------------------
 
-Statement::Statement(sqlite3* db, std::string_view sql, std::string_view path)
-    : db_(db), path_(path) {
+Statement::Statement(sqlite3* db, std::string_view sql, std::string_view path) : db_(db), path_(path) {
   if (sql.size() > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
     throw Failure(SQLITE_TOOBIG, std::string(path) + ": SQL text too long");
   }
-  int rc = sqlite3_prepare_v3(db, sql.data(), static_cast<int>(sql.size()),
-                              SQLITE_PREPARE_PERSISTENT, &stmt_, nullptr);
+  int rc = sqlite3_prepare_v3(db, sql.data(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT, &stmt_, nullptr);
   if (rc != SQLITE_OK) {
     sqlite3_finalize(stmt_);
     stmt_ = nullptr;
@@ -84,15 +81,13 @@ Statement& Statement::bind(int index, double value) {
 
 Statement& Statement::bind(int index, std::string_view text) {
   // SQLITE_TRANSIENT: SQLite copies the text, so temporaries are safe to pass.
-  int rc = sqlite3_bind_text64(stmt_, index, text.data(), text.size(), SQLITE_TRANSIENT,
-                               SQLITE_UTF8);
+  int rc = sqlite3_bind_text64(stmt_, index, text.data(), text.size(), SQLITE_TRANSIENT, SQLITE_UTF8);
   if (rc != SQLITE_OK) fail(rc, "binding");
   return *this;
 }
 
 Statement& Statement::bind(int index, Borrowed b) {
-  int rc = sqlite3_bind_text64(stmt_, index, b.text.data(), b.text.size(), SQLITE_STATIC,
-                               SQLITE_UTF8);
+  int rc = sqlite3_bind_text64(stmt_, index, b.text.data(), b.text.size(), SQLITE_STATIC, SQLITE_UTF8);
   if (rc != SQLITE_OK) fail(rc, "binding");
   return *this;
 }
@@ -134,9 +129,7 @@ void Statement::reset() {
   sqlite3_clear_bindings(stmt_);
 }
 
-bool Statement::is_null(int column) const {
-  return sqlite3_column_type(stmt_, column) == SQLITE_NULL;
-}
+bool Statement::is_null(int column) const { return sqlite3_column_type(stmt_, column) == SQLITE_NULL; }
 
 std::int64_t Statement::int64(int column) const { return sqlite3_column_int64(stmt_, column); }
 
@@ -155,8 +148,7 @@ std::optional<double> Statement::opt_real(int column) const {
 std::string Statement::text(int column) const {
   const unsigned char* p = sqlite3_column_text(stmt_, column);
   if (p == nullptr) return {};
-  return std::string(reinterpret_cast<const char*>(p),
-                     static_cast<std::size_t>(sqlite3_column_bytes(stmt_, column)));
+  return std::string(reinterpret_cast<const char*>(p), static_cast<std::size_t>(sqlite3_column_bytes(stmt_, column)));
 }
 
 std::vector<char> Statement::blob(int column) const {
@@ -180,9 +172,15 @@ Database::Database(const std::string& path, Access access) : path_(path) {
   int flags = SQLITE_OPEN_NOMUTEX;  // one connection per thread; SQLite itself stays threadsafe
   std::string name = path;
   switch (access) {
-    case Access::read_only: flags |= SQLITE_OPEN_READONLY; break;
-    case Access::read_write: flags |= SQLITE_OPEN_READWRITE; break;
-    case Access::read_write_create: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE; break;
+    case Access::read_only:
+      flags |= SQLITE_OPEN_READONLY;
+      break;
+    case Access::read_write:
+      flags |= SQLITE_OPEN_READWRITE;
+      break;
+    case Access::read_write_create:
+      flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+      break;
     case Access::read_only_immutable: {
       flags |= SQLITE_OPEN_READONLY | SQLITE_OPEN_URI;
       name = "file:";
@@ -202,8 +200,7 @@ Database::Database(const std::string& path, Access access) : path_(path) {
   }
   int rc = sqlite3_open_v2(name.c_str(), &db_, flags, nullptr);
   if (rc != SQLITE_OK) {
-    std::string message = path + ": opening: " +
-                          (db_ != nullptr ? sqlite3_errmsg(db_) : sqlite3_errstr(rc));
+    std::string message = path + ": opening: " + (db_ != nullptr ? sqlite3_errmsg(db_) : sqlite3_errstr(rc));
     sqlite3_close_v2(db_);
     db_ = nullptr;
     throw Failure(rc, message);

@@ -23,7 +23,7 @@ namespace tune::sqlite {
 class Failure : public tune::Error {
  public:
   Failure(int code, const std::string& message) : tune::Error(message), code_(code) {}
-  int code() const { return code_; }          // extended result code, e.g. SQLITE_NOTADB
+  int code() const { return code_; }            // extended result code, e.g. SQLITE_NOTADB
   int primary() const { return code_ & 0xff; }  // primary result code
 
  private:
@@ -54,9 +54,7 @@ class Statement {
   Statement& bind(int index, double value);
   Statement& bind(int index, std::string_view text);
   Statement& bind(int index, const char* text) { return bind(index, std::string_view(text)); }
-  Statement& bind(int index, const std::string& text) {
-    return bind(index, std::string_view(text));
-  }
+  Statement& bind(int index, const std::string& text) { return bind(index, std::string_view(text)); }
   Statement& bind(int index, Borrowed text);
   Statement& bind(int index, std::nullptr_t);
   Statement& bind_blob(int index, const void* data, std::size_t size);

@@ -15,8 +15,9 @@ class SqliteTest : public ::testing::Test {
  protected:
   void SetUp() override {
     db = std::make_unique<Database>(dir.file("t.db"), Database::Access::read_write_create);
-    db->exec("CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, v REAL,"
-             " b BLOB)");
+    db->exec(
+        "CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, v REAL,"
+        " b BLOB)");
   }
   std::int64_t count() { return db->query_int("SELECT count(*) FROM t"); }
   TempDir dir;
@@ -106,8 +107,7 @@ TEST_F(SqliteTest, NestedTransactionIsASavepoint) {
   }
   EXPECT_EQ(count(), 2);
   outer.commit();
-  EXPECT_EQ(db->query_text("SELECT group_concat(name, ',') FROM (SELECT name FROM t ORDER BY id)"),
-            "outer,inner-kept");
+  EXPECT_EQ(db->query_text("SELECT group_concat(name, ',') FROM (SELECT name FROM t ORDER BY id)"), "outer,inner-kept");
 }
 
 TEST_F(SqliteTest, OuterRollbackUndoesCommittedSavepoints) {

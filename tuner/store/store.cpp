@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <cctype>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -17,10 +17,8 @@ namespace {
 
 constexpr std::array kRunStatus = {"running", "completed", "interrupted", "failed"};
 constexpr std::array kRunKind = {"gpu", "replay", "import"};
-constexpr std::array kMeasurementStatus = {"ok",          "compile_failed",
-                                           "launch_failed", "verification_failed",
-                                           "restricted",  "timeout",
-                                           "runtime_error"};
+constexpr std::array kMeasurementStatus = {"ok",         "compile_failed", "launch_failed", "verification_failed",
+                                           "restricted", "timeout",        "runtime_error"};
 constexpr std::array kFlagKind = {"best_changes", "dip"};
 
 template <class E, std::size_t N>
@@ -37,21 +35,15 @@ E parse_name(const std::array<const char*, N>& names, std::string_view s, const 
 
 std::string_view to_string(RunStatus s) { return kRunStatus.at(static_cast<std::size_t>(s)); }
 std::string_view to_string(RunKind k) { return kRunKind.at(static_cast<std::size_t>(k)); }
-std::string_view to_string(MeasurementStatus s) {
-  return kMeasurementStatus.at(static_cast<std::size_t>(s));
-}
+std::string_view to_string(MeasurementStatus s) { return kMeasurementStatus.at(static_cast<std::size_t>(s)); }
 std::string_view to_string(FlagKind k) { return kFlagKind.at(static_cast<std::size_t>(k)); }
 
-RunStatus parse_run_status(std::string_view s) {
-  return parse_name<RunStatus>(kRunStatus, s, "run status");
-}
+RunStatus parse_run_status(std::string_view s) { return parse_name<RunStatus>(kRunStatus, s, "run status"); }
 RunKind parse_run_kind(std::string_view s) { return parse_name<RunKind>(kRunKind, s, "run kind"); }
 MeasurementStatus parse_measurement_status(std::string_view s) {
   return parse_name<MeasurementStatus>(kMeasurementStatus, s, "measurement status");
 }
-FlagKind parse_flag_kind(std::string_view s) {
-  return parse_name<FlagKind>(kFlagKind, s, "flag kind");
-}
+FlagKind parse_flag_kind(std::string_view s) { return parse_name<FlagKind>(kFlagKind, s, "flag kind"); }
 
 std::string utc_now() {
   using namespace std::chrono;
@@ -73,8 +65,7 @@ std::string canonical_params(const nlohmann::ordered_json& params) {
   return params.dump();
 }
 
-std::int64_t configuration_key(std::string_view kernel, std::string_view space_hash,
-                               std::string_view params) {
+std::int64_t configuration_key(std::string_view kernel, std::string_view space_hash, std::string_view params) {
   std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a, 64 bits
   auto add = [&](std::string_view bytes) {
     for (unsigned char c : bytes) h = (h ^ c) * 0x100000001b3ULL;
@@ -106,8 +97,7 @@ ProblemSize ProblemSize::parse(std::string_view text) {
     std::string_view part = rest.substr(0, cut);
     std::int64_t v = 0;
     auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
-    if (n == 3 || part.empty() || ec != std::errc() || end != part.data() + part.size() ||
-        v < 1) {
+    if (n == 3 || part.empty() || ec != std::errc() || end != part.data() + part.size() || v < 1) {
       throw InputError("problem size \"" + std::string(text) +
                        "\" is not 1 to 3 positive integers joined by 'x' (e.g. 4096x2048)");
     }
@@ -164,8 +154,9 @@ std::string samples_to_json(const std::vector<float>& samples_ms) {
 }
 
 std::vector<float> samples_from_json(std::string_view json) {
-  auto bad = [&] { return Error("timing samples are not a JSON array of numbers: " +
-                                std::string(json.substr(0, 80))); };
+  auto bad = [&] {
+    return Error("timing samples are not a JSON array of numbers: " + std::string(json.substr(0, 80)));
+  };
   auto trim = [](std::string_view s) {
     while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
     while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);

@@ -28,7 +28,13 @@ inline constexpr int kBusyTimeoutMs = 10000;
 enum class RunStatus { running, completed, interrupted, failed };
 enum class RunKind { gpu, replay, import };
 enum class MeasurementStatus {
-  ok, compile_failed, launch_failed, verification_failed, restricted, timeout, runtime_error
+  ok,
+  compile_failed,
+  launch_failed,
+  verification_failed,
+  restricted,
+  timeout,
+  runtime_error
 };
 enum class FlagKind { best_changes, dip };
 
@@ -52,8 +58,7 @@ std::string canonical_params(std::string_view params_json);
 
 // configurations.key (schema v2): the 64-bit FNV-1a hash of kernel, a 0 byte, space_hash, a 0
 // byte and the canonical params, as a signed integer.
-std::int64_t configuration_key(std::string_view kernel, std::string_view space_hash,
-                               std::string_view params);
+std::int64_t configuration_key(std::string_view kernel, std::string_view space_hash, std::string_view params);
 
 // A problem size: text "4096", "4096x2048" or "64x64x64"; missing dimensions are 1.
 struct ProblemSize {
@@ -79,7 +84,7 @@ struct RunInfo {
   RunStatus status = RunStatus::running;
   RunKind kind = RunKind::gpu;
   std::string notes;
-  std::string timing;  // how the run timed (run::describe()), or where replayed data came from
+  std::string timing;               // how the run timed (run::describe()), or where replayed data came from
   std::optional<std::int64_t> pid;  // the process that ran it (begin_run fills this process's);
                                     // a writer marks a running run of a gone process interrupted
 };
@@ -149,9 +154,9 @@ struct StoredMeasurement : Measurement {
 };
 
 struct MeasurementFilter {
-  std::string kernel;                         // required
-  std::optional<std::string> device{};        // exact device name
-  std::optional<std::string> size{};          // size text, e.g. "4096x4096"
+  std::string kernel;                   // required
+  std::optional<std::string> device{};  // exact device name
+  std::optional<std::string> size{};    // size text, e.g. "4096x4096"
   std::optional<std::string> space_hash{};
   std::optional<std::int64_t> run_id{};
   bool ok_only = true;        // only status ok
@@ -169,7 +174,7 @@ struct Ceiling {
   std::int64_t run_id = 0;
   std::string device;
   std::string size;
-  std::string name;  // e.g. "d2d_copy", "cublas_sgeam"
+  std::string name;    // e.g. "d2d_copy", "cublas_sgeam"
   double time_ms = 0;  // by the objective's statistic (measured as the kernels are)
   std::optional<double> gbps, gflops;
   std::vector<float> samples_ms;
@@ -191,7 +196,7 @@ struct Decision {
     double value = 0;       // the statistic, ms
     double half_width = 0;  // of its 95% interval, ms
     std::int64_t samples = 0;
-    bool tied = false;      // tied with the winner (the winner itself too)
+    bool tied = false;  // tied with the winner (the winner itself too)
   };
   std::int64_t run_id = 0;
   std::string kernel, device, size;
@@ -233,8 +238,8 @@ class Store {
   Store& operator=(Store&&) noexcept = default;
 
   const std::string& path() const { return db_.path(); }
-  int version() const;              // PRAGMA user_version
-  std::string integrity_check();    // "ok" or SQLite's list of problems
+  int version() const;            // PRAGMA user_version
+  std::string integrity_check();  // "ok" or SQLite's list of problems
 
   // ---- writing (each call is its own transaction unless a Batch is open) ----
   std::int64_t begin_run(RunInfo info);
@@ -256,8 +261,8 @@ class Store {
   // record() that throws leaves the batch as it was). Returns the measurement id.
   std::int64_t record(const Measurement& m);
   std::int64_t record(const PreparedMeasurement& m);  // the same, prepared (see prepare())
-  void record_ceiling(const Ceiling& c);  // replaces the same (run, device, size, name)
-  void record_flag(const Flag& f);        // replaces the same (kernel, device, size, kind, run)
+  void record_ceiling(const Ceiling& c);              // replaces the same (run, device, size, name)
+  void record_flag(const Flag& f);                    // replaces the same (kernel, device, size, kind, run)
   // The flags of a kernel on a device are a property of its data: replaces all of them at once
   // (each stored with run_id NULL).
   void replace_flags(std::string_view kernel, std::string_view device, const std::vector<Flag>& flags);
@@ -284,8 +289,7 @@ class Store {
   std::optional<std::string> configuration_params(std::int64_t config_id);
   bool has_measurement(std::int64_t config_id, std::string_view device, std::string_view size);
   // Every stored (params, size) of a kernel's space on a device, whatever its status.
-  std::set<MeasuredKey> measured(std::string_view kernel, std::string_view space_hash,
-                                 std::string_view device);
+  std::set<MeasuredKey> measured(std::string_view kernel, std::string_view space_hash, std::string_view device);
   std::int64_t measurement_count(std::optional<std::int64_t> run_id = {});
   // Matching measurements ordered by device, size (numerically), median time.
   std::vector<StoredMeasurement> measurements(const MeasurementFilter& filter);

@@ -11,8 +11,11 @@ namespace {
 std::string candidates_json(const std::vector<Decision::Candidate>& candidates) {
   nlohmann::ordered_json a = nlohmann::ordered_json::array();
   for (const auto& c : candidates)
-    a.push_back({{"config_id", c.config_id}, {"value", c.value}, {"half_width", c.half_width},
-                 {"samples", c.samples}, {"tied", c.tied}});
+    a.push_back({{"config_id", c.config_id},
+                 {"value", c.value},
+                 {"half_width", c.half_width},
+                 {"samples", c.samples},
+                 {"tied", c.tied}});
   return a.dump();
 }
 
@@ -21,8 +24,8 @@ std::vector<Decision::Candidate> candidates_of(const std::string& text, const st
   try {
     const auto a = nlohmann::json::parse(text);
     for (const auto& c : a)
-      out.push_back({c.at("config_id").get<std::int64_t>(), c.at("value").get<double>(), c.at("half_width").get<double>(),
-                     c.at("samples").get<std::int64_t>(), c.at("tied").get<bool>()});
+      out.push_back({c.at("config_id").get<std::int64_t>(), c.at("value").get<double>(),
+                     c.at("half_width").get<double>(), c.at("samples").get<std::int64_t>(), c.at("tied").get<bool>()});
   } catch (const nlohmann::json::exception& e) {
     throw InputError(where + ": decisions.candidates is not what tune writes: " + e.what());
   }
@@ -47,12 +50,13 @@ void Store::replace_flags(std::string_view kernel, std::string_view device, cons
 
 void Store::record_decision(const Decision& d) {
   require_writable("record a decision");
-  db_.cached("INSERT INTO decisions (run_id, kernel, device, size, statistic, tie_margin, winner_id, candidates,"
-             " rounds, noise, decided_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)"
-             " ON CONFLICT (kernel, device, size) DO UPDATE SET run_id = excluded.run_id,"
-             " statistic = excluded.statistic, tie_margin = excluded.tie_margin, winner_id = excluded.winner_id,"
-             " candidates = excluded.candidates, rounds = excluded.rounds, noise = excluded.noise,"
-             " decided_at = excluded.decided_at")
+  db_.cached(
+         "INSERT INTO decisions (run_id, kernel, device, size, statistic, tie_margin, winner_id, candidates,"
+         " rounds, noise, decided_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)"
+         " ON CONFLICT (kernel, device, size) DO UPDATE SET run_id = excluded.run_id,"
+         " statistic = excluded.statistic, tie_margin = excluded.tie_margin, winner_id = excluded.winner_id,"
+         " candidates = excluded.candidates, rounds = excluded.rounds, noise = excluded.noise,"
+         " decided_at = excluded.decided_at")
       ->bind_all(d.run_id, d.kernel, d.device, d.size, decision::to_string(d.statistic), d.tie_margin, d.winner_id,
                  candidates_json(d.candidates), d.rounds, d.noise, d.decided_at.empty() ? utc_now() : d.decided_at)
       .run();

@@ -49,8 +49,7 @@ MeasurementStatus status_of(const std::string& failure) {
   throw InputError("unknown Kernel Tuner failure " + failure);
 }
 
-nlohmann::ordered_json params_of(const nlohmann::ordered_json& cache,
-                                 const nlohmann::ordered_json& entry) {
+nlohmann::ordered_json params_of(const nlohmann::ordered_json& cache, const nlohmann::ordered_json& entry) {
   nlohmann::ordered_json params = nlohmann::ordered_json::object();
   for (const auto& key : cache.at("tune_params_keys")) {
     params[key.get<std::string>()] = entry.at(key.get<std::string>());
@@ -60,12 +59,10 @@ nlohmann::ordered_json params_of(const nlohmann::ordered_json& cache,
 
 // Stores one Kernel Tuner cache as an import run in one batch; throws after `fail_after`
 // entries when given, to check that nothing of a failed import remains.
-std::int64_t import_cache(Store& s, const nlohmann::ordered_json& cache,
-                          std::optional<std::size_t> fail_after = {}) {
+std::int64_t import_cache(Store& s, const nlohmann::ordered_json& cache, std::optional<std::size_t> fail_after = {}) {
   const std::string kernel = cache.at("kernel_name"), device = cache.at("device_name");
   // Caches without a problem size (strategy tests) count as size 1.
-  ProblemSize size = cache.contains("problem_size") ? size_of(cache.at("problem_size"))
-                                                    : ProblemSize::of(1);
+  ProblemSize size = cache.contains("problem_size") ? size_of(cache.at("problem_size")) : ProblemSize::of(1);
   auto batch = s.batch();
   RunInfo info;
   info.kind = RunKind::import;
@@ -110,8 +107,7 @@ double median_of(std::vector<double> v) {
 // Checks every stored row of `run` against the cache it came from.
 void expect_matches_cache(Store& s, std::int64_t run, const nlohmann::ordered_json& cache) {
   const std::string kernel = cache.at("kernel_name");
-  auto rows = s.measurements({.kernel = kernel, .run_id = run, .ok_only = false,
-                              .with_samples = true});
+  auto rows = s.measurements({.kernel = kernel, .run_id = run, .ok_only = false, .with_samples = true});
   ASSERT_EQ(rows.size(), cache.at("cache").size());
   std::map<std::string, const StoredMeasurement*> by_params;
   for (const auto& r : rows) by_params[r.params] = &r;
@@ -146,9 +142,8 @@ void expect_matches_cache(Store& s, std::int64_t run, const nlohmann::ordered_js
   }
   auto ok = s.measurements({.kernel = kernel, .run_id = run});
   ASSERT_FALSE(ok.empty());
-  auto best = std::min_element(ok.begin(), ok.end(), [](const auto& a, const auto& b) {
-    return *a.objective < *b.objective;
-  });
+  auto best =
+      std::min_element(ok.begin(), ok.end(), [](const auto& a, const auto& b) { return *a.objective < *b.objective; });
   EXPECT_EQ(best->params, best_params);
   EXPECT_EQ(*best->objective, best_time);
 }
@@ -203,8 +198,7 @@ TEST(StoreImportTest, ConvolutionA100CacheIsOneAllOrNothingBatch) {
   EXPECT_EQ(db.query_int("SELECT count(*) FROM measurements WHERE status = 'compile_failed'"),
             by_status["CompilationFailedConfig"]);
   EXPECT_EQ(s.sizes("convolution_kernel"), std::vector<std::string>{"4096x4096"});
-  EXPECT_EQ(s.measured("convolution_kernel", "kt", "NVIDIA A100-PCIE-40GB").size(),
-            cache.at("cache").size());
+  EXPECT_EQ(s.measured("convolution_kernel", "kt", "NVIDIA A100-PCIE-40GB").size(), cache.at("cache").size());
   EXPECT_EQ(s.integrity_check(), "ok");
 }
 

@@ -25,7 +25,9 @@ std::vector<std::string> rows(sqlite::Database& db, const std::string& table, co
     std::string row;
     for (int c = 0; c < s.columns(); ++c) {
       switch (sqlite3_column_type(s.get(), c)) {
-        case SQLITE_NULL: row += "NULL"; break;
+        case SQLITE_NULL:
+          row += "NULL";
+          break;
         case SQLITE_INTEGER:
           row += 'i';
           row += std::to_string(s.int64(c));
@@ -51,8 +53,8 @@ std::vector<std::string> rows(sqlite::Database& db, const std::string& table, co
 }
 
 std::vector<std::string> schema_of(sqlite::Database& db) {
-  sqlite::Statement s = db.prepare(
-      "SELECT type || ' ' || name || ': ' || ifnull(sql, '') FROM sqlite_schema ORDER BY name");
+  sqlite::Statement s =
+      db.prepare("SELECT type || ' ' || name || ': ' || ifnull(sql, '') FROM sqlite_schema ORDER BY name");
   std::vector<std::string> out;
   while (s.step()) out.push_back(s.text(0));
   return out;
@@ -65,9 +67,10 @@ void make_version1(const std::string& path) {
   db.exec("BEGIN");
   db.exec(migrations()[0].sql);
   db.exec("PRAGMA user_version = 1");
-  db.exec("INSERT INTO runs (spec_path, spec_hash, kernel, device, started_at, strategy_options, kind)"
-          " VALUES ('a.json', 'h1', 'transpose', 'GPU A', '2026-01-01T00:00:00.000Z', '{\"T\":1}', 'gpu'),"
-          " ('b.json', 'h2', 'gemm', 'GPU B', '2026-01-02T00:00:00.000Z', '{}', 'replay')");
+  db.exec(
+      "INSERT INTO runs (spec_path, spec_hash, kernel, device, started_at, strategy_options, kind)"
+      " VALUES ('a.json', 'h1', 'transpose', 'GPU A', '2026-01-01T00:00:00.000Z', '{\"T\":1}', 'gpu'),"
+      " ('b.json', 'h2', 'gemm', 'GPU B', '2026-01-02T00:00:00.000Z', '{}', 'replay')");
   sqlite::Statement c = db.prepare("INSERT INTO configurations (kernel, space_hash, params) VALUES (?,?,?)");
   sqlite::Statement m = db.prepare(
       "INSERT INTO measurements (config_id, run_id, device, size, size_x, size_y, status, error, samples,"
@@ -84,8 +87,8 @@ void make_version1(const std::string& path) {
       const bool ok = i % 7 != 0;
       const double t = 0.1 + i * 1e-3 + size * 1e-7;
       m.bind_all(config, gemm ? 2 : 1, gemm ? "GPU B" : "GPU A", std::to_string(size) + "x64", size, 64,
-                 ok ? "ok" : "compile_failed", ok ? "" : "too much shared memory",
-                 ok ? "[0.1,0.25,1e-05]" : "[]", ok ? 3 : 0);
+                 ok ? "ok" : "compile_failed", ok ? "" : "too much shared memory", ok ? "[0.1,0.25,1e-05]" : "[]",
+                 ok ? 3 : 0);
       if (ok) {
         m.bind(11, t).bind(12, t * 1.01).bind(13, t).bind(14, 812.5 / t);
       } else {
@@ -127,7 +130,8 @@ TEST(StoreMigrateTest, Version1IsUpgradedInPlaceWithEveryRowIntact) {
     Store::open(path, Store::Mode::read_only);
     ADD_FAILURE() << "a version 1 database opened read-only";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("has schema version 1, older than this tune's " + std::to_string(schema_version()) + "; open it read-write"),
+    EXPECT_NE(std::string(e.what()).find("has schema version 1, older than this tune's " +
+                                         std::to_string(schema_version()) + "; open it read-write"),
               std::string::npos)
         << e.what();
   }
@@ -205,9 +209,11 @@ TEST(StoreMigrateTest, TheSchemaStillRefusesBadValues) {
   const std::int64_t run = s.begin_run(info);
   const std::int64_t config = s.upsert_configuration("k", "h", nlohmann::ordered_json{{"X", 1}});
   auto insert = [&](const std::string& status, const std::string& median) {
-    s.database().exec("INSERT INTO measurements (config_id, run_id, device, size, size_x, status, median_ms,"
-                      " measured_at) VALUES (" + std::to_string(config) + ", " + std::to_string(run) +
-                      ", 'd', '1', 1, '" + status + "', " + median + ", 'now')");
+    s.database().exec(
+        "INSERT INTO measurements (config_id, run_id, device, size, size_x, status, median_ms,"
+        " measured_at) VALUES (" +
+        std::to_string(config) + ", " + std::to_string(run) + ", 'd', '1', 1, '" + status + "', " + median +
+        ", 'now')");
   };
   EXPECT_THROW(insert("bogus", "1"), Error);
   EXPECT_THROW(insert("ok", "NULL"), Error);
@@ -220,7 +226,6 @@ TEST(StoreMigrateTest, TheSchemaStillRefusesBadValues) {
   EXPECT_THROW(s.database().exec("UPDATE runs SET strategy_options = 'x'"), Error);  // runs keep json_valid
 }
 
-
 // Version 3: flags belong to the data. The per-run flags of older versions (each re-run stored the
 // same flags again) collapse to the latest of each (kernel, device, size, kind), kernel-wide.
 TEST(StoreMigrateTest, PerRunFlagsCollapseToOneFlagOfTheData) {
@@ -231,8 +236,9 @@ TEST(StoreMigrateTest, PerRunFlagsCollapseToOneFlagOfTheData) {
     sqlite::Database raw(path, sqlite::Database::Access::read_write);
     for (int run : {1, 2})
       for (const char* size : {"256", "512"})
-        raw.prepare("INSERT INTO flags (run_id, kernel, device, size, kind, text, created_at)"
-                    " VALUES (?, 'transpose', 'GPU A', ?, 'best_changes', ?, '2026-01-01T00:00:00.000Z')")
+        raw.prepare(
+               "INSERT INTO flags (run_id, kernel, device, size, kind, text, created_at)"
+               " VALUES (?, 'transpose', 'GPU A', ?, 'best_changes', ?, '2026-01-01T00:00:00.000Z')")
             .bind_all(run, size, std::string("run ") + std::to_string(run))
             .run();
   }

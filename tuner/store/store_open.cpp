@@ -66,23 +66,22 @@ void validate(sqlite::Database& db, Check mode) {
   std::int64_t app_id = db.query_int("PRAGMA application_id");
   std::int64_t tables = db.query_int("SELECT count(*) FROM sqlite_schema");
   if (app_id != 0 && app_id != kApplicationId) {
-    input_error(path, "belongs to another program (application_id " + std::to_string(app_id) +
-                          "), not tune");
+    input_error(path, "belongs to another program (application_id " + std::to_string(app_id) + "), not tune");
   }
   if (version > schema_version()) {
-    input_error(path, "has schema version " + std::to_string(version) +
-                          ", this tune supports up to " + std::to_string(schema_version()) +
-                          "; upgrade tune");
+    input_error(path, "has schema version " + std::to_string(version) + ", this tune supports up to " +
+                          std::to_string(schema_version()) + "; upgrade tune");
   }
   if (version == 0 && tables > 0) {
-    input_error(path, "is a SQLite database but not a tune database (schema version 0 with " +
-                          std::to_string(tables) + " existing tables or indexes)");
+    input_error(path, "is a SQLite database but not a tune database (schema version 0 with " + std::to_string(tables) +
+                          " existing tables or indexes)");
   }
   // Another program's file that happens to set user_version: every tune schema has the
   // application_id and the three main tables. Detected before anything is written (WAL included).
   if (version > 0) {
     const std::int64_t ours = db.query_int(
-        "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN ('runs', 'configurations', 'measurements')");
+        "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN ('runs', 'configurations', "
+        "'measurements')");
     if (app_id != kApplicationId || ours != 3)
       input_error(path, "is a SQLite database but not a tune database (user_version " + std::to_string(version) +
                             ", application_id " + std::to_string(app_id) + ", " + std::to_string(ours) +
@@ -90,8 +89,8 @@ void validate(sqlite::Database& db, Check mode) {
   }
   if (mode == Check::probe) return;  // older schemas and empty files are for a writer to set up
   if (mode == Check::read && version < schema_version()) {
-    input_error(path, "has schema version " + std::to_string(version) + ", older than this " +
-                          "tune's " + std::to_string(schema_version()) +
+    input_error(path, "has schema version " + std::to_string(version) + ", older than this " + "tune's " +
+                          std::to_string(schema_version()) +
                           "; open it read-write (a tune command that records) to upgrade it");
   }
   if (mode == Check::write) {
@@ -111,9 +110,8 @@ void register_functions(sqlite::Database& db) {
     };
     sqlite3_result_int64(ctx, configuration_key(text(0), text(1), text(2)));
   };
-  int rc = sqlite3_create_function_v2(db.get(), "tune_configuration_key", 3,
-                                      SQLITE_UTF8 | SQLITE_DETERMINISTIC, nullptr, key, nullptr,
-                                      nullptr, nullptr);
+  int rc = sqlite3_create_function_v2(db.get(), "tune_configuration_key", 3, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
+                                      nullptr, key, nullptr, nullptr, nullptr);
   if (rc != SQLITE_OK) throw sqlite::Failure(rc, db.path() + ": registering tune_configuration_key");
 }
 
@@ -130,8 +128,8 @@ void migrate(sqlite::Database& db) {
       continue;
     }
     if (current != m.version - 1) {
-      throw Error("database " + db.path() + ": cannot migrate from schema version " +
-                  std::to_string(current) + " to " + std::to_string(m.version));
+      throw Error("database " + db.path() + ": cannot migrate from schema version " + std::to_string(current) + " to " +
+                  std::to_string(m.version));
     }
     db.exec(m.sql);
     if (db.prepare("PRAGMA foreign_key_check").step()) {
@@ -150,7 +148,8 @@ void mark_interrupted_runs(sqlite::Database& db) {
   const std::string host = this_host();
   std::vector<std::int64_t> gone;
   {
-    sqlite::Statement s = db.prepare("SELECT id, pid FROM runs WHERE status = 'running' AND host = ? AND pid IS NOT NULL");
+    sqlite::Statement s =
+        db.prepare("SELECT id, pid FROM runs WHERE status = 'running' AND host = ? AND pid IS NOT NULL");
     s.bind(1, host);
     while (s.step()) {
       const auto pid = static_cast<pid_t>(s.int64(1));
@@ -158,7 +157,9 @@ void mark_interrupted_runs(sqlite::Database& db) {
     }
   }
   for (std::int64_t id : gone)
-    db.prepare("UPDATE runs SET status = 'interrupted', ended_at = coalesce(ended_at, ?) WHERE id = ? AND status = 'running'")
+    db.prepare(
+          "UPDATE runs SET status = 'interrupted', ended_at = coalesce(ended_at, ?) WHERE id = ? AND status = "
+          "'running'")
         .bind_all(utc_now(), id)
         .run();
 }
@@ -176,8 +177,7 @@ void check_path(const std::string& path, Store::Mode mode, bool& existed) {
     if (!parent.empty() && !fs::is_directory(parent, ec)) {
       fs::create_directories(parent, ec);
       if (ec) {
-        input_error(path, "cannot be created: directory " + parent.string() + ": " +
-                              ec.message());
+        input_error(path, "cannot be created: directory " + parent.string() + ": " + ec.message());
       }
     }
   }
@@ -204,8 +204,7 @@ class SetupLock {
     created = fd_ >= 0;
     if (fd_ < 0 && errno == EEXIST) fd_ = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
     if (fd_ < 0) return;  // SQLite's own open reports why
-    while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
-    }
+    while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {}
   }
   ~SetupLock() {
     if (fd_ >= 0) ::close(fd_);  // releases the flock
@@ -228,8 +227,8 @@ Store Store::open(const std::string& path, Mode mode) {
   }
   using Access = sqlite::Database::Access;
   Access access = mode == Mode::read_only ? Access::read_only
-                  : existed              ? Access::read_write
-                                         : Access::read_write_create;
+                  : existed               ? Access::read_write
+                                          : Access::read_write_create;
   try {
     sqlite::Database db(path, access);
     db.set_checkpoint_on_close(false);

@@ -130,8 +130,8 @@ TEST(StoreOpenTest, NewerSchemaIsRefusedUnchanged) {
     raw.exec("PRAGMA user_version = 99");
   }
   std::string before = file_hash(path);
-  const std::string message = "database " + path + " has schema version 99, this tune supports " +
-                              "up to " + std::to_string(schema_version()) + "; upgrade tune";
+  const std::string message = "database " + path + " has schema version 99, this tune supports " + "up to " +
+                              std::to_string(schema_version()) + "; upgrade tune";
   for (auto mode : {Store::Mode::read_write, Store::Mode::read_only}) {
     try {
       Store::open(path, mode);
@@ -212,8 +212,8 @@ TEST(SchemaTest, DocDescribesEveryTableAndColumn) {
   Store s = Store::open(dir.file("s.db"), Store::Mode::read_write);
   const std::string doc = schema_doc();
   EXPECT_NE(doc.find("schema version " + std::to_string(schema_version())), std::string::npos);
-  sqlite::Statement tables = s.database().prepare(
-      "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'");
+  sqlite::Statement tables =
+      s.database().prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'");
   int checked = 0;
   while (tables.step()) {
     std::string table = tables.text(0);

@@ -52,8 +52,7 @@ std::optional<RunInfo> Store::run(std::int64_t run_id) {
 }
 
 std::vector<RunInfo> Store::runs(std::optional<std::string> kernel) {
-  auto s = db_.cached(std::string("SELECT ") + kRunColumns +
-                      " FROM runs WHERE ?1 IS NULL OR kernel = ?1 ORDER BY id");
+  auto s = db_.cached(std::string("SELECT ") + kRunColumns + " FROM runs WHERE ?1 IS NULL OR kernel = ?1 ORDER BY id");
   s->bind(1, kernel);
   std::vector<RunInfo> out;
   while (s->step()) out.push_back(read_run(*s));
@@ -66,15 +65,12 @@ std::optional<std::string> Store::configuration_params(std::int64_t config_id) {
   return s->text(0);
 }
 
-bool Store::has_measurement(std::int64_t config_id, std::string_view device,
-                            std::string_view size) {
-  auto s = db_.cached(
-      "SELECT 1 FROM measurements WHERE config_id = ? AND device = ? AND size = ?");
+bool Store::has_measurement(std::int64_t config_id, std::string_view device, std::string_view size) {
+  auto s = db_.cached("SELECT 1 FROM measurements WHERE config_id = ? AND device = ? AND size = ?");
   return s->bind_all(config_id, device, size).step();
 }
 
-std::set<MeasuredKey> Store::measured(std::string_view kernel, std::string_view space_hash,
-                                      std::string_view device) {
+std::set<MeasuredKey> Store::measured(std::string_view kernel, std::string_view space_hash, std::string_view device) {
   auto s = db_.cached(
       "SELECT c.params, m.size FROM measurements m JOIN configurations c ON c.id = m.config_id"
       " WHERE c.kernel = ? AND c.space_hash = ? AND m.device = ?");
@@ -125,8 +121,7 @@ std::vector<StoredMeasurement> Store::measurements(const MeasurementFilter& f) {
     m.status = parse_measurement_status(s->text(8));
     m.error = s->text(9);
     if (!s->is_null(11)) {
-      m.summary = TimingSummary{s->real(11), s->real(12), s->real(13),
-                                s->real(14), s->real(15), s->int64(10)};
+      m.summary = TimingSummary{s->real(11), s->real(12), s->real(13), s->real(14), s->real(15), s->int64(10)};
     }
     m.objective = s->opt_real(16);
     m.gbps = s->opt_real(17);
@@ -180,9 +175,8 @@ std::vector<Ceiling> Store::ceilings(std::string_view device, std::optional<std:
   s->bind(1, device).bind(2, size).bind(3, run_id);
   std::vector<Ceiling> out;
   while (s->step()) {
-    out.push_back(Ceiling{s->int64(0), s->text(1), s->text(2), s->text(3), s->real(4),
-                          s->opt_real(5), s->opt_real(6), samples_from_json(s->text(7)),
-                          s->text(8)});
+    out.push_back(Ceiling{s->int64(0), s->text(1), s->text(2), s->text(3), s->real(4), s->opt_real(5), s->opt_real(6),
+                          samples_from_json(s->text(7)), s->text(8)});
   }
   return out;
 }
@@ -194,8 +188,8 @@ std::vector<Flag> Store::flags(std::string_view kernel, std::optional<std::strin
   s->bind(1, kernel).bind(2, device);
   std::vector<Flag> out;
   while (s->step()) {
-    out.push_back(Flag{s->opt_int64(0), s->text(1), s->text(2), s->text(3),
-                       parse_flag_kind(s->text(4)), s->text(5), s->text(6)});
+    out.push_back(
+        Flag{s->opt_int64(0), s->text(1), s->text(2), s->text(3), parse_flag_kind(s->text(4)), s->text(5), s->text(6)});
   }
   return out;
 }
@@ -205,7 +199,7 @@ std::optional<CachedBinary> Store::get_binary(std::string_view key) {
       "SELECT key, arch, compiler_version, options, cubin, log, compile_ms, created_at"
       " FROM binaries WHERE key = ?");
   if (!s->bind(1, key).step()) return std::nullopt;
-  return CachedBinary{s->text(0), s->text(1), s->text(2), s->text(3),
+  return CachedBinary{s->text(0), s->text(1), s->text(2),     s->text(3),
                       s->blob(4), s->text(5), s->opt_real(6), s->text(7)};
 }
 

@@ -89,15 +89,11 @@ TEST_F(StoreTest, RunRoundTripsAndFinishes) {
 TEST_F(StoreTest, ConfigurationsAreCanonicalAndUnique) {
   std::int64_t a = config(32, 8);
   EXPECT_EQ(config(32, 8), a);
-  EXPECT_EQ(store.upsert_configuration_text("transpose", "space1",
-                                            "{ \"TILE\": 32,\n \"BLOCK_ROWS\": 8 }"),
-            a);
+  EXPECT_EQ(store.upsert_configuration_text("transpose", "space1", "{ \"TILE\": 32,\n \"BLOCK_ROWS\": 8 }"), a);
   EXPECT_EQ(store.configuration_params(a), R"({"TILE":32,"BLOCK_ROWS":8})");
   // Declaration order is part of the identity, as are the kernel and the space.
-  EXPECT_NE(store.upsert_configuration_text("transpose", "space1", R"({"BLOCK_ROWS":8,"TILE":32})"),
-            a);
-  EXPECT_NE(store.upsert_configuration_text("transpose", "space2", R"({"TILE":32,"BLOCK_ROWS":8})"),
-            a);
+  EXPECT_NE(store.upsert_configuration_text("transpose", "space1", R"({"BLOCK_ROWS":8,"TILE":32})"), a);
+  EXPECT_NE(store.upsert_configuration_text("transpose", "space2", R"({"TILE":32,"BLOCK_ROWS":8})"), a);
   EXPECT_NE(config(16, 8), a);
   EXPECT_THROW(store.upsert_configuration_text("transpose", "space1", "[1,2]"), InputError);
   EXPECT_THROW(store.upsert_configuration_text("transpose", "space1", "{\"TILE\":"), InputError);
@@ -126,7 +122,7 @@ TEST_F(StoreTest, MeasurementRoundTripsWithSummary) {
   EXPECT_DOUBLE_EQ(r.summary->min, double{0.1f});
   EXPECT_DOUBLE_EQ(r.summary->max, double{0.4f});
   EXPECT_NEAR(r.summary->stddev, 0.1290994, 1e-6);  // sample stddev of 0.1..0.4
-  EXPECT_EQ(r.objective, r.summary->mean);         // objective defaults to the mean (Kernel Tuner's time)
+  EXPECT_EQ(r.objective, r.summary->mean);          // objective defaults to the mean (Kernel Tuner's time)
   EXPECT_EQ(r.gbps, 812.5);
   EXPECT_EQ(r.gflops, std::nullopt);
   EXPECT_EQ(r.compile_ms, 120);
@@ -245,8 +241,7 @@ TEST_F(StoreTest, BatchIsAllOrNothing) {
     store.record(ok(b, "1024", {1.0f}));
     store.record(ok(9999, "1024", {1.0f}));  // fails: the whole batch must go
     batch.commit();
-  } catch (const Error&) {
-  }
+  } catch (const Error&) {}
   EXPECT_EQ(store.measurement_count(), 0);
   {
     auto batch = store.batch();
@@ -292,8 +287,7 @@ TEST_F(StoreTest, FlagsAreReplacedPerKey) {
 
 TEST_F(StoreTest, BinaryCacheStoresExactBytes) {
   EXPECT_FALSE(store.get_binary("k1"));
-  CachedBinary b{"k1", "sm_90", "13.0", "-O3 -DTILE=32", {'\x7f', 'E', 'L', 'F', '\0', '\x02'},
-                 "warning: x", 12.5, ""};
+  CachedBinary b{"k1", "sm_90", "13.0", "-O3 -DTILE=32", {'\x7f', 'E', 'L', 'F', '\0', '\x02'}, "warning: x", 12.5, ""};
   store.put_binary(b);
   auto got = store.get_binary("k1");
   ASSERT_TRUE(got);
@@ -331,8 +325,8 @@ TEST(ProblemSizeTest, ParsesOneToThreeDimensions) {
   EXPECT_EQ(ProblemSize::parse("4096x2048"), (ProblemSize{"4096x2048", 4096, 2048, 1}));
   EXPECT_EQ(ProblemSize::parse("64x32x2"), (ProblemSize{"64x32x2", 64, 32, 2}));
   EXPECT_EQ(ProblemSize::parse("0064").text, "64");
-  for (const char* bad : {"", "x", "4096x", "x4096", "1x2x3x4", "0", "-5", "12a", "4096X2048",
-                          "99999999999999999999"}) {
+  for (const char* bad :
+       {"", "x", "4096x", "x4096", "1x2x3x4", "0", "-5", "12a", "4096X2048", "99999999999999999999"}) {
     EXPECT_THROW(ProblemSize::parse(bad), InputError) << bad;
   }
 }
@@ -349,9 +343,8 @@ TEST(SamplesTest, JsonRoundTripIsExactForFloat32) {
 }
 
 TEST(NamesTest, EnumNamesRoundTrip) {
-  for (auto s : {MeasurementStatus::ok, MeasurementStatus::compile_failed,
-                 MeasurementStatus::launch_failed, MeasurementStatus::verification_failed,
-                 MeasurementStatus::restricted, MeasurementStatus::timeout,
+  for (auto s : {MeasurementStatus::ok, MeasurementStatus::compile_failed, MeasurementStatus::launch_failed,
+                 MeasurementStatus::verification_failed, MeasurementStatus::restricted, MeasurementStatus::timeout,
                  MeasurementStatus::runtime_error}) {
     EXPECT_EQ(parse_measurement_status(to_string(s)), s);
   }

@@ -34,11 +34,11 @@ std::int64_t Store::begin_run(RunInfo info) {
       " driver_version, runtime_version, nvrtc_version, host, command_line, started_at,"
       " ended_at, strategy, strategy_options, budget, status, kind, notes, timing, pid)"
       " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id");
-  s->bind_all(info.spec_path, info.spec_hash, info.kernel, info.device, info.compute_capability,
-              info.driver_version, info.runtime_version, info.nvrtc_version, info.host,
-              info.command_line, or_now(info.started_at), info.ended_at, info.strategy,
-              info.strategy_options, info.budget, to_string(info.status), to_string(info.kind),
-              info.notes, info.timing, info.pid ? *info.pid : static_cast<std::int64_t>(::getpid()));
+  s->bind_all(info.spec_path, info.spec_hash, info.kernel, info.device, info.compute_capability, info.driver_version,
+              info.runtime_version, info.nvrtc_version, info.host, info.command_line, or_now(info.started_at),
+              info.ended_at, info.strategy, info.strategy_options, info.budget, to_string(info.status),
+              to_string(info.kind), info.notes, info.timing,
+              info.pid ? *info.pid : static_cast<std::int64_t>(::getpid()));
   return s->returning_int64();
 }
 
@@ -57,8 +57,7 @@ std::int64_t Store::upsert_configuration(std::string_view kernel, std::string_vi
   return upsert_configuration_canonical(kernel, space_hash, canonical_params(params));
 }
 
-std::int64_t Store::upsert_configuration_canonical(std::string_view kernel,
-                                                   std::string_view space_hash,
+std::int64_t Store::upsert_configuration_canonical(std::string_view kernel, std::string_view space_hash,
                                                    std::string_view canonical) {
   require_writable("store a configuration");
   require_json(canonical, "configuration parameters", true);
@@ -68,10 +67,9 @@ std::int64_t Store::upsert_configuration_canonical(std::string_view kernel,
     auto s = db_.cached("SELECT id, kernel, space_hash, params FROM configurations WHERE key = ?");
     if (!s->bind(1, key).step()) return std::nullopt;
     if (s->text(1) != kernel || s->text(2) != space_hash || s->text(3) != canonical) {
-      throw Error("database " + path() + ": configuration " + std::string(canonical) + " of " +
-                  std::string(kernel) + " has the same key (64-bit hash) as configuration " +
-                  std::to_string(s->int64(0)) + ", " + s->text(3) + " of " + s->text(1) +
-                  "; it cannot be stored");
+      throw Error("database " + path() + ": configuration " + std::string(canonical) + " of " + std::string(kernel) +
+                  " has the same key (64-bit hash) as configuration " + std::to_string(s->int64(0)) + ", " +
+                  s->text(3) + " of " + s->text(1) + "; it cannot be stored");
     }
     return s->int64(0);
   };
@@ -83,18 +81,17 @@ std::int64_t Store::upsert_configuration_canonical(std::string_view kernel,
   {
     // One statement, atomic on its own inside or outside a transaction (no savepoint needed);
     // no RETURNING (an ephemeral table per row): the new row's id is last_insert_rowid().
-    auto s = db_.cached("INSERT INTO configurations (kernel, space_hash, params, key)"
-                        " VALUES (?,?,?,?) ON CONFLICT (key) DO NOTHING");
+    auto s = db_.cached(
+        "INSERT INTO configurations (kernel, space_hash, params, key)"
+        " VALUES (?,?,?,?) ON CONFLICT (key) DO NOTHING");
     s->bind_all(kernel, space_hash, canonical, key).run();
     if (db_.changes() == 1) return db_.last_insert_rowid();
   }
   if (auto id = find()) return *id;  // stored already (by us, or by another connection meanwhile)
-  throw Error("database " + path() + ": configuration " + std::string(canonical) +
-              " neither found nor inserted");
+  throw Error("database " + path() + ": configuration " + std::string(canonical) + " neither found nor inserted");
 }
 
-std::int64_t Store::upsert_configuration_text(std::string_view kernel,
-                                              std::string_view space_hash,
+std::int64_t Store::upsert_configuration_text(std::string_view kernel, std::string_view space_hash,
                                               std::string_view params_json) {
   require_writable("store a configuration");
   return upsert_configuration_canonical(kernel, space_hash, canonical_params(params_json));
@@ -127,8 +124,8 @@ bool reject_invalid_times(Measurement& m) {
 PreparedMeasurement prepare(Measurement m) {
   reject_invalid_times(m);
   auto where = [&] {
-    return "measurement of configuration " + std::to_string(m.config_id) + " on " + m.device +
-           " at size " + m.size.text;
+    return "measurement of configuration " + std::to_string(m.config_id) + " on " + m.device + " at size " +
+           m.size.text;
   };
   require_json(m.extra, "extra metrics", true);
   settle(m);
@@ -145,8 +142,7 @@ std::int64_t Store::record(const PreparedMeasurement& p) {
   require_writable("record a measurement");
   const Measurement& m = p.m;
   if (m.device.empty() || m.size.text.empty()) {
-    throw Error("measurement of configuration " + std::to_string(m.config_id) +
-                ": device and size are required");
+    throw Error("measurement of configuration " + std::to_string(m.config_id) + ": device and size are required");
   }
   const std::optional<TimingSummary>& summary = m.summary;
   auto opt = [&](double TimingSummary::*field) -> std::optional<double> {
@@ -162,14 +158,12 @@ std::int64_t Store::record(const PreparedMeasurement& p) {
   const std::string& measured_at = m.measured_at.empty() ? now : m.measured_at;
   using sqlite::Borrowed;
   auto bind = [&](sqlite::Statement& s) {
-    s.bind_all(m.config_id, m.run_id, Borrowed{m.device}, Borrowed{m.size.text}, m.size.x,
-               m.size.y, m.size.z, Borrowed{to_string(m.status)}, Borrowed{m.error},
-               Borrowed{p.samples_json}, summary ? summary->count : std::int64_t{0},
-               opt(&TimingSummary::median), opt(&TimingSummary::mean), opt(&TimingSummary::min),
-               opt(&TimingSummary::max), opt(&TimingSummary::stddev), m.objective, m.gbps,
-               m.gflops, m.compile_ms, m.verification_ms, m.benchmark_ms, Borrowed{m.extra},
-               m.eval_order, m.simulated_time_ms, m.strategy_time_ms,
-               std::int64_t{m.replayed ? 1 : 0}, Borrowed{measured_at});
+    s.bind_all(m.config_id, m.run_id, Borrowed{m.device}, Borrowed{m.size.text}, m.size.x, m.size.y, m.size.z,
+               Borrowed{to_string(m.status)}, Borrowed{m.error}, Borrowed{p.samples_json},
+               summary ? summary->count : std::int64_t{0}, opt(&TimingSummary::median), opt(&TimingSummary::mean),
+               opt(&TimingSummary::min), opt(&TimingSummary::max), opt(&TimingSummary::stddev), m.objective, m.gbps,
+               m.gflops, m.compile_ms, m.verification_ms, m.benchmark_ms, Borrowed{m.extra}, m.eval_order,
+               m.simulated_time_ms, m.strategy_time_ms, std::int64_t{m.replayed ? 1 : 0}, Borrowed{measured_at});
   };
   std::int64_t id = 0;
   {
@@ -202,24 +196,25 @@ std::int64_t Store::record(const PreparedMeasurement& p) {
 
 void Store::record_ceiling(const Ceiling& c) {
   require_writable("record a ceiling");
-  db_.cached("INSERT INTO ceilings (run_id, device, size, name, time_ms, gbps, gflops, samples,"
-             " measured_at) VALUES (?,?,?,?,?,?,?,?,?)"
-             " ON CONFLICT (run_id, device, size, name) DO UPDATE SET"
-             " time_ms = excluded.time_ms, gbps = excluded.gbps, gflops = excluded.gflops,"
-             " samples = excluded.samples, measured_at = excluded.measured_at")
-      ->bind_all(c.run_id, c.device, c.size, c.name, c.time_ms, c.gbps, c.gflops,
-                 samples_to_json(c.samples_ms), or_now(c.measured_at))
+  db_.cached(
+         "INSERT INTO ceilings (run_id, device, size, name, time_ms, gbps, gflops, samples,"
+         " measured_at) VALUES (?,?,?,?,?,?,?,?,?)"
+         " ON CONFLICT (run_id, device, size, name) DO UPDATE SET"
+         " time_ms = excluded.time_ms, gbps = excluded.gbps, gflops = excluded.gflops,"
+         " samples = excluded.samples, measured_at = excluded.measured_at")
+      ->bind_all(c.run_id, c.device, c.size, c.name, c.time_ms, c.gbps, c.gflops, samples_to_json(c.samples_ms),
+                 or_now(c.measured_at))
       .run();
 }
 
 void Store::record_flag(const Flag& f) {
   require_writable("record a flag");
-  db_.cached("INSERT INTO flags (run_id, kernel, device, size, kind, text, created_at)"
-             " VALUES (?,?,?,?,?,?,?)"
-             " ON CONFLICT (kernel, device, size, kind, ifnull(run_id, 0)) DO UPDATE SET"
-             " text = excluded.text, created_at = excluded.created_at")
-      ->bind_all(f.run_id, f.kernel, f.device, f.size, to_string(f.kind), f.text,
-                 or_now(f.created_at))
+  db_.cached(
+         "INSERT INTO flags (run_id, kernel, device, size, kind, text, created_at)"
+         " VALUES (?,?,?,?,?,?,?)"
+         " ON CONFLICT (kernel, device, size, kind, ifnull(run_id, 0)) DO UPDATE SET"
+         " text = excluded.text, created_at = excluded.created_at")
+      ->bind_all(f.run_id, f.kernel, f.device, f.size, to_string(f.kind), f.text, or_now(f.created_at))
       .run();
 }
 

@@ -25,6 +25,7 @@ sizes::Size capture_size(const spec::Spec& spec, const capture::Capture& capture
 void use_captured_inputs(const capture::Capture& capture, std::vector<run::ArgSpec>& args);
 
 // The captured outputs uploaded into the output buffers of `args` (the reference to keep).
-void upload_captured_outputs(const capture::Capture& capture, run::ArgSet& args, const std::vector<std::size_t>& outputs);
+void upload_captured_outputs(const capture::Capture& capture, run::ArgSet& args,
+                             const std::vector<std::size_t>& outputs);
 
 }  // namespace tune::tuning

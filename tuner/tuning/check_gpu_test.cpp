@@ -114,8 +114,8 @@ TEST_F(CheckGpu, CheckKernelJudgesInsteadOfTheElementwiseComparison) {
     EXPECT_NE(v2.error.find(" errors, first at element 0 ('index' "), std::string::npos) << v2.error;
     // The last row left poisoned (-1): exactly one error, there.
     EXPECT_EQ(v3.status, store::MeasurementStatus::verification_failed);
-    EXPECT_TRUE(v3.error.starts_with("check kernel rowmax_check: 1 errors, first at element " +
-                                            std::to_string(n - 1) + " ('index' -1, reference "))
+    EXPECT_TRUE(v3.error.starts_with("check kernel rowmax_check: 1 errors, first at element " + std::to_string(n - 1) +
+                                     " ('index' -1, reference "))
         << v3.error;
     EXPECT_TRUE(v1.gflops.has_value());
   }
@@ -153,9 +153,10 @@ TEST_F(CheckGpu, ACheckThatRejectsTheReferenceStopsTheRun) {
     tuning::tune(o);
     FAIL() << "the run went on";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("Tune.check: at size 1000 the check kernel rejects the reference's own outputs: "
-                                         "check kernel rowmax_reject: 1 errors"),
-              std::string::npos)
+    EXPECT_NE(
+        std::string(e.what()).find("Tune.check: at size 1000 the check kernel rejects the reference's own outputs: "
+                                   "check kernel rowmax_reject: 1 errors"),
+        std::string::npos)
         << e.what();
   }
 }

@@ -134,7 +134,8 @@ bool Sweep::load_cached(std::size_t c, const compile::CompileRequest& req) {
   k.cache_key = compile::cache_key(req, nvrtc_);
   auto bin = db_.get_binary(k.cache_key);
   if (!bin) return false;
-  k.compiled.kernel = std::make_unique<run::LoadedKernel>(session_, std::vector<char>(bin->cubin.begin(), bin->cubin.end()), kernel_);
+  k.compiled.kernel =
+      std::make_unique<run::LoadedKernel>(session_, std::vector<char>(bin->cubin.begin(), bin->cubin.end()), kernel_);
   ++count_.cached;
   return true;
 }
@@ -150,7 +151,8 @@ void Sweep::start_compiles() {
       ++pending_;
     }
   }
-  spdlog::info("{} kernels from the binary cache, {} to compile on {} threads", count_.cached, pending_, pool_.workers());
+  spdlog::info("{} kernels from the binary cache, {} to compile on {} threads", count_.cached, pending_,
+               pool_.workers());
 
   // The reference kernel: compiled once with every parameter at its default.
   if (!ext_.reference) {
@@ -192,7 +194,8 @@ void Sweep::accept(compile::CompileResult r) {
   b.compile_ms = r.wall_ms;
   db_.put_binary(b);
   try {
-    k.kernel = std::make_unique<run::LoadedKernel>(session_, std::vector<char>(r.cubin.begin(), r.cubin.end()), kernel_);
+    k.kernel =
+        std::make_unique<run::LoadedKernel>(session_, std::vector<char>(r.cubin.begin(), r.cubin.end()), kernel_);
   } catch (const Error& e) {
     k.status = store::MeasurementStatus::launch_failed;
     k.error = e.what();

@@ -15,10 +15,14 @@ namespace {
 
 spec::Expression compile_expr(const spec::Spec& spec, const json& v, const std::string& where) {
   std::string src;
-  if (v.is_string()) src = v.get<std::string>();
-  else if (v.is_number()) src = v.dump();
-  else throw InputError(spec.path.string() + ": " + where + ": expected an expression string or a number");
-  return spec::Expression{where, expr::Program::compile(src, spec.expression_names(), expr::Location{spec.path.string(), where})};
+  if (v.is_string())
+    src = v.get<std::string>();
+  else if (v.is_number())
+    src = v.dump();
+  else
+    throw InputError(spec.path.string() + ": " + where + ": expected an expression string or a number");
+  return spec::Expression{
+      where, expr::Program::compile(src, spec.expression_names(), expr::Location{spec.path.string(), where})};
 }
 
 // {"KernelName", "LocalSize": {X,Y,Z}, "GlobalSize": {X,Y,Z}} under `key` ("Tune.reference").
@@ -31,7 +35,8 @@ Reference parse_kernel_ref(const spec::Spec& spec, const json& r, const std::str
   ref.kernel_name = r["KernelName"].get<std::string>();
   static const char* axes[3] = {"X", "Y", "Z"};
   for (const char* part : {"LocalSize", "GlobalSize"}) {
-    if (!r.contains(part) || !r[part].is_object()) throw InputError(file + ": " + key + "." + part + ": expected an object with X, Y, Z");
+    if (!r.contains(part) || !r[part].is_object())
+      throw InputError(file + ": " + key + "." + part + ": expected an object with X, Y, Z");
     auto& dst = std::string(part) == "LocalSize" ? ref.block : ref.grid;
     for (int d = 0; d < 3; ++d)
       if (r[part].contains(axes[d])) dst[d] = compile_expr(spec, r[part][axes[d]], key + "." + part + "." + axes[d]);
@@ -61,15 +66,16 @@ Extension parse_extension(const spec::Spec& spec) {
       if (kind->needs_bytes && !ext.bytes) throw InputError(file + ": Tune.ceilings: " + name + " needs Tune.bytes");
       if (kind->needs_rank > 0 && problem_rank(spec) != kind->needs_rank)
         throw InputError(file + ": Tune.ceilings: " + name + " needs a ProblemSize of " +
-                         std::to_string(kind->needs_rank) + " entries (" + std::string(kind->shape) + "), the spec's has " +
-                         std::to_string(problem_rank(spec)));
+                         std::to_string(kind->needs_rank) + " entries (" + std::string(kind->shape) +
+                         "), the spec's has " + std::to_string(problem_rank(spec)));
       ext.ceilings.push_back(name);
     }
   }
   if (t.contains("reference")) ext.reference = parse_kernel_ref(spec, t["reference"], "Tune.reference");
   if (t.contains("check")) {
     if (!ext.reference)
-      throw InputError(file + ": Tune.check: needs Tune.reference (the check kernel judges outputs against the reference's)");
+      throw InputError(file +
+                       ": Tune.check: needs Tune.reference (the check kernel judges outputs against the reference's)");
     ext.check = parse_kernel_ref(spec, t["check"], "Tune.check");
   }
   if (t.contains("tolerance")) {

@@ -97,20 +97,22 @@ TEST(Extension, MalformedCheckNamesTheKey) {
 TEST(Extension, UnknownCeilingListsTheKnownOnes) {
   const std::string e = error_of({{"bytes", "8"}, {"ceilings", {"d2d_copy", "cublas_dgemm"}}});
   EXPECT_NE(e.find("Tune.ceilings: unknown ceiling \"cublas_dgemm\""), std::string::npos) << e;
-  EXPECT_NE(e.find("(known: d2d_copy, cublas_sgeam, cublas_sgemm, cublas_sgemm_argmax, fp32_peak)"), std::string::npos) << e;
+  EXPECT_NE(e.find("(known: d2d_copy, cublas_sgeam, cublas_sgemm, cublas_sgemm_argmax, fp32_peak)"), std::string::npos)
+      << e;
   EXPECT_NE(error_of({{"ceilings", {42}}}).find("unknown ceiling 42"), std::string::npos);
 }
 
 TEST(Extension, ComputeCeilingsAndTheirProblemSize) {
-  auto ext = tuning::parse_extension(with_tune(
-      {{"flops", "2 * ProblemSize[0] * ProblemSize[1] * ProblemSize[2]"},
-       {"ceilings", {"fp32_peak", "cublas_sgemm_argmax", "cublas_sgemm"}}},
-      json::array({4096, 4096, 128})));
+  auto ext = tuning::parse_extension(with_tune({{"flops", "2 * ProblemSize[0] * ProblemSize[1] * ProblemSize[2]"},
+                                                {"ceilings", {"fp32_peak", "cublas_sgemm_argmax", "cublas_sgemm"}}},
+                                               json::array({4096, 4096, 128})));
   EXPECT_EQ(ext.ceilings, (std::vector<std::string>{"fp32_peak", "cublas_sgemm_argmax", "cublas_sgemm"}));
   EXPECT_TRUE(ext.flops);
   // The GEMM ceilings read m, n, k (or n2, n1, dim) from a 3-entry ProblemSize.
   const std::string e = error_of({{"ceilings", {"cublas_sgemm_argmax"}}});
-  EXPECT_NE(e.find("Tune.ceilings: cublas_sgemm_argmax needs a ProblemSize of 3 entries (n2, n1, dim)"), std::string::npos) << e;
+  EXPECT_NE(e.find("Tune.ceilings: cublas_sgemm_argmax needs a ProblemSize of 3 entries (n2, n1, dim)"),
+            std::string::npos)
+      << e;
   EXPECT_NE(error_of({{"ceilings", {"cublas_sgemm"}}}).find("(m, n, k), the spec's has 2"), std::string::npos);
   EXPECT_EQ(error_of({{"ceilings", {"fp32_peak"}}}), "");  // any ProblemSize
 }

@@ -175,17 +175,19 @@ int run_replay(const Options& o, Prepared prepared) {
   std::string options;
   for (const auto& [k, v] : o.strategy_options) options += " " + k + "=" + v;
   if (!o.json)
-    std::printf("This is a replay of recorded measurements, not a GPU run: each configuration is looked up in a\n"
-                "Kernel Tuner cache, with Kernel Tuner's simulated clock (strategy %s%s, seed %llu%s).\n",
-                o.strategy.c_str(), options.c_str(), static_cast<unsigned long long>(o.seed),
-                o.seed_sizes ? "; each size starts from the best of the nearest sizes searched before it" : "");
+    std::printf(
+        "This is a replay of recorded measurements, not a GPU run: each configuration is looked up in a\n"
+        "Kernel Tuner cache, with Kernel Tuner's simulated clock (strategy %s%s, seed %llu%s).\n",
+        o.strategy.c_str(), options.c_str(), static_cast<unsigned long long>(o.seed),
+        o.seed_sizes ? "; each size starts from the best of the nearest sizes searched before it" : "");
   auto print = [&](const SizeReplay& r) {
     if (o.json) return;
     std::string seeded;
     for (const auto& s : r.seeded_from) seeded += (seeded.empty() ? "" : ", ") + s;
-    std::printf("replayed %s (recorded on %s, kernel %s, size %s): %zu evaluations, %.1f s simulated; best %s at %.6g ms",
-                r.cache.c_str(), r.device.c_str(), r.kernel.c_str(), r.size.text.c_str(), r.evaluated.size(),
-                r.simulated_ms / 1000.0, r.best ? space.params_json(*r.best).c_str() : "(none)", r.best_objective);
+    std::printf(
+        "replayed %s (recorded on %s, kernel %s, size %s): %zu evaluations, %.1f s simulated; best %s at %.6g ms",
+        r.cache.c_str(), r.device.c_str(), r.kernel.c_str(), r.size.text.c_str(), r.evaluated.size(),
+        r.simulated_ms / 1000.0, r.best ? space.params_json(*r.best).c_str() : "(none)", r.best_objective);
     if (r.best && r.true_best) std::printf(" (%.3fx the cache's best)", r.best_objective / r.true_best_objective);
     if (!r.starts.empty()) std::printf("; started from %zu configurations of %s", r.starts.size(), seeded.c_str());
     std::printf("\n");
@@ -193,21 +195,33 @@ int run_replay(const Options& o, Prepared prepared) {
   };
   const auto all = replay(o, prepared, print);
   if (o.json) {
-    nlohmann::json doc{{"strategy", o.strategy}, {"strategy_options", o.strategy_options}, {"seed", o.seed},
-                       {"seed_sizes", o.seed_sizes}, {"sizes", nlohmann::json::array()}};
+    nlohmann::json doc{{"strategy", o.strategy},
+                       {"strategy_options", o.strategy_options},
+                       {"seed", o.seed},
+                       {"seed_sizes", o.seed_sizes},
+                       {"sizes", nlohmann::json::array()}};
     for (const auto& r : all) {
       auto to = r.evaluations_to(0.02);
       doc["sizes"].push_back(nlohmann::json{
-          {"cache", r.cache}, {"kernel", r.kernel}, {"device", r.device}, {"size", r.size.text}, {"run_id", r.run_id},
-          {"evaluations", r.evaluated.size()}, {"simulated_s", r.simulated_ms / 1000.0},
+          {"cache", r.cache},
+          {"kernel", r.kernel},
+          {"device", r.device},
+          {"size", r.size.text},
+          {"run_id", r.run_id},
+          {"evaluations", r.evaluated.size()},
+          {"simulated_s", r.simulated_ms / 1000.0},
           {"best", r.best ? nlohmann::json::parse(space.params_json(*r.best)) : nlohmann::json()},
           {"best_objective", r.best ? nlohmann::json(r.best_objective) : nlohmann::json()},
           {"true_best_objective", r.true_best ? nlohmann::json(r.true_best_objective) : nlohmann::json()},
-          {"starts", r.starts.size()}, {"seeded_from", r.seeded_from},
+          {"starts", r.starts.size()},
+          {"seeded_from", r.seeded_from},
           {"first_evaluated", r.evaluated.empty() ? nlohmann::json() : nlohmann::json(r.evaluated.front())},
           {"evaluations_to_2pct", to ? nlohmann::json(*to) : nlohmann::json()},
-          {"search_s", r.search_s}, {"strategy_s", r.strategy_s}, {"stored_s", r.stored_s},
-          {"search_cpu_s", r.search_cpu_s}, {"writer_cpu_s", r.writer_cpu_s}});
+          {"search_s", r.search_s},
+          {"strategy_s", r.strategy_s},
+          {"stored_s", r.stored_s},
+          {"search_cpu_s", r.search_cpu_s},
+          {"writer_cpu_s", r.writer_cpu_s}});
     }
     std::printf("%s\n", doc.dump().c_str());
   }

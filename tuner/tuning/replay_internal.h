@@ -91,7 +91,7 @@ class ReplayWriter {
   std::string now_;
   ReplayTarget current_;  // target_ as of the items being written
   struct Configurations {
-    std::vector<std::int64_t> id;               // per configuration of the space; 0: not yet known
+    std::vector<std::int64_t> id;                // per configuration of the space; 0: not yet known
     std::vector<std::vector<std::string>> part;  // per parameter and value: its text in the params
   };
   std::map<std::pair<std::string, std::string>, Configurations> configurations_;  // by (kernel, space hash)

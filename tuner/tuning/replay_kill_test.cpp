@@ -54,8 +54,7 @@ TEST(ReplayKill, KilledMidwayLeavesAnIntactPrefixAndRunsAgain) {
     try {
       auto o = brute_force(db);
       tuning::replay(o, tuning::validate(o));
-    } catch (...) {
-    }
+    } catch (...) {}
     _exit(0);
   }
   // Kill it as soon as a first batch is committed, while it writes the next ones.

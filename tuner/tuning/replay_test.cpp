@@ -223,7 +223,8 @@ TEST(Replay, MissingValidConfigurationIsAnError) {
   std::string dropped = std::prev(doc["cache"].end()).key();
   doc["cache"].erase(dropped);
   std::ofstream(t.path() / "partial.json") << doc.dump();
-  auto o = options(kExternal / "kernel_tuner/test/test_cache_file_T1_input.json", {t.path() / "partial.json"}, t.path() / "r.db");
+  auto o = options(kExternal / "kernel_tuner/test/test_cache_file_T1_input.json", {t.path() / "partial.json"},
+                   t.path() / "r.db");
   try {
     tuning::run_replay(o);
     FAIL() << "a missing configuration was not reported";

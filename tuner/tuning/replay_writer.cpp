@@ -115,7 +115,8 @@ void ReplayWriter::write(Item& item) {
   if (!batch_) {
     batch_.emplace(db_.batch());
     pending_ = 0;
-    deadline_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(kBatchSeconds));
+    deadline_ =
+        Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(kBatchSeconds));
     now_ = store::utc_now();
   }
   const ReplayTarget& t = current_;

@@ -63,10 +63,7 @@ std::vector<tuning::SizeOutcome> gpu_path(const tuning::Options& o, const tuning
     double clock_ms = 0;
     tuning::SweepEvaluator ev(
         stored, [&](std::size_t c) -> const std::string& { return params[c]; },
-        [&](std::size_t c) {
-          return rec.objective[c];
-        },
-        [&] { return clock_ms / 1000.0; });
+        [&](std::size_t c) { return rec.objective[c]; }, [&] { return clock_ms / 1000.0; });
     // the simulated clock advances on every first visit, stored or measured, as in the replay
     struct Clocked : search::Evaluator {
       tuning::SweepEvaluator& inner;

@@ -86,10 +86,13 @@ TEST_P(SpacesCompile, EveryConfigurationCompilesForSm90) {
       // Only a resource limit may stop a configuration, and the log must say which.
       ++failed;
       EXPECT_TRUE(res->log.find("shared") != std::string::npos || res->log.find("registers") != std::string::npos)
-          << space.params_json(res->tag) << ":\n" << res->log;
+          << space.params_json(res->tag) << ":\n"
+          << res->log;
       continue;
     }
-    EXPECT_EQ(res->cubin.substr(0, 4), std::string("\x7f" "ELF", 4));
+    EXPECT_EQ(res->cubin.substr(0, 4), std::string("\x7f"
+                                                   "ELF",
+                                                   4));
     auto g = tuning::geometry(spec, tuning::bind_config(spec, space.config_values(res->tag), size));
     EXPECT_EQ(compile::check_launch(res->resources, static_cast<int>(g.threads_per_block()), 0), "")
         << space.params_json(res->tag);

@@ -15,12 +15,12 @@
 #include "compile/pool.h"
 #include "run/args.h"
 #include "run/ceiling_registry.h"
+#include "run/device_check.h"
 #include "run/kernel.h"
 #include "run/session.h"
 #include "run/timing.h"
 #include "space/space.h"
 #include "store/store.h"
-#include "run/device_check.h"
 #include "tuning/extension.h"
 #include "tuning/launch.h"
 #include "tuning/size_search.h"
@@ -78,9 +78,7 @@ struct SizeTarget {
   sizes::Size size;
   std::string label;
   store::ProblemSize stored;
-  static SizeTarget of(const sizes::Size& s) {
-    return {s, s.label(), store::ProblemSize::parse(s.label())};
-  }
+  static SizeTarget of(const sizes::Size& s) { return {s, s.label(), store::ProblemSize::parse(s.label())}; }
 };
 
 // What every configuration at one size shares.
@@ -95,7 +93,7 @@ struct SizeState {
   std::vector<std::size_t> outputs;
   std::vector<expr::Value> bound_default;  // defaults bound to this size (bytes, flops, reference)
   double bytes = 0, flops = 0;
-  run::Dim3 check_grid, check_block;  // Tune.check's launch shape at this size
+  run::Dim3 check_grid, check_block;        // Tune.check's launch shape at this size
   std::unique_ptr<run::DeviceCheck> check;  // this size's reference outputs, on the device
 };
 
@@ -130,8 +128,7 @@ class Sweep {
   void measure_ceiling(SizeState& st, const std::string& name);
   store::Measurement measure_config(std::size_t c, SizeState& st, Geometry& g);
   // A launch of `kern` with `g` on each of the first `count` placements of the size's arguments.
-  std::vector<run::LaunchFn> placements(run::LoadedKernel& kern, const Geometry& g, SizeState& st,
-                                        std::size_t count);
+  std::vector<run::LaunchFn> placements(run::LoadedKernel& kern, const Geometry& g, SizeState& st, std::size_t count);
   // measured, stored and counted like the brute-force path does
   store::Measurement measure_and_store(std::size_t c, SizeState& st);
 
@@ -160,13 +157,13 @@ class Sweep {
   std::map<std::string, std::size_t> config_index_;  // params -> index into configs_
   std::vector<SizeTarget> sizes_;                    // in search order
   std::unique_ptr<run::LoadedKernel> reference_;
-  std::unique_ptr<run::LoadedKernel> check_kernel_;        // Tune.check, compiled next to the reference
-  std::unique_ptr<run::CeilingRegistry> ceilings_;  // Tune.ceilings, measured by name
-  std::vector<SizeState*> live_;  // the sizes whose states are alive (a recovery restores them all)
+  std::unique_ptr<run::LoadedKernel> check_kernel_;  // Tune.check, compiled next to the reference
+  std::unique_ptr<run::CeilingRegistry> ceilings_;   // Tune.ceilings, measured by name
+  std::vector<SizeState*> live_;                     // the sizes whose states are alive (a recovery restores them all)
   compile::CompilePool pool_;
   std::size_t pending_ = 0;
-  std::vector<std::size_t> ready_;  // cached or compiled, in arrival order
-  bool guided_ = false;             // a strategy chooses the configurations (not brute force)
+  std::vector<std::size_t> ready_;      // cached or compiled, in arrival order
+  bool guided_ = false;                 // a strategy chooses the configurations (not brute force)
   std::unique_ptr<SizeSearch> search_;  // guided: the search path shared with the replay
 
   run::TimingOptions timing_;

@@ -51,7 +51,7 @@ void Sweep::decide_size(std::size_t s, SizeState& st) {
   std::vector<std::size_t> pick = decision::contenders(entries, rule_, kContenderWiden, kMaxContenders);
 
   // Launches of the contenders that can run in this process.
-  std::vector<std::size_t> runnable;  // indices into rows
+  std::vector<std::size_t> runnable;                 // indices into rows
   std::vector<std::vector<run::LaunchFn>> launches;  // per contender, one per placement
   std::vector<Geometry> shapes(pick.size());
   for (std::size_t i : pick) {

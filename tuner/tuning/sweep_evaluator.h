@@ -22,7 +22,9 @@ class SweepEvaluator : public search::Evaluator {
   // `stored`: canonical params -> objective (nullopt: stored as failed); `params`: a
   // configuration's canonical params (Space::params_json).
   SweepEvaluator(std::map<std::string, std::optional<double>> stored, Params params, Measure measure, Clock elapsed_s)
-      : stored_(std::move(stored)), params_(std::move(params)), measure_(std::move(measure)),
+      : stored_(std::move(stored)),
+        params_(std::move(params)),
+        measure_(std::move(measure)),
         elapsed_(std::move(elapsed_s)) {}
 
   std::optional<double> evaluate(std::size_t config) override {

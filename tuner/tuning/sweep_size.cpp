@@ -1,7 +1,7 @@
 // One size of the sweep: the arguments at that size, the reference outputs, the ceilings, then
 // every configuration verified against the reference (outputs poisoned first), timed and stored.
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
+#include <nlohmann/json.hpp>
 
 #include <tuple>
 
@@ -81,9 +81,11 @@ void Sweep::prepare_reference(SizeState& st) {
   if (!check_kernel_) return;
   std::tie(st.check_grid, st.check_block) = kernel_shape(*ext_.check, st);
   auto self = st.check->run_check(*check_kernel_, st.check_grid, st.check_block, args, st.outputs);
-  if (!self.status.ok()) throw Error(o_.space + ": Tune.check: the check kernel failed at size " + size + ": " + self.status.message);
+  if (!self.status.ok())
+    throw Error(o_.space + ": Tune.check: the check kernel failed at size " + size + ": " + self.status.message);
   if (!self.error.empty())
-    throw Error(o_.space + ": Tune.check: at size " + size + " the check kernel rejects the reference's own outputs: " + self.error);
+    throw Error(o_.space + ": Tune.check: at size " + size +
+                " the check kernel rejects the reference's own outputs: " + self.error);
 }
 
 // After a sticky fault, once the failure is stored: every live size's arguments are restored by the
@@ -124,22 +126,26 @@ void Sweep::measure_ceiling(SizeState& st, const std::string& name) {
     return;
   }
   if (!c.ok()) {
-    spdlog::warn("ceiling {} at {}: {}", name, sizes_[st.index].label, c.timing.ok() ? c.check : c.timing.status.message);
+    spdlog::warn("ceiling {} at {}: {}", name, sizes_[st.index].label,
+                 c.timing.ok() ? c.check : c.timing.status.message);
     if (c.timing.status.sticky()) recover(st);
     return;
   }
   // the same statistic as the kernels' objective
   const double ms = decision::estimate(c.timing.samples_ms, rule_.statistic).value;
   const double value = c.value * c.time_ms / ms;  // GB/s or GFLOP/s scale with 1 / time
-  spdlog::debug("ceiling {} at {}: {:.4f} ms = {:.0f} {} ({})", c.name, sizes_[st.index].label, ms, value, c.unit, c.check);
+  spdlog::debug("ceiling {} at {}: {:.4f} ms = {:.0f} {} ({})", c.name, sizes_[st.index].label, ms, value, c.unit,
+                c.check);
   store::Ceiling sc;
   sc.run_id = run_id_;
   sc.device = session_.device().name;
   sc.size = sizes_[st.index].label;
   sc.name = name;
   sc.time_ms = ms;
-  if (c.unit == "GB/s") sc.gbps = value;
-  else sc.gflops = value;
+  if (c.unit == "GB/s")
+    sc.gbps = value;
+  else
+    sc.gflops = value;
   for (double v : c.timing.samples_ms) sc.samples_ms.push_back(static_cast<float>(v));
   db_.record_ceiling(sc);
 }
@@ -172,9 +178,9 @@ store::Measurement Sweep::measure_config(std::size_t c, SizeState& st, Geometry&
     m.status = store::MeasurementStatus::restricted;
     m.error = "block of " + std::to_string(g.threads_per_block()) + " threads exceeds the device limit of " +
               std::to_string(dev.max_threads_per_block);
-  } else if (k.resources.parsed &&
-             !(why = compile::check_launch(k.resources, static_cast<int>(g.threads_per_block()), 0,
-                                                       dev.launch_limits())).empty()) {
+  } else if (k.resources.parsed && !(why = compile::check_launch(k.resources, static_cast<int>(g.threads_per_block()),
+                                                                 0, dev.launch_limits()))
+                                        .empty()) {
     m.status = store::MeasurementStatus::launch_failed;
     m.error = why;
   }
@@ -192,7 +198,8 @@ store::Measurement Sweep::measure_config(std::size_t c, SizeState& st, Geometry&
     m.error = status.message;
     if (status.sticky()) {
       k.faulted = true;
-      spdlog::warn("{} at {} faulted the context: {}; recovering", configs_[c].params, sizes_[st.index].label, status.message);
+      spdlog::warn("{} at {} faulted the context: {}; recovering", configs_[c].params, sizes_[st.index].label,
+                   status.message);
     }
     return m;
   }
@@ -204,8 +211,8 @@ store::Measurement Sweep::measure_config(std::size_t c, SizeState& st, Geometry&
       m.error = "check kernel " + check_kernel_->name() + ": " + r.status.message;
       if (r.status.sticky()) {
         k.faulted = true;  // the outputs it judged made it fault: this configuration's doing
-        spdlog::warn("{} at {}: the check kernel faulted the context: {}; recovering", configs_[c].params, sizes_[st.index].label,
-                     r.status.message);
+        spdlog::warn("{} at {}: the check kernel faulted the context: {}; recovering", configs_[c].params,
+                     sizes_[st.index].label, r.status.message);
       }
       return m;
     }
@@ -224,7 +231,8 @@ store::Measurement Sweep::measure_config(std::size_t c, SizeState& st, Geometry&
   auto timing = run::measure(session_, placements(kern, g, st, kFirstPlacements), timing_);
   m.benchmark_ms = ms_since(tb);
   if (!timing.ok()) {
-    m.status = timing.status.sticky() ? store::MeasurementStatus::runtime_error : store::MeasurementStatus::launch_failed;
+    m.status =
+        timing.status.sticky() ? store::MeasurementStatus::runtime_error : store::MeasurementStatus::launch_failed;
     m.error = timing.status.message;
     if (timing.status.sticky()) k.faulted = true;
     return m;
@@ -351,18 +359,21 @@ store::Measurement Sweep::measure_and_store(std::size_t c, SizeState& st) {
   store::Measurement m = measure_config(c, st, g);
   count_.measure_ms += ms_since(t0);
   db_.record(m);  // durable before anything else can go wrong
-  if (configs_[c].compiled.faulted && m.status == store::MeasurementStatus::runtime_error && !m.error.starts_with("not run"))
+  if (configs_[c].compiled.faulted && m.status == store::MeasurementStatus::runtime_error &&
+      !m.error.starts_with("not run"))
     recover(st);
   if (m.status == store::MeasurementStatus::ok) {
     spdlog::debug("{} at {}: grid ({},{},{}) block ({},{},{}): verified, {:.4f} ms ({} samples)", configs_[c].params,
-                  sizes_[st.index].label, g.grid[0], g.grid[1], g.grid[2], g.block[0], g.block[1], g.block[2], *m.objective,
-                  m.samples_ms.size());
+                  sizes_[st.index].label, g.grid[0], g.grid[1], g.grid[2], g.block[0], g.block[1], g.block[2],
+                  *m.objective, m.samples_ms.size());
     ++count_.measured;
   } else {
     ++count_.failed;
-    spdlog::debug("{} at {}: {}: {}", configs_[c].params, sizes_[st.index].label, store::to_string(m.status), m.error.substr(0, 200));
+    spdlog::debug("{} at {}: {}: {}", configs_[c].params, sizes_[st.index].label, store::to_string(m.status),
+                  m.error.substr(0, 200));
   }
-  progress_->update(++progressed_, std::to_string(count_.compiled) + " compiled, " + std::to_string(count_.failed) + " failed");
+  progress_->update(++progressed_,
+                    std::to_string(count_.compiled) + " compiled, " + std::to_string(count_.failed) + " failed");
   return m;
 }
 

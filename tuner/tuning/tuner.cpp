@@ -10,14 +10,14 @@
 #include "common/error.h"
 #include "run/device.h"
 #include "run/isolate.h"
+#include "search/search.h"
 #include "space/space.h"
 #include "spec/spec.h"
 #include "store/store.h"
-#include "search/search.h"
 #include "tuning/capture_args.h"
 #include "tuning/engine.h"
-#include "tuning/replay.h"
 #include "tuning/launch.h"
+#include "tuning/replay.h"
 #include "tuning/size_search.h"
 
 namespace tune::tuning {
@@ -38,12 +38,15 @@ void check_database_writable(const std::string& db) {
     return;
   }
   fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
-  while (!dir.empty() && !fs::exists(dir, ec)) dir = dir.has_parent_path() && dir.parent_path() != dir ? dir.parent_path() : fs::path();
+  while (!dir.empty() && !fs::exists(dir, ec))
+    dir = dir.has_parent_path() && dir.parent_path() != dir ? dir.parent_path() : fs::path();
   if (dir.empty()) dir = ".";
-  if (!fs::is_directory(dir, ec)) throw InputError(db + ": cannot create the database: " + dir.string() + " is not a directory");
-  if (::access(dir.c_str(), W_OK) != 0) throw InputError(db + ": cannot create the database: " + dir.string() + " is not writable");
+  if (!fs::is_directory(dir, ec))
+    throw InputError(db + ": cannot create the database: " + dir.string() + " is not a directory");
+  if (::access(dir.c_str(), W_OK) != 0)
+    throw InputError(db + ": cannot create the database: " + dir.string() + " is not writable");
 }
-}
+}  // namespace
 
 store::RunInfo run_info(const Options& o, const spec::Spec& spec) {
   store::RunInfo info;
@@ -74,18 +77,20 @@ SearchPolicy search_policy(const Options& o) {
 Prepared validate(const Options& opts) {
   auto spec = spec::load(opts.space);
   if (spec.kernel.language != "CUDA")
-    throw InputError(opts.space + ": KernelSpecification.Language: tune runs CUDA kernels, not " + spec.kernel.language);
+    throw InputError(opts.space + ": KernelSpecification.Language: tune runs CUDA kernels, not " +
+                     spec.kernel.language);
   std::error_code ec;
   if (opts.replay.empty() && !fs::is_regular_file(spec.kernel.file_path, ec))
     throw InputError(opts.space + ": KernelSpecification.KernelFile: kernel file " + spec.kernel.file_path.string() +
                      " not found");
   auto space = space::Space::build(spec);
-  if (opts.sizes.empty() && opts.replay.empty() && opts.capture.empty()) throw InputError("no problem sizes given (--sizes)");
+  if (opts.sizes.empty() && opts.replay.empty() && opts.capture.empty())
+    throw InputError("no problem sizes given (--sizes)");
   auto captures = load_captures(spec, opts.capture);
   for (const auto& size : opts.sizes)
     if (size.rank > problem_rank(spec))
-      throw InputError("bad --sizes: " + size.label() + " has " + std::to_string(size.rank) + " dimensions, but " + opts.space +
-                       "'s ProblemSize has " + std::to_string(problem_rank(spec)));
+      throw InputError("bad --sizes: " + size.label() + " has " + std::to_string(size.rank) + " dimensions, but " +
+                       opts.space + "'s ProblemSize has " + std::to_string(problem_rank(spec)));
   std::string strategy = strategy_for(opts, spec);
   search::find_strategy(strategy, opts.strategy_options);
   check_database_writable(opts.db);

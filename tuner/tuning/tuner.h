@@ -23,7 +23,7 @@ struct Options {
   std::vector<sizes::Size> sizes;
   std::string sizes_text;
   std::string db = "results/tuning.db";
-  std::string strategy = "brute_force";  // "": the spec's Search.Name, else the default (strategy_for)
+  std::string strategy = "brute_force";      // "": the spec's Search.Name, else the default (strategy_for)
   search::StrategyOptions strategy_options;  // --strategy-option key=value (validated by validate())
   std::optional<std::int64_t> max_fevals;
   std::optional<double> time_limit_s;

@@ -84,8 +84,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     truth = program.test(vars());
     tested = true;
-  } catch (const Error&) {
-  }
+  } catch (const Error&) {}
   if (evaluated != tested) fail("eval() and test() disagree on raising");
   if (!evaluated) return 0;
   if (truth != value.truthy()) fail("test() disagrees with eval().truthy()");

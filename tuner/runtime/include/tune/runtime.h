@@ -60,14 +60,29 @@ struct Size {
 
 // Element types of arguments (the spec's T1 "Type" names: bool, int8..uint64, half, float,
 // double, and CUDA vector types such as float4 as `lanes`).
-enum class Element : std::uint8_t { boolean, int8, uint8, int16, uint16, int32, uint32, int64, uint64, half, float32, float64 };
+enum class Element : std::uint8_t {
+  boolean,
+  int8,
+  uint8,
+  int16,
+  uint16,
+  int32,
+  uint32,
+  int64,
+  uint64,
+  half,
+  float32,
+  float64
+};
 
 namespace detail {
-template <class T> struct element_of;  // no definition: an unsupported type does not compile
-#define TUNE_RUNTIME_ELEMENT(T, E, L)                \
-  template <> struct element_of<T> {                 \
-    static constexpr Element element = Element::E;   \
-    static constexpr int lanes = L;                  \
+template <class T>
+struct element_of;  // no definition: an unsupported type does not compile
+#define TUNE_RUNTIME_ELEMENT(T, E, L)              \
+  template <>                                      \
+  struct element_of<T> {                           \
+    static constexpr Element element = Element::E; \
+    static constexpr int lanes = L;                \
   }
 TUNE_RUNTIME_ELEMENT(bool, boolean, 1);
 TUNE_RUNTIME_ELEMENT(char, int8, 1);
@@ -125,7 +140,8 @@ class Arg {
   std::size_t value_bytes() const noexcept { return bytes_; }
   // What cudaLaunchKernel's args[] entry points to: the device pointer or the value.
   void* slot() const noexcept {
-    return scalar_ ? static_cast<void*>(const_cast<unsigned char*>(value_)) : static_cast<void*>(const_cast<void**>(&pointer_));
+    return scalar_ ? static_cast<void*>(const_cast<unsigned char*>(value_))
+                   : static_cast<void*>(const_cast<void**>(&pointer_));
   }
   void* device_pointer() const noexcept { return pointer_; }
 
@@ -144,10 +160,10 @@ class Arg {
 // The configuration a launch runs and how it was chosen.
 struct Selection {
   Match match = Match::default_config;
-  std::string device;       // the device whose table answered ("" for default_config)
-  Size measured;            // that table's measured size (the asked size for default_config)
-  std::size_t variant = 0;  // index into the table's variants
-  std::string config;       // "block_size_x=32 block_size_y=8 ..." in the spec's order
+  std::string device;                // the device whose table answered ("" for default_config)
+  Size measured;                     // that table's measured size (the asked size for default_config)
+  std::size_t variant = 0;           // index into the table's variants
+  std::string config;                // "block_size_x=32 block_size_y=8 ..." in the spec's order
   std::vector<std::string> options;  // what NVRTC compiles it with: "-Dblock_size_x=32", ...
   std::array<unsigned, 3> grid{1, 1, 1}, block{1, 1, 1};  // at the asked size
 };
@@ -165,13 +181,13 @@ struct Options {
 };
 
 struct Stats {
-  std::size_t compiled = 0;       // NVRTC compiles in this process
-  std::size_t from_disk = 0;      // cubins taken from the on-disk cache
-  std::size_t disk_refused = 0;   // cache files found but not used (corrupt, foreign, unsafe)
-  std::size_t captures = 0;       // capture files written
-  double compile_ms = 0;          // NVRTC time
-  std::string cache_dir;          // the on-disk cache in use ("" when off)
-  std::string cache_note;         // why the on-disk cache is off, when it is
+  std::size_t compiled = 0;      // NVRTC compiles in this process
+  std::size_t from_disk = 0;     // cubins taken from the on-disk cache
+  std::size_t disk_refused = 0;  // cache files found but not used (corrupt, foreign, unsafe)
+  std::size_t captures = 0;      // capture files written
+  double compile_ms = 0;         // NVRTC time
+  std::string cache_dir;         // the on-disk cache in use ("" when off)
+  std::string cache_note;        // why the on-disk cache is off, when it is
 };
 
 class Kernel {
