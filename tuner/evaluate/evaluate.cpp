@@ -7,9 +7,11 @@
 #include <chrono>
 #include <cmath>
 #include <exception>
+#include <mutex>
 #include <thread>
 
 #include "common/error.h"
+#include "common/progress.h"
 #include "interop/interop.h"
 #include "interop/recorded.h"
 #include "spec/spec.h"
@@ -202,10 +204,17 @@ Result evaluate(const std::vector<Problem>& problems, const std::vector<Strategy
   std::vector<std::atomic<std::size_t>> done(strategies.size() * np);  // finished repeats per cell
   std::atomic<std::size_t> next{0};
   const auto t0 = std::chrono::steady_clock::now();
+  // A progress line (on a terminal; every few seconds in a log), drawn by whichever thread
+  // finishes a run while no other draws it.
+  Progress progress("evaluate: runs", total);
+  std::atomic<std::size_t> finished{0};
+  std::mutex drawing;
   auto work = [&] {
     for (std::size_t i; (i = next.fetch_add(1)) < total;) {
       const std::size_t rep = i % nr, prob = (i / nr) % np, strat = i / (nr * np);
       outcomes[i] = run_one(problems[prob], strategies[strat], r.windows[prob].time_limit_s, options.seed + rep);
+      const std::size_t count = finished.fetch_add(1) + 1;
+      if (std::unique_lock lock(drawing, std::try_to_lock); lock.owns_lock()) progress.update(count);
       if (done[i / nr].fetch_add(1) + 1 == nr)
         spdlog::info("evaluate: {} on {}: {} repeats done ({:.1f} s)", strategies[strat].name, problems[prob].label, nr,
                      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
@@ -219,6 +228,7 @@ Result evaluate(const std::vector<Problem>& problems, const std::vector<Strategy
     for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
     work();
   }
+  progress.finish();
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   for (std::size_t s = 0; s < strategies.size(); ++s) {

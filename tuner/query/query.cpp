@@ -5,6 +5,7 @@
 #include <map>
 
 #include "common/error.h"
+#include "common/suggest.h"
 #include "query/verdict.h"
 
 namespace tune::query {
@@ -22,7 +23,8 @@ std::string resolve_kernel(store::Store& db, const std::optional<std::string>& k
     if (std::find(kernels.begin(), kernels.end(), *kernel) == kernels.end()) {
       std::string known;
       for (const auto& k : kernels) known += (known.empty() ? "" : ", ") + k;
-      throw InputError("no results for kernel '" + *kernel + "' in " + db.path() +
+      const std::vector<std::string_view> names(kernels.begin(), kernels.end());
+      throw InputError("no results for kernel '" + *kernel + "' in " + db.path() + did_you_mean(*kernel, names) +
                        (known.empty() ? " (the database is empty)" : " (it has: " + known + ")"));
     }
     return *kernel;
@@ -80,8 +82,14 @@ std::vector<Best> best(store::Store& db, const BestQuery& q) {
   for (const auto& device : devices) {
     auto measured = db.sizes(kernel, device);
     if (measured.empty()) {
-      if (q.device)
-        throw InputError("no results for kernel '" + kernel + "' on device '" + device + "' in " + db.path());
+      if (q.device) {
+        const auto known = db.devices(kernel);
+        std::string list;
+        for (const auto& d : known) list += (list.empty() ? "" : ", ") + d;
+        const std::vector<std::string_view> names(known.begin(), known.end());
+        throw InputError("no results for kernel '" + kernel + "' on device '" + device + "' in " + db.path() +
+                         did_you_mean(device, names) + " (it has: " + list + ")");
+      }
       continue;
     }
     const auto all = verdicts(db, kernel, device);

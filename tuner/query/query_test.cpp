@@ -92,6 +92,17 @@ TEST(Query, UnknownOrAmbiguousKernel) {
   add(db, run, "H100", R"({"tile":32})", "1024", {1.0f});
   EXPECT_THROW(query::best(db, {"gemm", {}, {}}), InputError);
   EXPECT_EQ(query::best(db, {}).size(), 1u);
+  // issue #14: a misspelt kernel or device names the one meant
+  auto message = [&](const query::BestQuery& q) {
+    try {
+      (void)query::best(db, q);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(message({"transpos", {}, {}}).find("(did you mean 'transpose'?) (it has: transpose)"), std::string::npos);
+  EXPECT_NE(message({"transpose", "H10", {}}).find("(did you mean 'H100'?) (it has: H100)"), std::string::npos);
 }
 
 // The end-of-run table (query/table.h) for a GFLOP/s kernel: fraction of the FP32 peak and the
