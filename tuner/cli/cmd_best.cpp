@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "query/labels.h"
 #include "query/query.h"
 
 namespace tune::cli {
@@ -14,10 +15,12 @@ int cmd_best(const Args& args) {
   opts.add_options()("kernel", po::value<std::string>(), "kernel name (optional if the database holds one)")(
       "device", po::value<std::string>(), "device name (default: every device)")(
       "size", po::value<std::string>(), "problem size, e.g. 4096 or 4096x2048 (default: every measured size)")(
-      "json", po::bool_switch(), "print a JSON array");
+      "json", po::bool_switch(), "print a JSON array")(
+      "wide", po::bool_switch(), "print each configuration in the table (default: short labels and a legend)");
   add_db_option(opts);
   po::variables_map vm;
-  if (!parse("best", "tune best [--kernel K] [--device D] [--size N] [--json] [--db FILE]", args, opts, vm)) return 0;
+  if (!parse("best", "tune best [--kernel K] [--device D] [--size N] [--json] [--wide] [--db FILE]", args, opts, vm))
+    return 0;
 
   auto db = store::Store::open(db_path(vm), store::Store::Mode::read_only);
   query::BestQuery q;
@@ -56,18 +59,27 @@ int cmd_best(const Args& args) {
     std::printf("no verified results\n");
     return 0;
   }
-  std::printf("%-28s %-14s %10s %6s %10s %4s  %s\n", "device", "size", (rows[0].statistic + " ms").c_str(), "noise",
-              "GB/s", "tied", "best configuration");
+  const bool wide = vm["wide"].as<bool>();
+  query::ConfigLabels labels;
+  std::printf("%-24s %-14s %10s %6s %8s %4s  %s\n", "device", "size", (rows[0].statistic + " ms").c_str(), "noise",
+              "GB/s", "tied", "configuration");
   for (const auto& b : rows) {
     std::string size = b.nearest ? b.size + " (nearest measured: " + b.measured_size + ")" : b.size;
     std::string gbps = b.gbps ? std::to_string(static_cast<long long>(*b.gbps + 0.5)) : "-";
-    std::printf("%-28s %-14s %10.4f %5.1f%% %10s %4zu  %s\n", b.device.c_str(), size.c_str(), b.time_ms,
-                100.0 * b.noise, gbps.c_str(), b.tied.size(), b.params.c_str());
+    std::printf("%-24s %-14s %10.4f %5.1f%% %8s %4zu  %s\n", b.device.c_str(), size.c_str(), b.time_ms, 100.0 * b.noise,
+                gbps.c_str(), b.tied.size(), (wide ? b.params : labels.label(b.params)).c_str());
   }
-  std::printf(
-      "best: the lowest %s time; tied: configurations indistinguishable from it (95%% interval or 1%%), "
-      "broken towards the neighbouring sizes' choice\n",
-      rows[0].statistic.c_str());
+  if (!wide) {
+    std::printf("configurations (--wide prints them in the table):\n");
+    for (const auto& l : labels.legend()) std::printf("  %s\n", l.c_str());
+  }
+  const std::string rule = "best: the lowest " + rows[0].statistic +
+                           " time; tied: configurations indistinguishable from it (95% interval or 1%), broken "
+                           "towards the neighbouring sizes' choice";
+  if (wide)
+    std::printf("%s\n", rule.c_str());
+  else
+    for (const auto& line : query::wrap(rule)) std::printf("%s\n", line.c_str());
   return 0;
 }
 

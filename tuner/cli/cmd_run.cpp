@@ -39,6 +39,7 @@ int cmd_run(const Args& args) {
                                 "extra untimed launches before timing (each block of samples is primed anyway)")(
       "flush-l2", po::bool_switch(), "flush the L2 cache before each timed launch (cold L2; one launch per sample)")(
       "json", po::bool_switch(), "print the end-of-run table as JSON")(
+      "wide", po::bool_switch(), "print each configuration in the end-of-run table (default: labels and a legend)")(
       "no-seed-sizes", po::bool_switch(),
       "replay of several sizes: search each size from scratch instead of starting from the best "
       "configurations of the nearest sizes searched before it");
@@ -84,6 +85,7 @@ int cmd_run(const Args& args) {
     throw InputError("bad --repetitions/--warmup: need repetitions >= 1, warmup >= 0");
   o.flush_l2 = vm["flush-l2"].as<bool>();
   o.json = vm["json"].as<bool>();
+  o.wide = vm["wide"].as<bool>();
   o.argv = process_args();
   for (const auto& a : args) o.command_line += (o.command_line.empty() ? "tune " : " ") + a;
   NewDatabaseGuard created(o.db);

@@ -75,6 +75,21 @@ TEST(HostileCache, NegativeAndAbsurdTimesAreInvalidNotTheBest) {
   }
 }
 
+// Found by import_fuzz: a number beyond double's range (1e99999) escaped as nlohmann's
+// out_of_range, an internal error; it is one InputError naming the file.
+TEST(HostileCache, ANumberBeyondDoubleIsAnInputError) {
+  TempDir dir;
+  const std::string file = dir.file("overflow.json");
+  store::testing::write_bytes(file,
+                              cache_with(std::string("{\"block_size_x\": 128, \"time\": 0.02e99999, ") + kTimes + "}"));
+  try {
+    (void)read_file(file);
+    ADD_FAILURE() << "read";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("overflow.json: a number out of range"), std::string::npos) << e.what();
+  }
+}
+
 TEST(HostileCache, AGzipBombIsRefusedAtTheBound) {
   TempDir dir;
   // 64 MiB of spaces inside a JSON string, gzip-compressed to about 64 KiB

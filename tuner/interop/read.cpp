@@ -226,6 +226,8 @@ std::variant<CacheFile, T4File> read_file(const std::filesystem::path& path) {
   std::size_t dropped = 0;
   try {
     p = parse(text);
+  } catch (const nlohmann::json::out_of_range& e) {  // a number beyond double's range (found by import_fuzz)
+    throw InputError(file + ": a number out of range: " + e.what());
   } catch (const nlohmann::json::parse_error& e) {
     std::size_t at = e.byte == 0 ? 0 : e.byte - 1;
     if (!only_space_after(text, at) && at < text.size()) {
@@ -245,6 +247,8 @@ std::variant<CacheFile, T4File> read_file(const std::filesystem::path& path) {
     } catch (const nlohmann::json::parse_error& e2) {
       throw InputError(file + ": truncated JSON that cannot be repaired (" + cause_of(e) +
                        "; closed after its last complete entry it still fails: " + cause_of(e2) + ")");
+    } catch (const nlohmann::json::out_of_range& e2) {
+      throw InputError(file + ": a number out of range: " + e2.what());
     }
     repaired = true;
   }

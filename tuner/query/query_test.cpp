@@ -1,4 +1,5 @@
 #include "query/query.h"
+#include "query/labels.h"
 #include "query/table.h"
 
 #include <gtest/gtest.h>
@@ -244,11 +245,36 @@ TEST(Table, BytesKernelKeepsItsColumns) {
       captured([&] { query::print_run_table(db, "transpose", "NVIDIA H200", {"4096x4096"}, {}, false); });
   // GB/s and the fraction of the copy, no GFLOP/s columns.
   char head[200], row[300];
-  std::snprintf(head, sizeof head, "%-12s %9s %6s %6s %7s %8s %7s %4s  %-16s %s\n", "size", "ms", "noise", "GB/s",
+  std::snprintf(head, sizeof head, "%-12s %9s %6s %6s %7s %8s %7s %4s  %-13s %s\n", "size", "ms", "noise", "GB/s",
                 "of copy", "vs lib", "single", "tied", "flags", "configuration");
-  std::snprintf(row, sizeof row, "%-12s %9.4f %5.1f%% %6s %6s  %8s %7s %4d  %-16s %s\n", "4096x4096", 0.0365, 0.0,
-                "3678", "0.973", "1.112x", "1.000x", 0, "", R"({"tile":64})");
+  std::snprintf(row, sizeof row, "%-12s %9.4f %5.1f%% %6s %6s  %8s %7s %4d  %-13s %s\n", "4096x4096", 0.0365, 0.0,
+                "3678", "0.973", "1.112x", "1.000x", 0, "", "c1");
   EXPECT_NE(text.find(head), std::string::npos) << text;
   EXPECT_NE(text.find(row), std::string::npos) << text;
+  EXPECT_NE(text.find("  c1 = {\"tile\":64}\n"), std::string::npos) << text;  // the legend
   EXPECT_EQ(text.find("of peak"), std::string::npos) << text;
+  std::size_t widest = 0, at = 0;
+  for (std::size_t nl; (nl = text.find('\n', at)) != std::string::npos; at = nl + 1)
+    if (text.compare(at, 2, "  ") != 0 || text.compare(at, 4, "  c1") != 0) widest = std::max(widest, nl - at);
+  EXPECT_LE(widest, 100u) << text;
+  // --wide: the configuration inline
+  const std::string wide =
+      captured([&] { query::print_run_table(db, "transpose", "NVIDIA H200", {"4096x4096"}, {}, false, true); });
+  EXPECT_NE(wide.find(std::string("1.000x    0                ") + R"({"tile":64})"), std::string::npos) << wide;
+}
+
+// Issue #14: tables fit 100 columns: configurations as labels with a legend, notes wrapped.
+TEST(Labels, ShortLabelsAndWrappedNotes) {
+  query::ConfigLabels labels;
+  EXPECT_EQ(labels.label(R"({"a":1})"), "c1");
+  EXPECT_EQ(labels.label(R"({"a":2})"), "c2");
+  EXPECT_EQ(labels.label(R"({"a":1})"), "c1");
+  EXPECT_EQ(labels.label(""), "-");
+  EXPECT_EQ(labels.legend(), (std::vector<std::string>{R"(c1 = {"a":1})", R"(c2 = {"a":2})"}));
+  const std::string text(30, 'x');
+  const auto lines = query::wrap(text + " " + text + " " + text + " " + text, 70);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0], text + " " + text);
+  EXPECT_EQ(lines[1], "  " + text + " " + text);
+  EXPECT_EQ(query::wrap(std::string(150, 'y')).size(), 1u);  // a long word stays whole
 }

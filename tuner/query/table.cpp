@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 
+#include "query/labels.h"
 #include "query/verdict.h"
 #include "run/ceiling_kinds.h"
 
@@ -146,7 +147,7 @@ Table run_table(store::Store& db, const std::string& kernel, const std::string& 
 }
 
 void print_run_table(store::Store& db, const std::string& kernel, const std::string& device,
-                     const std::vector<std::string>& sizes, const RunTotals& totals, bool json) {
+                     const std::vector<std::string>& sizes, const RunTotals& totals, bool json, bool wide) {
   const Table t = run_table(db, kernel, device, sizes);
   const auto flags = db.flags(kernel, device);
   if (json) {
@@ -190,10 +191,19 @@ void print_run_table(store::Store& db, const std::string& kernel, const std::str
     std::cout << out.dump() << "\n";
     return;
   }
+  // Notes: whole lines with --wide, else wrapped at the table's width.
+  auto note = [wide](const std::string& text) {
+    if (wide) {
+      std::printf("%s\n", text.c_str());
+      return;
+    }
+    for (const auto& line : wrap(text)) std::printf("%s\n", line.c_str());
+  };
+  ConfigLabels labels;
   std::printf("\n%s on %s\n", kernel.c_str(), device.c_str());
-  for (const auto& line : t.timing) std::printf("timing: %s\n", line.c_str());
-  if (t.replayed) std::printf("data: replayed or imported measurements (not measured by this run)\n");
-  std::printf("decision: %s\n", t.rule.c_str());
+  for (const auto& line : t.timing) note("timing: " + line);
+  if (t.replayed) note("data: replayed or imported measurements (not measured by this run)");
+  note("decision: " + t.rule);
   bool any_gflops = false, any_copy = false, any_suspect = false;
   int w = 12;  // the size column: 12 wide, wider for long sizes such as 16384x16384x128
   for (const auto& r : t.rows) {
@@ -207,7 +217,7 @@ void print_run_table(store::Store& db, const std::string& kernel, const std::str
   std::string head = strf("%-*s %9s %6s", w, "size", "ms", "noise");
   if (bytes_cols) head += strf(" %6s %7s", "GB/s", "of copy");
   if (any_gflops) head += strf(" %7s %7s", "GFLOP/s", "of peak");
-  std::printf("%s %8s %7s %4s  %-16s %s\n", head.c_str(), "vs lib", "single", "tied", "flags", "configuration");
+  std::printf("%s %8s %7s %4s  %-13s %s\n", head.c_str(), "vs lib", "single", "tied", "flags", "configuration");
   for (const auto& r : t.rows) {
     std::string line = strf("%-*s %9.4f %5.1f%%", w, r.size.c_str(), r.time_ms, 100.0 * r.noise);
     const char* mark = r.ceiling_suspect ? "?" : " ";
@@ -216,24 +226,31 @@ void print_run_table(store::Store& db, const std::string& kernel, const std::str
       line += strf(" %7s %6s%s", num("%.0f", r.gflops).c_str(), num("%.3f", r.peak_fraction).c_str(), mark);
     const std::string lr = r.library_ratio ? strf("%.3fx", *r.library_ratio) : "-";
     const std::string sl = r.single_loss ? strf("%.3fx", *r.single_loss) : "-";
-    std::printf("%s %8s %7s %4zu  %-16s %s\n", line.c_str(), lr.c_str(), sl.c_str(), r.tied, r.flags.c_str(),
-                r.best.c_str());
+    const std::string& config = wide ? r.best : labels.label(r.best);
+    std::printf("%s %8s %7s %4zu  %-13s %s\n", line.c_str(), lr.c_str(), sl.c_str(), r.tied, r.flags.c_str(),
+                config.c_str());
+  }
+  if (!wide) {
+    if (!t.single_best.empty()) (void)labels.label(t.single_best);  // in the legend too
+    const auto legend = labels.legend();
+    if (!legend.empty()) std::printf("configurations (--wide prints them in the table):\n");
+    for (const auto& l : legend) std::printf("  %s\n", l.c_str());
   }
   if (any_suspect)
-    std::printf("?: a ceiling at this size disagrees implausibly with both neighbouring sizes (re-measured; kept)\n");
-  if (!t.single_best.empty())
-    std::printf(
-        "single: the best single configuration over these sizes, %s, is that many times slower than the "
-        "configuration used\n",
-        t.single_best.c_str());
+    note("?: a ceiling at this size disagrees implausibly with both neighbouring sizes (re-measured; kept)");
+  if (!t.single_best.empty()) {
+    const std::string single = wide ? t.single_best : labels.label(t.single_best);
+    note("single: the best single configuration over these sizes, " + single +
+         ", is that many times slower than the configuration used");
+  }
   for (const auto& f : flags)
     if (std::find(sizes.begin(), sizes.end(), f.size) != sizes.end())
-      std::printf("flag %s %s: %s\n", f.size.c_str(), std::string(store::to_string(f.kind)).c_str(), f.text.c_str());
-  std::printf(
-      "%zu measured, %zu failed; %zu compiled (%.1f s of compile time on %u threads), %zu from the binary cache; "
-      "measurement %.1f s (%.1f s of it timed launches); wall %.1f s\n",
-      totals.measured, totals.failed, totals.compiled, totals.compile_s, totals.workers, totals.cached,
-      totals.measure_s, totals.timed_s, totals.wall_s);
+      note("flag " + f.size + " " + std::string(store::to_string(f.kind)) + ": " + f.text);
+  note(
+      strf("%zu measured, %zu failed; %zu compiled (%.1f s of compile time on %u threads), %zu from the binary cache; "
+           "measurement %.1f s (%.1f s of it timed launches); wall %.1f s",
+           totals.measured, totals.failed, totals.compiled, totals.compile_s, totals.workers, totals.cached,
+           totals.measure_s, totals.timed_s, totals.wall_s));
 }
 
 }  // namespace tune::query

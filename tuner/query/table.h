@@ -62,7 +62,9 @@ bool implausible(double value, std::optional<double> left, std::optional<double>
 // The table, then the flags as "size kind: text" lines and the totals. Columns: GFLOP/s and
 // "of peak" when any row has GFLOP/s; GB/s and "of copy" otherwise, or when a copy ceiling was
 // measured too. JSON: the same, one object.
+// The text fits 100 columns (configurations as labels with a legend, notes wrapped) unless `wide`,
+// which prints each configuration inline and the notes unbroken.
 void print_run_table(store::Store& db, const std::string& kernel, const std::string& device,
-                     const std::vector<std::string>& sizes, const RunTotals& totals, bool json);
+                     const std::vector<std::string>& sizes, const RunTotals& totals, bool json, bool wide = false);
 
 }  // namespace tune::query

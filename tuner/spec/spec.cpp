@@ -256,6 +256,8 @@ Spec parse(const std::string& text, const fs::path& path) {
     spec.raw = json::parse(text);
   } catch (const json::parse_error& e) {
     ctx.fail("JSON", std::string("malformed JSON: ") + e.what());
+  } catch (const json::exception& e) {  // e.g. a number beyond double's range (found by spec_fuzz)
+    ctx.fail("JSON", std::string("unreadable JSON: ") + e.what());
   }
   const json& doc = spec.raw;
   if (!doc.is_object()) ctx.fail("JSON", "expected a T1 object at the top level");

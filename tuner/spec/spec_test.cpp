@@ -103,6 +103,13 @@ TEST(SpecErrors, DevicesAndDirectoriesAreNotSpecs) {
   }
 }
 
+// Found by spec_fuzz: a number beyond double's range escaped as nlohmann's out_of_range.
+TEST(SpecErrors, ANumberBeyondDoubleIsAnInputError) {
+  EXPECT_NE(error_of(doc(R"([{"Name": "a", "Type": "int", "Values": "[1]", "Default": 1e99999}])"))
+                .find("bad.json: JSON: unreadable JSON"),
+            std::string::npos);
+}
+
 TEST(SpecErrors, MalformedJson) {
   EXPECT_NE(error_of("{\"ConfigurationSpace\": ").find("bad.json: JSON: malformed JSON"), std::string::npos);
 }

@@ -276,7 +276,7 @@ void Sweep::finish(bool out_of_time) {
   totals.workers = pool_.workers();
   std::vector<std::string> labels;
   for (const auto& size : sizes_) labels.push_back(size.label);
-  query::print_run_table(db_, kernel_, device, labels, totals, o_.json);
+  query::print_run_table(db_, kernel_, device, labels, totals, o_.json, o_.wide);
 }
 
 int run_engine(const Options& opts, Prepared prepared) { return Sweep(opts, std::move(prepared)).run(); }

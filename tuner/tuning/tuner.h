@@ -33,6 +33,7 @@ struct Options {
   int warmup = 0;        // extra untimed launches (run::TimingOptions::warmup)
   int repetitions = 10;  // at least this many samples (run::TimingOptions::min_samples)
   bool json = false;
+  bool wide = false;  // the end-of-run table with each configuration inline (query/labels.h)
   std::string command_line;
   std::vector<std::string> replay;  // Kernel Tuner caches to replay instead of a GPU run
   // Capture files (tuning/capture_args.h): the sizes, inputs and reference outputs of the
