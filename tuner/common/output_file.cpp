@@ -6,8 +6,8 @@
 
 #include <atomic>
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
+#include <fstream>
 
 #include "common/error.h"
 
@@ -32,11 +32,11 @@ bool same_file(const fs::path& a, const fs::path& b) {
 // A SQLite database (any program's, ours included) by its 16-byte header, or a WAL file by its
 // magic: never an output's to replace, whether or not the command knows it as its database.
 bool is_sqlite_file(const fs::path& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return false;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
   char head[16] = {};
-  const std::size_t n = std::fread(head, 1, sizeof head, f);
-  std::fclose(f);
+  in.read(head, sizeof head);
+  const auto n = static_cast<std::size_t>(in.gcount());
   if (n == 16 && std::memcmp(head, "SQLite format 3", 16) == 0) return true;
   const unsigned char* u = reinterpret_cast<const unsigned char*>(head);
   return n >= 4 && u[0] == 0x37 && u[1] == 0x7f && u[2] == 0x06 && (u[3] == 0x82 || u[3] == 0x83);

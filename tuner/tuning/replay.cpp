@@ -210,6 +210,10 @@ int run_replay(const Options& o, Prepared prepared) {
           {"run_id", r.run_id},
           {"evaluations", r.evaluated.size()},
           {"simulated_s", r.simulated_ms / 1000.0},
+          // "params" and "time_ms" as in every other --json output (docs/json.md); "best" and
+          // "best_objective" stay for the scripts that read them.
+          {"params", r.best ? nlohmann::json::parse(space.params_json(*r.best)) : nlohmann::json()},
+          {"time_ms", r.best ? nlohmann::json(r.best_objective) : nlohmann::json()},
           {"best", r.best ? nlohmann::json::parse(space.params_json(*r.best)) : nlohmann::json()},
           {"best_objective", r.best ? nlohmann::json(r.best_objective) : nlohmann::json()},
           {"true_best_objective", r.true_best ? nlohmann::json(r.true_best_objective) : nlohmann::json()},
