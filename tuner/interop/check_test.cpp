@@ -82,5 +82,25 @@ TEST(SpecCheck, DifferentParametersAreNamed) {
   EXPECT_NE(d.problems[0].find("only in the spec [128]"), std::string::npos) << d.problems[0];
 }
 
+// tune's own export lists only the values its configurations use; a whole sweep of the space
+// (every valid configuration present) still matches: the recorded H200 GEMM sweep against its spec.
+TEST(SpecCheck, AWholeSweepWithNarrowerValueListsMatches) {
+  const fs::path root(TUNE_SOURCE_DIR);
+  auto spec = spec::load((root / "spaces/gemm.json").string());
+  auto space = space::Space::build(spec);
+  CacheFile cache = read_cache((root / "results/recorded/gemm/4096x4096x4096.json.gz").string());
+  SpecCheck c = check_against_spec(cache, spec, space);
+  EXPECT_FALSE(c.narrower.empty()) << c.report();
+  EXPECT_TRUE(c.parameters_match()) << c.report();
+  EXPECT_TRUE(c.keys_equal()) << c.report();
+  EXPECT_EQ(c.matched, space.size());
+
+  // With one configuration gone, the narrower lists are a problem again (the cache is not whole).
+  cache.entries.pop_back();
+  SpecCheck d = check_against_spec(cache, spec, space);
+  EXPECT_FALSE(d.parameters_match()) << d.report();
+  EXPECT_EQ(d.missing, 1u);
+}
+
 }  // namespace
 }  // namespace tune::interop

@@ -173,6 +173,10 @@ ExportResult export_file(store::Store& db, const ExportOptions& options, const s
 
 struct SpecCheck {
   std::vector<std::string> problems;  // parameter names or values that differ
+  // Of those, the value lists the cache writes narrower than the spec (values no cached
+  // configuration uses, as a sweep exported by tune lists them). check_against_spec drops them
+  // from problems when the cache holds every valid configuration of the space.
+  std::vector<std::string> narrower;
   std::size_t cache_entries = 0, space_size = 0;
   std::size_t matched = 0;  // cache keys that are valid configurations of the space
   std::size_t missing = 0;  // valid configurations the cache lacks
