@@ -9,6 +9,7 @@
 #include "common/error.h"
 #include "common/output_file.h"
 #include "evaluate/evaluate.h"
+#include "evaluate/select.h"
 
 namespace tune::cli {
 
@@ -36,11 +37,16 @@ int cmd_evaluate(const Args& args) {
       "exact-baseline", po::bool_switch(),
       "baseline at the exact expected rank (default: the reference implementation's index, one rank optimistic)")(
       "curves", po::value<std::string>(), "write the curves (time, random, strategy, score) as CSV")(
-      "json", po::bool_switch(), "print one JSON object");
+      "resamples", po::value<long>()->default_value(200),
+      "bootstrap resamples of the repeats, for the 95% intervals and the stability of the choice (0: none)")(
+      "leave-one-out", po::bool_switch(),
+      "choose a default strategy by leaving one cache out at a time (select.h's rule) and score each choice on "
+      "the cache it did not see")("json", po::bool_switch(), "print one JSON object");
   po::variables_map vm;
   if (!parse("evaluate",
              "tune evaluate --space SPEC... --replay CACHE... --strategy S[,S...]|all [--strategy-option k=v]... "
-             "[--repeats R] [--seed N] [--threads N] [--exact-baseline] [--curves FILE.csv] [--json]",
+             "[--repeats R] [--seed N] [--threads N] [--exact-baseline] [--resamples B] [--leave-one-out] "
+             "[--curves FILE.csv] [--json]",
              args, opts, vm)) {
     return 0;
   }
@@ -52,6 +58,10 @@ int cmd_evaluate(const Args& args) {
                      std::to_string(repeats));
   if (const unsigned threads = vm["threads"].as<unsigned>(); threads > 1024)
     throw InputError("tune evaluate: --threads must be at most 1024, not " + std::to_string(threads));
+  const long resamples = vm["resamples"].as<long>();
+  if (resamples < 0 || resamples > kMaxRepeats)
+    throw InputError("tune evaluate: --resamples must be from 0 to " + std::to_string(kMaxRepeats) + ", not " +
+                     std::to_string(resamples));
   // Strategies first: a misspelt name fails before any cache is read.
   auto strategies = evaluate::strategy_specs(strings(vm, "strategy"), strings(vm, "strategy-option"));
   auto problems = evaluate::load_problems(strings(vm, "space"), strings(vm, "replay"));
@@ -61,6 +71,10 @@ int cmd_evaluate(const Args& args) {
   o.seed = vm["seed"].as<std::uint64_t>();
   o.threads = vm["threads"].as<unsigned>();
   o.settings.exact_rank = vm["exact-baseline"].as<bool>();
+  o.resamples = static_cast<std::size_t>(resamples);
+  const bool loo = vm["leave-one-out"].as<bool>();
+  if (loo && problems.size() < 2)
+    throw InputError("tune evaluate --leave-one-out: needs at least two caches (--replay)");
   const evaluate::Result r = evaluate::evaluate(problems, strategies, o);
 
   const bool json = vm["json"].as<bool>();
@@ -71,10 +85,15 @@ int cmd_evaluate(const Args& args) {
     else
       write_output(path, evaluate::curves_csv(r), "");
   }
-  if (json)
-    std::cout << evaluate::to_json(r).dump() << "\n";
-  else
-    std::cout << evaluate::format_table(r);
+  if (json) {
+    auto j = evaluate::to_json(r);
+    j["summary"] = evaluate::summary_json(r);
+    if (loo) j["leave_one_out"] = evaluate::selection_json(r, evaluate::leave_one_out(r));
+    std::cout << j.dump() << "\n";
+  } else {
+    std::cout << evaluate::format_table(r) << evaluate::format_summary(r);
+    if (loo) std::cout << evaluate::format_selection(r, evaluate::leave_one_out(r));
+  }
   return 0;
 }
 

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <exception>
 #include <mutex>
+#include <numeric>
 #include <thread>
 
 #include "common/error.h"
@@ -209,15 +210,42 @@ Result evaluate(const std::vector<Problem>& problems, const std::vector<Strategy
   Progress progress("evaluate: runs", total);
   std::atomic<std::size_t> finished{0};
   std::mutex drawing;
+  r.cells.assign(strategies.size(), std::vector<Cell>(np));
+  // The thread that finishes a cell's last repeat scores the cell (and its bootstrap resamples).
+  auto finish = [&](std::size_t strat, std::size_t prob) {
+    Cell& cell = r.cells[strat][prob];
+    std::vector<Trace> traces;
+    double fevals = 0;
+    for (std::size_t rep = 0; rep < nr; ++rep) {
+      Outcome& o = outcomes[(strat * np + prob) * nr + rep];
+      if (o.input_error) return;  // rethrown after the pool
+      if (!o.error.empty() && cell.error.empty()) cell.error = o.error;
+      fevals += static_cast<double>(o.fevals);
+      traces.push_back(std::move(o.trace));
+    }
+    cell.mean_fevals = fevals / static_cast<double>(nr);
+    if (!cell.error.empty()) return;
+    const RankMatrix ranks = rank_matrix(r.stats[prob], r.windows[prob], traces);
+    std::vector<std::size_t> rows(nr);
+    std::iota(rows.begin(), rows.end(), std::size_t{0});
+    cell.curve = score_rows(r.stats[prob], r.windows[prob], ranks, rows);
+    search::Rng rng(options.seed * 0x9E3779B97F4A7C15ull + strat * 1000003 + prob);
+    for (std::size_t b = 0; b < options.resamples; ++b) {
+      for (auto& row : rows) row = static_cast<std::size_t>(rng.below(nr));
+      cell.resampled.push_back(score_rows(r.stats[prob], r.windows[prob], ranks, rows).mean);
+    }
+  };
   auto work = [&] {
     for (std::size_t i; (i = next.fetch_add(1)) < total;) {
       const std::size_t rep = i % nr, prob = (i / nr) % np, strat = i / (nr * np);
       outcomes[i] = run_one(problems[prob], strategies[strat], r.windows[prob].time_limit_s, options.seed + rep);
       const std::size_t count = finished.fetch_add(1) + 1;
       if (std::unique_lock lock(drawing, std::try_to_lock); lock.owns_lock()) progress.update(count);
-      if (done[i / nr].fetch_add(1) + 1 == nr)
+      if (done[i / nr].fetch_add(1) + 1 == nr) {
+        finish(strat, prob);
         spdlog::info("evaluate: {} on {}: {} repeats done ({:.1f} s)", strategies[strat].name, problems[prob].label, nr,
                      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      }
     }
   };
   unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
@@ -231,23 +259,10 @@ Result evaluate(const std::vector<Problem>& problems, const std::vector<Strategy
   progress.finish();
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
-  for (std::size_t s = 0; s < strategies.size(); ++s) {
-    r.cells.emplace_back(np);
-    for (std::size_t p = 0; p < np; ++p) {
-      Cell& cell = r.cells[s][p];
-      std::vector<Trace> traces;
-      double fevals = 0;
-      for (std::size_t rep = 0; rep < nr; ++rep) {
-        Outcome& o = outcomes[(s * np + p) * nr + rep];
-        if (o.input_error) std::rethrow_exception(o.input_error);
-        if (!o.error.empty() && cell.error.empty()) cell.error = o.error;
-        fevals += static_cast<double>(o.fevals);
-        traces.push_back(std::move(o.trace));
-      }
-      cell.mean_fevals = fevals / static_cast<double>(nr);
-      if (cell.error.empty()) cell.curve = score_curve(r.stats[p], r.windows[p], traces);
-    }
-  }
+  for (std::size_t s = 0; s < strategies.size(); ++s)
+    for (std::size_t p = 0; p < np; ++p)
+      for (std::size_t rep = 0; rep < nr; ++rep)
+        if (const auto& e = outcomes[(s * np + p) * nr + rep].input_error) std::rethrow_exception(e);
   return r;
 }
 

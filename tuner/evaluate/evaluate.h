@@ -68,12 +68,18 @@ struct Options {
   std::uint64_t seed = 1;  // repeat r runs with seed + r
   Settings settings{};
   unsigned threads = 0;  // 0: std::thread::hardware_concurrency()
+  // Bootstrap resamples of the repeats per cell (for the confidence intervals and the stability of
+  // a choice, select.h); 0: none.
+  std::size_t resamples = 200;
 };
 
 struct Cell {
   std::optional<Curve> curve;  // absent when the strategy failed on this cache
   std::string error;           // why it failed (the first failing repeat's message)
   double mean_fevals = 0;      // evaluations per repeat, on average
+  // The score of Options::resamples bootstrap resamples of the repeats (drawn with replacement,
+  // as many as there are repeats; resample b of every cell comes from its own seeded stream).
+  std::vector<double> resampled;
 };
 
 struct Result {

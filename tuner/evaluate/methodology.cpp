@@ -108,20 +108,31 @@ Window window(const SpaceStats& s, const Settings& settings) {
   return w;
 }
 
-Curve score_curve(const SpaceStats& s, const Window& w, const std::vector<Trace>& repeats) {
+RankMatrix rank_matrix(const SpaceStats& s, const Window& w, const std::vector<Trace>& repeats) {
+  const std::size_t points = w.times.size();
+  RankMatrix m(repeats.size(), std::vector<long>(points, -1));
+  for (std::size_t r = 0; r < repeats.size(); ++r) {
+    const Trace& trace = repeats[r];
+    std::size_t next = 0;  // improvements at or before t
+    for (std::size_t k = 0; k < points; ++k) {
+      while (next < trace.size() && trace[next].first <= w.times[k]) ++next;
+      if (next > 0) m[r][k] = static_cast<long>(s.rank(trace[next - 1].second));
+    }
+  }
+  return m;
+}
+
+Curve score_rows(const SpaceStats& s, const Window& w, const RankMatrix& ranks, const std::vector<std::size_t>& rows) {
   const std::size_t points = w.times.size(), n = s.successful();
   constexpr double nan = std::numeric_limits<double>::quiet_NaN();
   std::vector<double> mean_rank(points, nan);
-  std::vector<std::size_t> next(repeats.size(), 0);  // per repeat: improvements at or before t
   for (std::size_t k = 0; k < points; ++k) {
-    const double t = w.times[k];
     double sum = 0;
     std::size_t have = 0;
-    for (std::size_t r = 0; r < repeats.size(); ++r) {
-      const Trace& trace = repeats[r];
-      while (next[r] < trace.size() && trace[next[r]].first <= t) ++next[r];
-      if (next[r] == 0) continue;
-      sum += static_cast<double>(s.rank(trace[next[r] - 1].second));
+    for (std::size_t r : rows) {
+      const long v = ranks[r][k];
+      if (v < 0) continue;
+      sum += static_cast<double>(v);
       ++have;
     }
     if (have) mean_rank[k] = sum / static_cast<double>(have);
@@ -150,6 +161,12 @@ Curve score_curve(const SpaceStats& s, const Window& w, const std::vector<Trace>
   }
   c.mean = defined ? total / static_cast<double>(defined) : nan;
   return c;
+}
+
+Curve score_curve(const SpaceStats& s, const Window& w, const std::vector<Trace>& repeats) {
+  std::vector<std::size_t> rows(repeats.size());
+  std::iota(rows.begin(), rows.end(), std::size_t{0});
+  return score_rows(s, w, rank_matrix(s, w, repeats), rows);
 }
 
 }  // namespace tune::evaluate

@@ -139,4 +139,11 @@ struct Curve {
 };
 Curve score_curve(const SpaceStats& s, const Window& w, const std::vector<Trace>& repeats);
 
+// The same in two steps, so that resamples of the repeats (evaluate's bootstrap) need not walk the
+// traces again: per repeat, the rank of its best so far at each time point (-1 before its first
+// result); then the curve of the repeats `rows` (a row may appear more than once).
+using RankMatrix = std::vector<std::vector<long>>;
+RankMatrix rank_matrix(const SpaceStats& s, const Window& w, const std::vector<Trace>& repeats);
+Curve score_rows(const SpaceStats& s, const Window& w, const RankMatrix& ranks, const std::vector<std::size_t>& rows);
+
 }  // namespace tune::evaluate
