@@ -8,6 +8,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "store/test_util.h"
 
 namespace fs = std::filesystem;
@@ -210,4 +212,32 @@ TEST(Cli, NoGpuIsOneClearMessage) {
   EXPECT_EQ(r.code, 3) << r.err;
   EXPECT_NE(r.err.find("no CUDA GPU available"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(t.path() / "r.db"));
+}
+
+// Without --seed, a search draws a fresh seed per run (repeated runs are independent samples, as
+// Kernel Tuner's are; before, every run used seed 1, so ten runs were one run ten times), prints it
+// and stores it; --seed with that number repeats the search exactly.
+TEST(Cli, ASearchWithoutSeedDrawsOneAndSeedRepeatsIt) {
+  TempDir t;
+  const std::string base = "--space " + (kExternal / "benchmark_hub/convolution_milo.json").string() + " --replay " +
+                           (kExternal / "benchmark_hub/convolution_milo/A100.json.gz").string() +
+                           " --strategy random_sample --max-fevals 10 --json --db ";
+  auto run = [&](const std::string& db, const std::string& extra) {
+    Result r = run_tune(base + t.file(db) + extra);
+    EXPECT_EQ(r.code, 0) << r.err;
+    return nlohmann::json::parse(r.out);
+  };
+  const auto a = run("a.db", ""), b = run("b.db", "");
+  const auto seed = a.at("seed").get<std::uint64_t>();
+  EXPECT_NE(seed, b.at("seed").get<std::uint64_t>());
+  EXPECT_NE(a.at("sizes")[0].at("first_evaluated"), b.at("sizes")[0].at("first_evaluated"));
+  const auto again = run("c.db", " --seed " + std::to_string(seed));
+  EXPECT_EQ(again.at("seed").get<std::uint64_t>(), seed);
+  EXPECT_EQ(again.at("sizes")[0].at("first_evaluated"), a.at("sizes")[0].at("first_evaluated"));
+  EXPECT_EQ(again.at("sizes")[0].at("params"), a.at("sizes")[0].at("params"));
+  // The text output names the drawn seed and how to repeat it.
+  const Result text = run_tune("--space " + (kExternal / "benchmark_hub/convolution_milo.json").string() +
+                               " --replay " + (kExternal / "benchmark_hub/convolution_milo/A100.json.gz").string() +
+                               " --strategy random_sample --max-fevals 3 --db " + t.file("d.db"));
+  EXPECT_NE(text.out.find("drawn for this run: --seed repeats it"), std::string::npos) << text.out;
 }

@@ -31,8 +31,9 @@ int cmd_run(const Args& args) {
       "key=value: an option of the strategy (Kernel Tuner's names), repeatable")(
       "max-fevals", po::value<std::int64_t>(), "at most this many configurations per size")(
       "time-limit", po::value<double>(), "stop after this many seconds")(
-      "seed", po::value<std::uint64_t>()->default_value(1), "random seed (strategies and input data)")(
-      "device", po::value<int>()->default_value(0), "CUDA device ordinal")(
+      "seed", po::value<std::uint64_t>(),
+      "random seed of the search and the input data (default: the search draws a fresh seed, printed and stored "
+      "with the run; the input data use 1)")("device", po::value<int>()->default_value(0), "CUDA device ordinal")(
       "repetitions", po::value<int>()->default_value(10),
       "at least this many samples per measurement (each a batch of launches; more until the mean's 95% "
       "interval is within 1%)")("warmup", po::value<int>()->default_value(0),
@@ -77,7 +78,12 @@ int cmd_run(const Args& args) {
     o.time_limit_s = vm["time-limit"].as<double>();
     if (!(*o.time_limit_s > 0)) throw InputError("bad --time-limit: must be a positive number of seconds");
   }
-  o.seed = vm["seed"].as<std::uint64_t>();
+  if (vm.count("seed")) {
+    o.seed = o.data_seed = vm["seed"].as<std::uint64_t>();
+  } else {
+    o.seed = tuning::draw_seed();
+    o.seed_drawn = true;
+  }
   o.device = vm["device"].as<int>();
   o.repetitions = vm["repetitions"].as<int>();
   o.warmup = vm["warmup"].as<int>();

@@ -1,5 +1,6 @@
 #include "compile/pool.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace tune::compile {
@@ -75,6 +76,30 @@ std::optional<CompileResult> CompilePool::try_next() {
   std::unique_lock lock(mutex_);
   if (done_.empty()) return std::nullopt;
   return take(lock);
+}
+
+std::vector<std::uint64_t> CompilePool::drop_queued() {
+  std::vector<std::uint64_t> tags;
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& r : queue_) tags.push_back(r.tag);
+    outstanding_ -= queue_.size();
+    queue_.clear();
+  }
+  done_ready_.notify_all();  // next() may now have nothing left to wait for
+  return tags;
+}
+
+bool CompilePool::withdraw(std::uint64_t tag) {
+  {
+    std::lock_guard lock(mutex_);
+    auto it = std::find_if(queue_.begin(), queue_.end(), [&](const CompileRequest& r) { return r.tag == tag; });
+    if (it == queue_.end()) return false;
+    queue_.erase(it);
+    --outstanding_;
+  }
+  done_ready_.notify_all();
+  return true;
 }
 
 std::size_t CompilePool::outstanding() const {

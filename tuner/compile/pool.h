@@ -38,6 +38,12 @@ class CompilePool {
   // A finished result if one is waiting, without blocking.
   std::optional<CompileResult> try_next();
 
+  // Removes the queued requests that no worker has started and returns their tags (a guided search
+  // replaces its compile-ahead guesses this way).
+  std::vector<std::uint64_t> drop_queued();
+  // Removes the queued request with this tag if no worker has started it; true when it did.
+  bool withdraw(std::uint64_t tag);
+
   // Submitted requests whose results have not been taken yet.
   std::size_t outstanding() const;
   unsigned workers() const { return static_cast<unsigned>(threads_.size()); }

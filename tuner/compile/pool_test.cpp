@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <fstream>
+#include <mutex>
 #include <set>
 #include <sstream>
 
@@ -146,6 +147,36 @@ TEST(CompilePool, TryNextDoesNotBlockAndDestructionDropsQueuedWork) {
   pool.reset();
   EXPECT_LT(std::chrono::steady_clock::now() - t0, 500ms);
   EXPECT_LT(started.load(), 20);
+}
+
+// A guided search's compile-ahead: queued guesses can be dropped or one withdrawn (to compile it at
+// once elsewhere); next() then waits only for what was started, and ends.
+TEST(CompilePool, QueuedRequestsCanBeDroppedOrWithdrawn) {
+  std::atomic<int> started{0};
+  std::mutex gate;
+  std::unique_lock hold(gate);  // the one worker blocks in its first request until released
+  CompilePool pool(1, [&](const CompileRequest& r) {
+    ++started;
+    std::lock_guard wait(gate);
+    CompileResult res;
+    res.tag = r.tag;
+    return res;
+  });
+  for (std::uint64_t i = 0; i < 6; ++i) pool.submit(fake(i));
+  while (started.load() == 0) std::this_thread::sleep_for(1ms);  // request 0 is in progress
+  EXPECT_FALSE(pool.withdraw(0));                                // started: not withdrawn
+  EXPECT_TRUE(pool.withdraw(3));
+  EXPECT_FALSE(pool.withdraw(3));
+  EXPECT_EQ(pool.outstanding(), 5u);
+  const auto dropped = pool.drop_queued();
+  EXPECT_EQ(dropped, (std::vector<std::uint64_t>{1, 2, 4, 5}));
+  EXPECT_EQ(pool.outstanding(), 1u);
+  hold.unlock();
+  auto r = pool.next();
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->tag, 0u);
+  EXPECT_FALSE(pool.next().has_value());  // nothing else was left to wait for
+  EXPECT_EQ(started.load(), 1);
 }
 
 }  // namespace

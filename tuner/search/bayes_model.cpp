@@ -1,6 +1,7 @@
 #include "search/bayes_model.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -157,7 +158,7 @@ std::vector<std::size_t> Model::ranked() const {
   return idx;
 }
 
-std::optional<std::size_t> Model::best_candidate(Acquisition af) {
+std::optional<std::size_t> Model::best_candidate(Acquisition af, std::vector<std::size_t>* runners_up, std::size_t k) {
   if (fit_ && (fitted_at_ == 0 ||
                (configs_.size() >= kRefitGrowth * static_cast<double>(fitted_at_) && configs_.size() <= kRefitMax)))
     refit_hyper();
@@ -190,19 +191,43 @@ std::optional<std::size_t> Model::best_candidate(Acquisition af) {
   const double explore = *initial_sd_ > 0 ? mean_sd / *initial_sd_ : 0.0;
   const double target = fbest - kXi * explore;
 
+  auto acquisition = [&](Acquisition a, const auto& p) {
+    const double gain = target - p.mean, z = gain / p.sd;
+    if (a == Acquisition::ei)
+      return gain * 0.5 * std::erfc(-z / M_SQRT2) + p.sd * std::exp(-0.5 * z * z) / std::sqrt(2 * M_PI);
+    if (a == Acquisition::poi) return z;  // monotone in the probability of improvement
+    return -(p.mean - kKappa * explore * p.sd);
+  };
+  constexpr std::array<Acquisition, 3> kAll = {Acquisition::ei, Acquisition::poi, Acquisition::lcb};
+  const bool ahead = runners_up && k > 0;
+  std::array<std::vector<std::pair<double, std::size_t>>, 3> scored;
   std::size_t arg = 0;
   double top = -std::numeric_limits<double>::infinity();
   for (std::size_t r = 0; r < pool.size(); ++r) {
     const auto p = gp_->predict(r, mean, scale, hi);
-    const double gain = target - p.mean, z = gain / p.sd;
-    double a;
-    if (af == Acquisition::ei)
-      a = gain * 0.5 * std::erfc(-z / M_SQRT2) + p.sd * std::exp(-0.5 * z * z) / std::sqrt(2 * M_PI);
-    else if (af == Acquisition::poi)
-      a = z;  // monotone in the probability of improvement
-    else
-      a = -(p.mean - kKappa * explore * p.sd);
+    const double a = acquisition(af, p);
     if (a > top) top = a, arg = r;
+    if (ahead)
+      for (std::size_t i = 0; i < kAll.size(); ++i)
+        scored[i].emplace_back(kAll[i] == af ? a : acquisition(kAll[i], p), r);
+  }
+  if (ahead) {
+    // The best k by each acquisition function, merged in turn, this one's first.
+    std::array<std::vector<std::size_t>, 3> best;
+    for (std::size_t i = 0; i < kAll.size(); ++i) {
+      auto& v = scored[i];
+      const std::size_t keep = std::min(k + 1, v.size());
+      std::partial_sort(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(keep), v.end(),
+                        [](const auto& x, const auto& y) { return x.first > y.first; });
+      for (std::size_t j = 0; j < keep; ++j)
+        if (v[j].second != arg)  // af first, then the other two in order
+          best[kAll[i] == af ? 0 : i + 1 - (static_cast<std::size_t>(af) < i)].push_back(pool[v[j].second]);
+    }
+    runners_up->clear();
+    for (std::size_t j = 0; j <= k; ++j)
+      for (const auto& b : best)
+        if (j < b.size() && std::find(runners_up->begin(), runners_up->end(), b[j]) == runners_up->end())
+          runners_up->push_back(b[j]);
   }
   return pool[arg];
 }

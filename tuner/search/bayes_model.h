@@ -30,7 +30,10 @@ class Model {
   double median_objective() const;
 
   // The pool candidate that maximises the acquisition function; nullopt when the pool is empty.
-  std::optional<std::size_t> best_candidate(Acquisition af);
+  // With `runners_up`, also the next `k` candidates by acquisition, best first (for compile-ahead
+  // hints; the choice is the same with or without them).
+  std::optional<std::size_t> best_candidate(Acquisition af, std::vector<std::size_t>* runners_up = nullptr,
+                                            std::size_t k = 0);
   // Observed configurations, best objective first (failures left out).
   std::vector<std::size_t> ranked() const;
 

@@ -46,9 +46,10 @@
 
 namespace tune::search::strategy {
 namespace {
-constexpr std::size_t kPool = 32768;    // candidates scored per step in larger spaces
-constexpr std::size_t kLocalEvery = 4;  // every 4th step after the initial sample is a local one
-constexpr std::size_t kLocalFrom = 10;  // from the best this many configurations
+constexpr std::size_t kPool = 32768;        // candidates scored per step in larger spaces
+constexpr std::size_t kLocalEvery = 4;      // every 4th step after the initial sample is a local one
+constexpr std::size_t kLocalFrom = 10;      // from the best this many configurations
+constexpr std::size_t kAheadFromModel = 8;  // compile-ahead hints per acquisition function per step
 
 // The local step: a random unvisited Hamming neighbour of the best configuration that has one
 // (of the kLocalFrom best), whatever the model predicts there.
@@ -99,11 +100,14 @@ void bayes_opt(Context& ctx) {
   for (std::size_t c : ctx.starts())
     if (!ctx.visited(c)) evaluate(c), ++sampled;
   auto enough = [&] { return sampled >= initial_sample_size(ctx, s.popsize) && model.ok_count() >= 2; };
-  if (s.lhs && sampled < s.popsize)
-    for (std::size_t c : latin_hypercube(space, s.popsize - sampled, rng)) {
+  if (s.lhs && sampled < s.popsize) {
+    const auto design = latin_hypercube(space, s.popsize - sampled, rng);
+    ctx.hint(design);  // compile-ahead: the initial sample is known in full
+    for (std::size_t c : design) {
       if (enough()) break;
       if (!ctx.visited(c)) evaluate(c), ++sampled;
     }
+  }
   while (!enough()) evaluate(ctx.random_unvisited()), ++sampled;
 
   Portfolio portfolio(s.method);
@@ -114,8 +118,20 @@ void bayes_opt(Context& ctx) {
         continue;
       }
     const Acquisition af = portfolio.next();
-    const auto pick = model.best_candidate(af);
+    std::vector<std::size_t> ahead;
+    const bool hints = ctx.wants_hints();
+    const auto pick = model.best_candidate(af, hints ? &ahead : nullptr, kAheadFromModel);
     const std::size_t c = pick ? *pick : ctx.random_unvisited();
+    // Compile-ahead (a GPU run compiles these while it measures c): c, the acquisition's runners-up
+    // (the next steps often pick one of them), and the neighbours of the best for the local steps.
+    if (hints) {
+      ahead.insert(ahead.begin(), c);
+      if (const auto ranked = model.ranked(); !ranked.empty()) {
+        const auto around = ctx.unvisited_neighbours(ranked.front(), Neighbourhood::hamming);
+        ahead.insert(ahead.end(), around.begin(), around.end());
+      }
+      ctx.hint(ahead);
+    }
     const std::optional<double> r = evaluate(c);
     portfolio.record(af, r ? *r : model.median_objective());  // a failure counts as the median
   }

@@ -160,7 +160,9 @@ std::size_t hill_climb(Context& ctx, std::size_t start, const Climb& o) {
   double best = ctx.cost(at);
   while (true) {
     std::optional<std::size_t> next;
-    for (std::size_t c : scan(ctx, at, o)) {
+    const auto order = scan(ctx, at, o);
+    ctx.hint(order);  // compile-ahead on a GPU: the scan's order is the evaluation order
+    for (std::size_t c : order) {
       const double s = ctx.cost(c);
       if (s < best) {
         best = s;

@@ -28,15 +28,22 @@ struct Problem {
   double optimum = 0;
 };
 
-inline Problem load(const std::string& kernel, const std::string& gpu) {
-  Problem p{space::Space::build(spec::load(kHub / (kernel + ".json"))), {}, {}, 0};
-  const auto cache = interop::read_cache(kHub / kernel / (gpu + ".json.gz"));
+// The repository's further benchmark_hub caches (data/benchmark_hub: A6000, W6600, W7800).
+inline const std::filesystem::path kData = std::filesystem::path(TUNE_SOURCE_DIR) / "data" / "benchmark_hub";
+
+inline Problem load_file(const std::filesystem::path& spec_file, const std::filesystem::path& cache_file) {
+  Problem p{space::Space::build(spec::load(spec_file)), {}, {}, 0};
+  const auto cache = interop::read_cache(cache_file);
   const auto rec = interop::recorded_results(cache, p.space);
   EXPECT_EQ(rec.missing, 0u);
   p.objective = rec.objective;
   for (double ms : rec.cost_ms) p.cost_s.push_back(ms / 1000);
   p.optimum = *rec.objective.at(rec.best.value());
   return p;
+}
+
+inline Problem load(const std::string& kernel, const std::string& gpu) {
+  return load_file(kHub / (kernel + ".json"), kHub / kernel / (gpu + ".json.gz"));
 }
 
 // Each cache is read once per test binary.

@@ -76,6 +76,17 @@ std::optional<double> Context::evaluate(std::size_t config) {
   return r;
 }
 
+void Context::hint(const std::vector<std::size_t>& configs) {
+  if (!evaluator_.wants_prefetch()) return;
+  std::vector<std::size_t> ahead;
+  for (std::size_t c : configs) {
+    if (ahead.size() == kHint) break;
+    if (c < results_.size() && !visited(c) && std::find(ahead.begin(), ahead.end(), c) == ahead.end())
+      ahead.push_back(c);
+  }
+  if (!ahead.empty()) evaluator_.prefetch(ahead);
+}
+
 std::size_t Context::random_config() { return static_cast<std::size_t>(rng_.below(space_.size())); }
 
 std::size_t Context::random_unvisited() {
@@ -192,8 +203,10 @@ const Strategy& find_strategy(const std::string& name, const StrategyOptions& op
         keys += (keys.empty() ? "" : ", ") + k;
         key_names.emplace_back(k);
       }
-      throw InputError("--strategy-option " + key + ": strategy " + name + " has no such option" +
-                       did_you_mean(key, key_names) + " (it has: " + (keys.empty() ? "none" : keys) + ")");
+      std::string message = "--strategy-option " + key;
+      message += ": strategy " + name + " has no such option" + did_you_mean(key, key_names);
+      message += " (it has: " + (keys.empty() ? std::string("none") : keys) + ")";
+      throw InputError(message);
     }
     return s;
   }

@@ -38,6 +38,12 @@ class Evaluator {
   virtual std::optional<double> evaluate(std::size_t config) = 0;
   // The clock the time budget counts: simulated seconds on replay, wall seconds on a GPU.
   virtual double elapsed_s() const = 0;
+  // A hint that these unvisited configurations may be asked for soon: a GPU run compiles them
+  // ahead, in parallel, while it measures others. It never changes what evaluate() returns or what
+  // the search does; replays ignore it.
+  virtual void prefetch(const std::vector<std::size_t>& configs) { (void)configs; }
+  // Whether prefetch() does anything (strategies skip working out hints otherwise).
+  virtual bool wants_prefetch() const { return false; }
 };
 
 // An Evaluator over a table of known results with a simulated clock: each first visit advances the
@@ -89,6 +95,11 @@ class Context {
   // Stop before a first visit when the budget is spent, after the evaluation that visits the last
   // unvisited configuration, and when a strategy only revisits for too long.
   std::optional<double> evaluate(std::size_t config);
+  // Passes the unvisited ones of `configs` (at most kHint of them, in order) to
+  // Evaluator::prefetch. A strategy calls it with what it will likely evaluate next.
+  void hint(const std::vector<std::size_t>& configs);
+  bool wants_hints() const { return evaluator_.wants_prefetch(); }
+  static constexpr std::size_t kHint = 32;
   // The objective as a number for comparisons: failures are +infinity.
   double cost(std::size_t config) { return evaluate(config).value_or(kFailed); }
   static constexpr double kFailed = 1e300;

@@ -246,7 +246,9 @@ int Sweep::run() {
       if (!end) window.push_back(s), bytes += need;
     }
   }
-  while (pending_ > 0) {  // compiles nobody waited for (time limit)
+  // Guided: compile-ahead guesses no worker started are not needed any more.
+  for (const std::uint64_t c : pool_.drop_queued()) ahead_.erase(c), --pending_;
+  while (pending_ > 0) {  // compiles nobody waited for (time limit; guided: guesses in progress)
     auto r = pool_.next();
     --pending_;
     if (r) accept(std::move(*r));

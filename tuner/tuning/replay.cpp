@@ -102,7 +102,7 @@ SizeReplay replay_one(const Options& o, const spec::Spec& spec, const space::Spa
   info.kind = store::RunKind::replay;
   info.timing = "replayed from the Kernel Tuner cache " + out.cache + " (recorded on " + job.device +
                 "): each configuration's `time`, Kernel Tuner's objective, as recorded";
-  nlohmann::json notes{{"replay_of", out.cache}, {"seed", o.seed}};
+  nlohmann::json notes{{"replay_of", out.cache}, {"seed", o.seed}, {"seed_drawn", o.seed_drawn}};
   if (!out.starts.empty()) notes["seeded_from"] = out.seeded_from;
   info.notes = notes.dump();
   writer.sync();  // the writer is idle: this thread may use the store
@@ -177,8 +177,9 @@ int run_replay(const Options& o, Prepared prepared) {
   if (!o.json)
     std::printf(
         "This is a replay of recorded measurements, not a GPU run: each configuration is looked up in a\n"
-        "Kernel Tuner cache, with Kernel Tuner's simulated clock (strategy %s%s, seed %llu%s).\n",
+        "Kernel Tuner cache, with Kernel Tuner's simulated clock (strategy %s%s, seed %llu%s%s).\n",
         o.strategy.c_str(), options.c_str(), static_cast<unsigned long long>(o.seed),
+        o.seed_drawn ? ", drawn for this run: --seed repeats it" : "",
         o.seed_sizes ? "; each size starts from the best of the nearest sizes searched before it" : "");
   auto print = [&](const SizeReplay& r) {
     if (o.json) return;

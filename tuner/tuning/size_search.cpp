@@ -24,6 +24,8 @@ class Recording : public search::Evaluator {
     return r;
   }
   double elapsed_s() const override { return inner_.elapsed_s(); }
+  void prefetch(const std::vector<std::size_t>& configs) override { inner_.prefetch(configs); }
+  bool wants_prefetch() const override { return inner_.wants_prefetch(); }
 
  private:
   search::Evaluator& inner_;

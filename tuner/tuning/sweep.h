@@ -140,6 +140,10 @@ class Sweep {
   // the configurations, each compiled when first asked for
   bool search_size(std::size_t s, SizeState& st);
   void ensure_compiled(std::size_t c);
+  // Compile-ahead for a guided search (search::Context::hint): the hinted configurations go to the
+  // compile pool, replacing earlier guesses no worker has started.
+  void prefetch(const std::vector<std::size_t>& configs);
+  void accept_finished();  // takes the pool's finished results without waiting
 
   const Options& o_;
   const Clock::time_point start_ = Clock::now();
@@ -164,6 +168,7 @@ class Sweep {
   std::size_t pending_ = 0;
   std::vector<std::size_t> ready_;      // cached or compiled, in arrival order
   bool guided_ = false;                 // a strategy chooses the configurations (not brute force)
+  std::set<std::size_t> ahead_;         // guided: compiles submitted ahead, results not taken yet
   std::unique_ptr<SizeSearch> search_;  // guided: the search path shared with the replay
 
   run::TimingOptions timing_;

@@ -19,6 +19,7 @@ class SweepEvaluator : public search::Evaluator {
   using Measure = std::function<std::optional<double>(std::size_t)>;
   using Clock = std::function<double()>;
   using Params = std::function<const std::string&(std::size_t)>;
+  using Prefetch = std::function<void(const std::vector<std::size_t>&)>;
   // `stored`: canonical params -> objective (nullopt: stored as failed); `params`: a
   // configuration's canonical params (Space::params_json).
   SweepEvaluator(std::map<std::string, std::optional<double>> stored, Params params, Measure measure, Clock elapsed_s)
@@ -33,6 +34,16 @@ class SweepEvaluator : public search::Evaluator {
     return measure_(config);
   }
   double elapsed_s() const override { return elapsed_(); }
+  // Hints for configurations that will need a measurement (not those stored already).
+  void prefetch(const std::vector<std::size_t>& configs) override {
+    if (!prefetch_) return;
+    std::vector<std::size_t> need;
+    for (std::size_t c : configs)
+      if (!stored_.contains(params_(c))) need.push_back(c);
+    if (!need.empty()) prefetch_(need);
+  }
+  bool wants_prefetch() const override { return static_cast<bool>(prefetch_); }
+  void on_prefetch(Prefetch fn) { prefetch_ = std::move(fn); }
   std::size_t measured() const { return measured_; }  // evaluations that went to `measure`
 
  private:
@@ -40,6 +51,7 @@ class SweepEvaluator : public search::Evaluator {
   Params params_;
   Measure measure_;
   Clock elapsed_;
+  Prefetch prefetch_;
   std::size_t measured_ = 0;
 };
 

@@ -21,8 +21,45 @@ namespace tune::tuning {
 void Sweep::ensure_compiled(std::size_t c) {
   Compiled& k = configs_[c].compiled;
   if (k.kernel || k.status != store::MeasurementStatus::ok) return;
+  if (ahead_.contains(c)) {
+    if (pool_.withdraw(c)) {  // still queued behind other guesses: compile it here, now
+      ahead_.erase(c);
+      --pending_;
+    } else {  // in progress (or done): wait for it, taking the others that finish first
+      while (ahead_.contains(c)) {
+        auto r = pool_.next();
+        if (!r) break;
+        --pending_;
+        ahead_.erase(r->tag);
+        accept(std::move(*r));
+      }
+      if (k.kernel || k.status != store::MeasurementStatus::ok) return;
+    }
+  }
   auto req = request(c, kernel_, space_.config_values(c));
   if (!load_cached(c, req)) accept(compile::compile(req));
+}
+
+void Sweep::accept_finished() {
+  while (auto r = pool_.try_next()) {
+    --pending_;
+    ahead_.erase(r->tag);
+    accept(std::move(*r));
+  }
+}
+
+void Sweep::prefetch(const std::vector<std::size_t>& configs) {
+  accept_finished();
+  for (const std::uint64_t c : pool_.drop_queued()) ahead_.erase(c), --pending_;
+  for (std::size_t c : configs) {
+    const Compiled& k = configs_[c].compiled;
+    if (k.kernel || k.status != store::MeasurementStatus::ok || ahead_.contains(c)) continue;
+    auto req = request(c, kernel_, space_.config_values(c));
+    if (load_cached(c, req)) continue;
+    pool_.submit(std::move(req));
+    ahead_.insert(c);
+    ++pending_;
+  }
 }
 
 bool Sweep::search_size(std::size_t s, SizeState& st) {
@@ -45,6 +82,7 @@ bool Sweep::search_size(std::size_t s, SizeState& st) {
         return m.status == store::MeasurementStatus::ok ? m.objective : std::nullopt;
       },
       [this] { return ms_since(start_) / 1000.0; });
+  ev.on_prefetch([this](const std::vector<std::size_t>& configs) { prefetch(configs); });
   const SizeOutcome& done = search_->search(sizes_[s].stored, ev);
   const bool out_of_time = o_.time_limit_s && ev.elapsed_s() >= *o_.time_limit_s;
   if (out_of_time)

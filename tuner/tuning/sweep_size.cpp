@@ -292,10 +292,10 @@ std::unique_ptr<SizeState> Sweep::make_state(std::size_t s) {
   st->check = std::make_unique<run::DeviceCheck>(session_);
   auto specs = arg_specs(spec_, size);
   if (const capture::Capture* cap = captured(s)) use_captured_inputs(*cap, specs);  // shared, not copied
-  st->args = std::make_unique<run::ArgSet>(session_, specs, o_.seed);
+  st->args = std::make_unique<run::ArgSet>(session_, specs, o_.data_seed);
   try {
     while (st->more_args.size() + 1 < kPlacements)
-      st->more_args.push_back(std::make_unique<run::ArgSet>(session_, specs, o_.seed));
+      st->more_args.push_back(std::make_unique<run::ArgSet>(session_, specs, o_.data_seed));
   } catch (const run::CudaError& e) {
     if (e.sticky()) throw;
     spdlog::warn("{}: no room for {} placements of the arguments ({}): timing on {}", sizes_[s].label, kPlacements,

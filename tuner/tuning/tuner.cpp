@@ -5,7 +5,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
 #include <filesystem>
+#include <random>
+#include <string>
 
 #include "common/error.h"
 #include "run/device.h"
@@ -60,6 +64,7 @@ store::RunInfo run_info(const Options& o, const spec::Spec& spec) {
   if (o.max_fevals) budget["max_fevals"] = *o.max_fevals;
   if (o.time_limit_s) budget["time_limit_s"] = *o.time_limit_s;
   info.budget = budget.dump();
+  info.notes = nlohmann::json{{"seed", o.seed}, {"seed_drawn", o.seed_drawn}}.dump();
   return info;
 }
 
@@ -108,6 +113,22 @@ std::string strategy_for(const Options& opts, const spec::Spec& spec) {
   return std::string(kDefaultStrategy);
 }
 
+namespace {
+constexpr const char* kDrawnSeedVariable = "TUNE_DRAWN_SEED";
+}
+
+std::uint64_t draw_seed() {
+  if (run::worker_generation() >= 0)
+    if (const char* text = std::getenv(kDrawnSeedVariable)) {
+      char* end = nullptr;
+      errno = 0;
+      const unsigned long long v = std::strtoull(text, &end, 10);
+      if (errno == 0 && end != text && *end == '\0') return v;
+    }
+  std::random_device device;
+  return (static_cast<std::uint64_t>(device()) << 32) ^ device();
+}
+
 int tune(const Options& given) {
   Prepared prepared = validate(given);
   Options opts = given;
@@ -115,6 +136,11 @@ int tune(const Options& given) {
   for (const auto& c : prepared.captures) opts.sizes.push_back(capture_size(prepared.spec, c));  // tune --capture
   if (!opts.replay.empty()) return run_replay(opts, std::move(prepared));
   if (!run::gpu_available()) throw UnavailableError(run::gpu_unavailable_reason());
+  if (opts.seed_drawn) {
+    if (opts.strategy != "brute_force")
+      spdlog::info("search seed {} (drawn for this run; --seed {} repeats the search)", opts.seed, opts.seed);
+    ::setenv(kDrawnSeedVariable, std::to_string(opts.seed).c_str(), 1);  // for the worker processes
+  }
   // A configuration that faults the GPU context poisons this process for good (run/isolate.h):
   // the sweep runs in a worker process, restarted to resume from the store after such a fault.
   if (run::worker_generation() < 0 && !opts.argv.empty()) {

@@ -27,7 +27,13 @@ struct Options {
   search::StrategyOptions strategy_options;  // --strategy-option key=value (validated by validate())
   std::optional<std::int64_t> max_fevals;
   std::optional<double> time_limit_s;
+  // The search's random seed. `tune run` draws a fresh one when --seed is not given (seed_drawn),
+  // so that repeated runs are independent samples of a stochastic strategy, as Kernel Tuner's
+  // are; the seed is printed and stored with the run, and --seed repeats the search exactly.
   std::uint64_t seed = 1;
+  bool seed_drawn = false;
+  // The input data's seed: --seed when given, else 1, so every run times the same inputs.
+  std::uint64_t data_seed = 1;
   int device = 0;
   bool flush_l2 = false;
   int warmup = 0;        // extra untimed launches (run::TimingOptions::warmup)
@@ -47,8 +53,10 @@ struct Options {
   std::vector<std::string> argv;
 };
 
-// The default strategy: the best mean score of `tune evaluate` over the shared caches (BENCHMARKS.md).
-inline constexpr std::string_view kDefaultStrategy = "greedy_ils";
+// The default strategy, chosen by leaving one cache out at a time over every brute-forced cache at
+// hand (scripts/bench_default.sh, tuner/evaluate/select.h; BENCHMARKS.md "Choosing the default
+// strategy"): the only strategy above random search on every cache, and the best mean.
+inline constexpr std::string_view kDefaultStrategy = "bayes_opt";
 
 // The strategy a run uses: --strategy when given (opts.strategy not empty), else the spec's
 // Search.Name when it is one of ours (Kernel Tuner's rule), else kDefaultStrategy (with a warning
@@ -74,6 +82,10 @@ SearchPolicy search_policy(const Options& opts);
 // Validates everything that needs no GPU (spec, kernel file, space, sizes, database) and throws
 // InputError on the first problem, before anything is written.
 Prepared validate(const Options& opts);
+
+// A fresh search seed (std::random_device); in a worker process of a supervised run, the seed its
+// supervisor drew (so every generation of one run searches alike).
+std::uint64_t draw_seed();
 
 // Runs the sweep; returns the process exit code. Throws UnavailableError without a GPU.
 int tune(const Options& opts);
