@@ -158,39 +158,36 @@ std::vector<std::size_t> Model::ranked() const {
   return idx;
 }
 
-std::optional<std::size_t> Model::best_candidate(Acquisition af, std::vector<std::size_t>* runners_up, std::size_t k) {
-  if (fit_ && (fitted_at_ == 0 ||
-               (configs_.size() >= kRefitGrowth * static_cast<double>(fitted_at_) && configs_.size() <= kRefitMax)))
-    refit_hyper();
-  const auto& pool = gp_->pool();
-  if (pool.empty()) return std::nullopt;
+std::optional<Model::Standing> Model::standing() const {
   double sum = 0, sum2 = 0, lo = std::numeric_limits<double>::infinity(), hi = -lo;
   std::size_t n = 0;
   for (const auto& v : gp_->values())
     if (v) sum += *v, sum2 += *v * *v, lo = std::min(lo, *v), hi = std::max(hi, *v), ++n;
-  if (n == 0) return pool.front();
-  const double mean = sum / static_cast<double>(n);
-  const double var = sum2 / static_cast<double>(n) - mean * mean;
-  const double scale = var > 1e-24 ? std::sqrt(var) : 1.0;
-  const double fbest = (lo - mean) / scale;
+  if (n == 0) return std::nullopt;
+  Standing st;
+  st.mean = sum / static_cast<double>(n);
+  const double var = sum2 / static_cast<double>(n) - st.mean * st.mean;
+  st.scale = var > 1e-24 ? std::sqrt(var) : 1.0;
+  st.hi = hi;
+  st.fbest = (lo - st.mean) / st.scale;
+  return st;
+}
 
-  // The exploration margin shrinks with the mean predictive sd over the pool (Kernel Tuner's
-  // contextual variance, relative to the first model step).
-  double mean_sd = 0;
-  std::vector<std::size_t> hopeless;
-  const bool prune = ++steps_ % kPruneEvery == 0 && configs_.size() >= kPruneAfter;
+double Model::mean_sd(const Standing& st, std::vector<std::size_t>* hopeless) const {
+  const auto& pool = gp_->pool();
+  double total = 0;
   for (std::size_t r = 0; r < pool.size(); ++r) {
-    const auto p = gp_->predict(r, mean, scale, hi);
-    mean_sd += p.sd;
-    if (prune && p.mean - kPruneZ * p.sd > fbest) hopeless.push_back(pool[r]);
+    const auto p = gp_->predict(r, st.mean, st.scale, st.hi);
+    total += p.sd;
+    if (hopeless && p.mean - kPruneZ * p.sd > st.fbest) hopeless->push_back(pool[r]);
   }
-  mean_sd /= static_cast<double>(pool.size());
-  if (hopeless.size() < pool.size())  // never the whole pool
-    for (std::size_t c : hopeless) gp_->drop(c);
-  if (!initial_sd_) initial_sd_ = mean_sd;
-  const double explore = *initial_sd_ > 0 ? mean_sd / *initial_sd_ : 0.0;
-  const double target = fbest - kXi * explore;
+  return total / static_cast<double>(pool.size());
+}
 
+std::vector<std::vector<std::size_t>> Model::top_by_acquisition(const Standing& st, double explore, std::size_t k,
+                                                                std::optional<Acquisition> only) const {
+  const auto& pool = gp_->pool();
+  const double target = st.fbest - kXi * explore;
   auto acquisition = [&](Acquisition a, const auto& p) {
     const double gain = target - p.mean, z = gain / p.sd;
     if (a == Acquisition::ei)
@@ -199,37 +196,85 @@ std::optional<std::size_t> Model::best_candidate(Acquisition af, std::vector<std
     return -(p.mean - kKappa * explore * p.sd);
   };
   constexpr std::array<Acquisition, 3> kAll = {Acquisition::ei, Acquisition::poi, Acquisition::lcb};
-  const bool ahead = runners_up && k > 0;
-  std::array<std::vector<std::pair<double, std::size_t>>, 3> scored;
-  std::size_t arg = 0;
-  double top = -std::numeric_limits<double>::infinity();
-  for (std::size_t r = 0; r < pool.size(); ++r) {
-    const auto p = gp_->predict(r, mean, scale, hi);
-    const double a = acquisition(af, p);
-    if (a > top) top = a, arg = r;
-    if (ahead)
+  std::vector<std::vector<std::size_t>> out(kAll.size());
+  if (k == 1) {  // the argmax alone (the first on ties), in one pass
+    std::array<double, 3> top;
+    top.fill(-std::numeric_limits<double>::infinity());
+    std::array<std::size_t, 3> arg{};
+    for (std::size_t r = 0; r < pool.size(); ++r) {
+      const auto p = gp_->predict(r, st.mean, st.scale, st.hi);
       for (std::size_t i = 0; i < kAll.size(); ++i)
-        scored[i].emplace_back(kAll[i] == af ? a : acquisition(kAll[i], p), r);
-  }
-  if (ahead) {
-    // The best k by each acquisition function, merged in turn, this one's first.
-    std::array<std::vector<std::size_t>, 3> best;
-    for (std::size_t i = 0; i < kAll.size(); ++i) {
-      auto& v = scored[i];
-      const std::size_t keep = std::min(k + 1, v.size());
-      std::partial_sort(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(keep), v.end(),
-                        [](const auto& x, const auto& y) { return x.first > y.first; });
-      for (std::size_t j = 0; j < keep; ++j)
-        if (v[j].second != arg)  // af first, then the other two in order
-          best[kAll[i] == af ? 0 : i + 1 - (static_cast<std::size_t>(af) < i)].push_back(pool[v[j].second]);
+        if (!only || kAll[i] == *only)
+          if (const double a = acquisition(kAll[i], p); a > top[i]) top[i] = a, arg[i] = r;
     }
-    runners_up->clear();
-    for (std::size_t j = 0; j <= k; ++j)
-      for (const auto& b : best)
-        if (j < b.size() && std::find(runners_up->begin(), runners_up->end(), b[j]) == runners_up->end())
-          runners_up->push_back(b[j]);
+    for (std::size_t i = 0; i < kAll.size(); ++i)
+      if (!only || kAll[i] == *only) out[i] = {pool[arg[i]]};
+    return out;
   }
-  return pool[arg];
+  std::array<std::vector<std::pair<double, std::size_t>>, 3> scored;
+  for (std::size_t r = 0; r < pool.size(); ++r) {
+    const auto p = gp_->predict(r, st.mean, st.scale, st.hi);
+    for (std::size_t i = 0; i < kAll.size(); ++i) scored[i].emplace_back(acquisition(kAll[i], p), r);
+  }
+  for (std::size_t i = 0; i < kAll.size(); ++i) {
+    auto& v = scored[i];
+    const std::size_t keep = std::min(k, v.size());
+    // stable: equal acquisitions keep pool order, so the first is the argmax a single pass finds
+    std::stable_sort(v.begin(), v.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+    for (std::size_t j = 0; j < keep; ++j) out[i].push_back(pool[v[j].second]);
+  }
+  return out;
+}
+
+std::optional<std::size_t> Model::best_candidate(Acquisition af, std::vector<std::size_t>* runners_up, std::size_t k) {
+  if (fit_ && (fitted_at_ == 0 ||
+               (configs_.size() >= kRefitGrowth * static_cast<double>(fitted_at_) && configs_.size() <= kRefitMax)))
+    refit_hyper();
+  const auto& pool = gp_->pool();
+  if (pool.empty()) return std::nullopt;
+  const auto st = standing();
+  if (!st) return pool.front();
+
+  // The exploration margin shrinks with the mean predictive sd over the pool (Kernel Tuner's
+  // contextual variance, relative to the first model step).
+  std::vector<std::size_t> hopeless;
+  const bool prune = ++steps_ % kPruneEvery == 0 && configs_.size() >= kPruneAfter;
+  const double sd = mean_sd(*st, prune ? &hopeless : nullptr);
+  if (hopeless.size() < pool.size())  // never the whole pool
+    for (std::size_t c : hopeless) gp_->drop(c);
+  if (!initial_sd_) initial_sd_ = sd;
+  const double explore = *initial_sd_ > 0 ? sd / *initial_sd_ : 0.0;
+
+  const bool ahead = runners_up && k > 0;
+  const auto top = ahead ? top_by_acquisition(*st, explore, k + 1) : top_by_acquisition(*st, explore, 1, af);
+  const std::size_t pick = top[static_cast<std::size_t>(af)].front();
+  if (ahead) {
+    // The best k of each acquisition function, merged in turn, this one's first.
+    runners_up->clear();
+    std::array<std::size_t, 3> order{static_cast<std::size_t>(af), 0, 0};
+    for (std::size_t i = 0, j = 1; i < 3; ++i)
+      if (i != order[0]) order[j++] = i;
+    for (std::size_t j = 0; j <= k; ++j)
+      for (std::size_t i : order)
+        if (j < top[i].size() && top[i][j] != pick &&
+            std::find(runners_up->begin(), runners_up->end(), top[i][j]) == runners_up->end())
+          runners_up->push_back(top[i][j]);
+  }
+  return pick;
+}
+
+std::vector<std::size_t> Model::peek(std::size_t k) const {
+  std::vector<std::size_t> out;
+  if (!gp_ || gp_->pool().empty()) return out;
+  const auto st = standing();
+  if (!st) return out;
+  const double sd = mean_sd(*st, nullptr);
+  const double explore = initial_sd_ && *initial_sd_ > 0 ? sd / *initial_sd_ : 1.0;
+  const auto top = top_by_acquisition(*st, explore, k);
+  for (std::size_t j = 0; j < k; ++j)
+    for (const auto& t : top)
+      if (j < t.size() && std::find(out.begin(), out.end(), t[j]) == out.end()) out.push_back(t[j]);
+  return out;
 }
 
 }  // namespace tune::search::bo

@@ -34,10 +34,23 @@ class Model {
   // hints; the choice is the same with or without them).
   std::optional<std::size_t> best_candidate(Acquisition af, std::vector<std::size_t>* runners_up = nullptr,
                                             std::size_t k = 0);
+  // For compile-ahead hints: the k best candidates of each acquisition function under the model as
+  // it stands, merged in turn; no refit, no pruning, no step counted (the search is unchanged).
+  std::vector<std::size_t> peek(std::size_t k) const;
   // Observed configurations, best objective first (failures left out).
   std::vector<std::size_t> ranked() const;
 
  private:
+  struct Standing {  // the normalisation of the observed values
+    double mean = 0, scale = 1, hi = 0, fbest = 0;
+  };
+  std::optional<Standing> standing() const;
+  // The mean predictive sd over the pool; with `hopeless`, also the candidates to prune.
+  double mean_sd(const Standing& st, std::vector<std::size_t>* hopeless) const;
+  // Per acquisition function (ei, poi, lcb), its k best pool candidates, best first (k = 1: the
+  // argmax, the first on ties; `only`: that function alone, the others left empty).
+  std::vector<std::vector<std::size_t>> top_by_acquisition(const Standing& st, double explore, std::size_t k,
+                                                           std::optional<Acquisition> only = std::nullopt) const;
   std::optional<double> transform(std::optional<double> objective) const;
   // The observations the model keeps: all of them up to kMaxModel, else the best and the latest.
   std::vector<std::size_t> kept() const;

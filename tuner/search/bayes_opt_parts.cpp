@@ -102,12 +102,17 @@ std::vector<std::size_t> latin_hypercube(const space::Space& space, std::size_t 
   return out;
 }
 
-std::size_t initial_sample_size(const Context& ctx, std::size_t popsize) {
+double budget_evaluations(const Context& ctx) {
   double evaluations = std::numeric_limits<double>::infinity();
   if (ctx.budget().max_fevals) evaluations = static_cast<double>(*ctx.budget().max_fevals);
   if (ctx.budget().time_limit_s && ctx.evaluations() > 0 && ctx.elapsed_s() > 0)
     evaluations =
         std::min(evaluations, *ctx.budget().time_limit_s / (ctx.elapsed_s() / static_cast<double>(ctx.evaluations())));
+  return evaluations;
+}
+
+std::size_t initial_sample_size(const Context& ctx, std::size_t popsize) {
+  const double evaluations = budget_evaluations(ctx);
   const double share = std::max(static_cast<double>(kMinInitial), std::floor(evaluations / 20));
   return std::min(popsize, static_cast<std::size_t>(std::min(share, 1e9)));
 }

@@ -36,6 +36,9 @@ std::vector<std::size_t> latin_hypercube(const space::Space& space, std::size_t 
 // evaluations the budget allows (max_fevals, or the time limit over the mean cost so far) when
 // that is fewer, but at least kMinInitial. A short budget thus leaves most of itself to the model.
 std::size_t initial_sample_size(const Context& ctx, std::size_t popsize);
+// The evaluations the budget allows in all (max_fevals, or the time limit over the mean time per
+// evaluation so far); infinity without a budget.
+double budget_evaluations(const Context& ctx);
 constexpr std::size_t kMinInitial = 5;
 
 // Which acquisition function proposes the next configuration.

@@ -25,7 +25,10 @@ class Hinted : public Evaluator {
     visits.push_back(config);
     // A hit: hinted before the previous evaluation began, so its compile overlapped at least one
     // whole evaluation (a hint just before its own evaluation hides nothing).
-    if (before_.contains(config)) ++hits;
+    if (before_.contains(config))
+      ++hits;
+    else
+      misses.push_back(visits.size() - 1);
     before_ = ahead_;
     before_.insert(queued_.begin(), queued_.end());
     return table_.evaluate(config);
@@ -41,6 +44,7 @@ class Hinted : public Evaluator {
   }
   std::vector<std::size_t> visits;
   std::size_t hits = 0, prefetches = 0;
+  std::vector<std::size_t> misses;  // positions in visits
 
  private:
   TableEvaluator table_;
@@ -67,8 +71,10 @@ TEST_P(Hints, NeverChangeTheSearchAndNameWhatComesNext) {
     EXPECT_EQ(plain.prefetches, 0u);
     ASSERT_GT(hinted.prefetches, 0u);
     const double rate = static_cast<double>(hinted.hits) / static_cast<double>(hinted.visits.size());
-    std::printf("%s seed %llu: %zu of %zu evaluations hinted ahead (%.0f%%)\n", GetParam().strategy,
-                static_cast<unsigned long long>(seed), hinted.hits, hinted.visits.size(), 100 * rate);
+    std::string missed;
+    for (std::size_t m : hinted.misses) missed += " " + std::to_string(m);
+    std::printf("%s seed %llu: %zu of %zu evaluations hinted ahead (%.0f%%); not hinted:%s\n", GetParam().strategy,
+                static_cast<unsigned long long>(seed), hinted.hits, hinted.visits.size(), 100 * rate, missed.c_str());
     EXPECT_GE(rate, GetParam().min_hit_rate) << GetParam().strategy << " seed " << seed;
   }
 }
