@@ -1,10 +1,13 @@
 // tune import / tune export: Kernel Tuner cache files and T4 results in and out of the database.
 #include <cstdio>
+#include <fstream>
 #include <optional>
 
 #include "cli/commands.h"
 #include "common/error.h"
 #include "interop/interop.h"
+#include "query/flags.h"
+#include "store/merge.h"
 
 namespace tune::cli {
 
@@ -26,10 +29,20 @@ std::string joined_args() {
 
 }  // namespace
 
+// A tune (or any SQLite) database rather than a cache file: its first 16 bytes.
+static bool is_sqlite_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  char head[16] = {};
+  f.read(head, sizeof head);
+  return f.gcount() == 16 && std::string_view(head, 16) == std::string_view("SQLite format 3\0", 16);
+}
+
 int cmd_import(const Args& args) {
   po::options_description opts("tune import options");
-  opts.add_options()("file", po::value<std::vector<std::string>>()->multitoken(),
-                     "Kernel Tuner cache (.json or .json.gz, closed or left open) or T4 results file")(
+  opts.add_options()(
+      "file", po::value<std::vector<std::string>>()->multitoken(),
+      "Kernel Tuner cache (.json or .json.gz, closed or left open), T4 results file, or another tune database "
+      "(merged: runs, measurements, ceilings, decisions, binaries; the later of two measurements wins)")(
       "kernel", po::value<std::string>(), "store under this kernel name (default: the file's kernel_name)")(
       "device", po::value<std::string>(),
       "store under this device (default: the file's device_name, else \"unknown\")")(
@@ -55,13 +68,31 @@ int cmd_import(const Args& args) {
   // All files or none: a bad file among several leaves the database as it was (each file's own
   // transaction nests in this one), and the report is printed only once everything is stored.
   std::vector<interop::ImportResult> results;
+  std::vector<std::pair<std::string, store::MergeCounts>> merged;  // tune databases, merged whole
   {
     auto all = db.batch();
-    for (const auto& file : vm["file"].as<std::vector<std::string>>())
-      results.push_back(interop::import_file(db, file, o));
+    for (const auto& file : vm["file"].as<std::vector<std::string>>()) {
+      if (is_sqlite_file(file)) {
+        if (o.kernel || o.device || o.spec)
+          throw InputError("tune import " + file +
+                           ": a tune database keeps its own kernels and devices: "
+                           "--kernel, --device and --spec are for Kernel Tuner caches and T4 files");
+        auto from = store::Store::open(file, store::Store::Mode::read_only);
+        merged.emplace_back(file, store::merge(db, from));
+        for (const auto& [kernel, device] : merged.back().second.kernel_devices)
+          query::refresh_flags(db, kernel, device);
+      } else {
+        results.push_back(interop::import_file(db, file, o));
+      }
+    }
     all.commit();
   }
   created.dismiss();
+  for (const auto& [file, c] : merged)
+    std::printf(
+        "%s (tune database): %zu runs, %zu measurements added or newer, %zu kept (as recent already), "
+        "%zu ceilings, %zu decisions, %zu cached binaries\n",
+        file.c_str(), c.runs, c.measurements, c.kept, c.ceilings, c.decisions, c.binaries);
   for (const auto& r : results) {
     const std::string file = r.file.string();
     std::string statuses;
