@@ -6,7 +6,8 @@
 set -euo pipefail
 pkgs=(cmake g++ make libsqlite3-dev libspdlog-dev libfmt-dev libboost-program-options-dev
       nlohmann-json3-dev libeigen3-dev zlib1g-dev python3)
-[ "${1:-}" = main ] || pkgs+=(libgtest-dev python3-jsonschema python3-venv clang-format)
+# Open MPI for the tests of the MPI ranks (tuner/mpi); a build without it has no ranks, as before.
+[ "${1:-}" = main ] || pkgs+=(libgtest-dev python3-jsonschema python3-venv clang-format openmpi-bin libopenmpi-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

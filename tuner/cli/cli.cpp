@@ -17,6 +17,9 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#ifdef TUNE_HAVE_MPI
+#include "mpi/world.h"
+#endif
 #include "common/error.h"
 
 namespace tune::cli {
@@ -143,11 +146,28 @@ Args g_process_args;
 
 const Args& process_args() { return g_process_args; }
 
+namespace {
+// Whether this process reports errors: all but the ranks other than 0 of an MPI run, which fail
+// alike on the same input and leave the report to rank 0.
+bool report_errors() {
+#ifdef TUNE_HAVE_MPI
+  if (const mpi::World* w = mpi::world(); w != nullptr && w->rank() != 0) return false;
+#endif
+  return true;
+}
+}  // namespace
+
 int main(int argc, char** argv) {
   g_process_args.assign(argv, argv + argc);
   Args args(argv + 1, argv + argc);
   try {
     setup_logging(args);
+#ifdef TUNE_HAVE_MPI
+    // The ranks of an MPI run other than 0 say only what goes wrong; rank 0 reports the run.
+    if (const mpi::World* w = mpi::world();
+        w != nullptr && w->rank() != 0 && spdlog::get_level() == spdlog::level::info)
+      spdlog::set_level(spdlog::level::warn);
+#endif
     if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
       usage();
       return args.empty() ? 2 : 0;
@@ -170,21 +190,21 @@ int main(int argc, char** argv) {
     }
     return cmd->run(args);
   } catch (const UnavailableError& e) {
-    std::fprintf(stderr, "tune: %s\n", e.what());
+    if (report_errors()) std::fprintf(stderr, "tune: %s\n", e.what());
     return 3;
   } catch (const InputError& e) {
-    std::fprintf(stderr, "tune: error: %s\n", e.what());
+    if (report_errors()) std::fprintf(stderr, "tune: error: %s\n", e.what());
     return 2;
   } catch (const sqlite::Failure& e) {
     // a damaged file found after it was opened (a page read by a query): the input's fault
     if (sqlite::is_damaged_file(e)) {
-      std::fprintf(stderr, "tune: error: the database is damaged: %s\n", e.what());
+      if (report_errors()) std::fprintf(stderr, "tune: error: the database is damaged: %s\n", e.what());
       return 2;
     }
-    std::fprintf(stderr, "tune: internal error: %s\n", e.what());
+    if (report_errors()) std::fprintf(stderr, "tune: internal error: %s\n", e.what());
     return 1;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "tune: internal error: %s\n", e.what());
+    if (report_errors()) std::fprintf(stderr, "tune: internal error: %s\n", e.what());
     return 1;
   }
 }

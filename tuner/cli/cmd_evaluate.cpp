@@ -6,6 +6,9 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#ifdef TUNE_HAVE_MPI
+#include "mpi/ranks.h"
+#endif
 #include "common/error.h"
 #include "common/output_file.h"
 #include "evaluate/evaluate.h"
@@ -75,7 +78,16 @@ int cmd_evaluate(const Args& args) {
   const bool loo = vm["leave-one-out"].as<bool>();
   if (loo && problems.size() < 2)
     throw InputError("tune evaluate --leave-one-out: needs at least two caches (--replay)");
+#ifdef TUNE_HAVE_MPI
+  std::optional<evaluate::Result> ranked;
+  if (const mpi::World* w = mpi::world(); w != nullptr && w->size() > 1) {  // mpirun -n K: one cell per item
+    ranked = mpi::evaluate(*w, problems, strategies, o);
+    if (!ranked) return 0;  // a rank other than 0: rank 0 reports
+  }
+  const evaluate::Result r = ranked ? std::move(*ranked) : evaluate::evaluate(problems, strategies, o);
+#else
   const evaluate::Result r = evaluate::evaluate(problems, strategies, o);
+#endif
 
   const bool json = vm["json"].as<bool>();
   if (vm.count("curves")) {

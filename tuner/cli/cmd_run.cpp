@@ -2,6 +2,9 @@
 #include <spdlog/spdlog.h>
 
 #include "cli/commands.h"
+#ifdef TUNE_HAVE_MPI
+#include "mpi/ranks.h"
+#endif
 #include "common/error.h"
 #include "search/search.h"
 #include "tuning/tuner.h"
@@ -94,6 +97,15 @@ int cmd_run(const Args& args) {
   o.wide = vm["wide"].as<bool>();
   o.argv = process_args();
   for (const auto& a : args) o.command_line += (o.command_line.empty() ? "tune " : " ") + a;
+#ifdef TUNE_HAVE_MPI
+  if (const mpi::World* w = mpi::world(); w != nullptr && w->size() > 1) {  // mpirun -n K, K > 1
+    if (w->rank() != 0) return mpi::run(*w, o);                             // only rank 0 touches the database
+    NewDatabaseGuard created(o.db);
+    const int status = mpi::run(*w, o);
+    created.dismiss();
+    return status;
+  }
+#endif
   NewDatabaseGuard created(o.db);
   const int status = tuning::tune(o);
   created.dismiss();

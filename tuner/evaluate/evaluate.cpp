@@ -188,8 +188,37 @@ Outcome run_one(const Problem& p, const StrategySpec& s, double time_limit_s, st
 
 }  // namespace
 
-Result evaluate(const std::vector<Problem>& problems, const std::vector<StrategySpec>& strategies,
-                const Options& options) {
+namespace {
+
+// A cell's score from its repeats' outcomes (and its bootstrap resamples): the same whoever runs
+// the repeats, since resample b of cell (strat, prob) draws from its own seeded stream.
+void score_cell(Cell& cell, const SpaceStats& stats, const Window& window, std::vector<Outcome>& outcomes,
+                const Options& options, std::size_t strat, std::size_t prob) {
+  const std::size_t nr = outcomes.size();
+  std::vector<Trace> traces;
+  double fevals = 0;
+  for (Outcome& o : outcomes) {
+    if (!o.error.empty() && cell.error.empty()) cell.error = o.error;
+    fevals += static_cast<double>(o.fevals);
+    traces.push_back(std::move(o.trace));
+  }
+  cell.mean_fevals = fevals / static_cast<double>(nr);
+  if (!cell.error.empty()) return;
+  const RankMatrix ranks = rank_matrix(stats, window, traces);
+  std::vector<std::size_t> rows(nr);
+  std::iota(rows.begin(), rows.end(), std::size_t{0});
+  cell.curve = score_rows(stats, window, ranks, rows);
+  search::Rng rng(options.seed * 0x9E3779B97F4A7C15ull + strat * 1000003 + prob);
+  for (std::size_t b = 0; b < options.resamples; ++b) {
+    for (auto& row : rows) row = static_cast<std::size_t>(rng.below(nr));
+    cell.resampled.push_back(score_rows(stats, window, ranks, rows).mean);
+  }
+}
+
+}  // namespace
+
+Result frame(const std::vector<Problem>& problems, const std::vector<StrategySpec>& strategies,
+             const Options& options) {
   if (options.repeats == 0) throw InputError("--repeats must be at least 1");
   Result r;
   r.options = options;
@@ -199,7 +228,37 @@ Result evaluate(const std::vector<Problem>& problems, const std::vector<Strategy
     r.windows.push_back(window(r.stats.back(), options.settings));
   }
   for (const auto& s : strategies) r.strategies.push_back(s.name);
+  r.cells.assign(strategies.size(), std::vector<Cell>(problems.size()));
+  return r;
+}
 
+Cell evaluate_cell(const Result& frame, const std::vector<Problem>& problems,
+                   const std::vector<StrategySpec>& strategies, std::size_t strat, std::size_t prob) {
+  const Options& options = frame.options;
+  const std::size_t nr = options.repeats;
+  std::vector<Outcome> outcomes(nr);
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t rep; (rep = next.fetch_add(1)) < nr;)
+      outcomes[rep] = run_one(problems[prob], strategies[strat], frame.windows[prob].time_limit_s, options.seed + rep);
+  };
+  unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+  threads = static_cast<unsigned>(std::min<std::size_t>(threads, nr));
+  {
+    std::vector<std::jthread> pool;
+    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
+    work();
+  }
+  for (const Outcome& o : outcomes)
+    if (o.input_error) std::rethrow_exception(o.input_error);
+  Cell cell;
+  score_cell(cell, frame.stats[prob], frame.windows[prob], outcomes, options, strat, prob);
+  return cell;
+}
+
+Result evaluate(const std::vector<Problem>& problems, const std::vector<StrategySpec>& strategies,
+                const Options& options) {
+  Result r = frame(problems, strategies, options);
   const std::size_t np = problems.size(), nr = options.repeats, total = strategies.size() * np * nr;
   std::vector<Outcome> outcomes(total);
   std::vector<std::atomic<std::size_t>> done(strategies.size() * np);  // finished repeats per cell
@@ -210,30 +269,17 @@ Result evaluate(const std::vector<Problem>& problems, const std::vector<Strategy
   Progress progress("evaluate: runs", total);
   std::atomic<std::size_t> finished{0};
   std::mutex drawing;
-  r.cells.assign(strategies.size(), std::vector<Cell>(np));
   // The thread that finishes a cell's last repeat scores the cell (and its bootstrap resamples).
   auto finish = [&](std::size_t strat, std::size_t prob) {
-    Cell& cell = r.cells[strat][prob];
-    std::vector<Trace> traces;
-    double fevals = 0;
-    for (std::size_t rep = 0; rep < nr; ++rep) {
-      Outcome& o = outcomes[(strat * np + prob) * nr + rep];
-      if (o.input_error) return;  // rethrown after the pool
-      if (!o.error.empty() && cell.error.empty()) cell.error = o.error;
-      fevals += static_cast<double>(o.fevals);
-      traces.push_back(std::move(o.trace));
-    }
-    cell.mean_fevals = fevals / static_cast<double>(nr);
-    if (!cell.error.empty()) return;
-    const RankMatrix ranks = rank_matrix(r.stats[prob], r.windows[prob], traces);
-    std::vector<std::size_t> rows(nr);
-    std::iota(rows.begin(), rows.end(), std::size_t{0});
-    cell.curve = score_rows(r.stats[prob], r.windows[prob], ranks, rows);
-    search::Rng rng(options.seed * 0x9E3779B97F4A7C15ull + strat * 1000003 + prob);
-    for (std::size_t b = 0; b < options.resamples; ++b) {
-      for (auto& row : rows) row = static_cast<std::size_t>(rng.below(nr));
-      cell.resampled.push_back(score_rows(r.stats[prob], r.windows[prob], ranks, rows).mean);
-    }
+    const auto first = outcomes.begin() + static_cast<std::ptrdiff_t>((strat * np + prob) * nr);
+    std::vector<Outcome> cell(std::make_move_iterator(first),
+                              std::make_move_iterator(first + static_cast<std::ptrdiff_t>(nr)));
+    for (const Outcome& o : cell)
+      if (o.input_error) {
+        outcomes[(strat * np + prob) * nr] = Outcome{{}, 0, {}, o.input_error};  // rethrown after the pool
+        return;
+      }
+    score_cell(r.cells[strat][prob], r.stats[prob], r.windows[prob], cell, options, strat, prob);
   };
   auto work = [&] {
     for (std::size_t i; (i = next.fetch_add(1)) < total;) {

@@ -98,6 +98,13 @@ struct Result {
 Result evaluate(const std::vector<Problem>& problems, const std::vector<StrategySpec>& strategies,
                 const Options& options);
 
+// evaluate() in parts, for the ranks of an MPI run (tuner/mpi), which hand out one cell each: the
+// Result's statistics, windows and names with its cells empty; then one cell (strategy `strat` on
+// problem `prob`), its repeats on Options::threads threads. Equal to evaluate()'s cell.
+Result frame(const std::vector<Problem>& problems, const std::vector<StrategySpec>& strategies, const Options& options);
+Cell evaluate_cell(const Result& frame, const std::vector<Problem>& problems,
+                   const std::vector<StrategySpec>& strategies, std::size_t strat, std::size_t prob);
+
 // Statistics and budget per cache, then rows = strategies, columns = caches and the mean.
 std::string format_table(const Result& r);
 nlohmann::ordered_json to_json(const Result& r);

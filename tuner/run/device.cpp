@@ -61,6 +61,27 @@ std::string gpu_unavailable_reason() {
   return {};
 }
 
+DeviceIdentity identify_device(int local_rank) {
+  int count = 0;
+  const cudaError_t status = cudaGetDeviceCount(&count);
+  (void)cudaGetLastError();
+  if (status != cudaSuccess) throw UnavailableError(no_gpu_message(status));
+  if (count == 0) throw UnavailableError(no_gpu_message(cudaErrorNoDevice));
+  DeviceIdentity id;
+  id.ordinal = local_rank % count;
+  cudaDeviceProp prop{};
+  check(cudaGetDeviceProperties(&prop, id.ordinal), "cudaGetDeviceProperties");
+  id.name.assign(prop.name, strnlen(prop.name, sizeof(prop.name)));
+  id.arch = "sm_" + std::to_string(prop.major) + std::to_string(prop.minor);
+  static const char* hex = "0123456789abcdef";
+  for (char b : prop.uuid.bytes) {
+    const auto u = static_cast<unsigned char>(b);
+    id.uuid += hex[u >> 4];
+    id.uuid += hex[u & 15];
+  }
+  return id;
+}
+
 DeviceInfo open_device(int ordinal) {
   int count = 0;
   const cudaError_t status = cudaGetDeviceCount(&count);

@@ -48,6 +48,16 @@ std::string gpu_unavailable_reason();
 // out of range) or CudaError.
 DeviceInfo open_device(int ordinal = 0);
 
+// The GPU of the rank-th process among those sharing a machine: ordinal rank modulo the device
+// count, its name and NVRTC architecture, read without creating a context (an MPI rank reads it
+// and leaves the device to the worker processes it starts). Throws UnavailableError without a GPU.
+struct DeviceIdentity {
+  int ordinal = 0;
+  std::string name, arch;
+  std::string uuid;  // the GPU's own, in hex: the same GPU whatever CUDA_VISIBLE_DEVICES numbers it
+};
+DeviceIdentity identify_device(int local_rank);
+
 // "13.0" from 13000; "none" for 0 (no driver).
 std::string format_cuda_version(int version);
 

@@ -1,5 +1,6 @@
 #include "run/isolate.h"
 
+#include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
 
@@ -25,20 +26,31 @@ int worker_generation() {
 namespace {
 
 // Runs one worker to completion; returns its exit status (128 + signal when killed).
-int run_worker(const std::vector<std::string>& argv, int generation) {
+int run_worker(const std::vector<std::string>& argv, int generation, const WorkerSetup& setup) {
   std::vector<std::string> env;
   const std::string prefix = std::string(kWorkerEnv) + "=";
   for (char** e = environ; e != nullptr && *e != nullptr; ++e)
     if (std::string_view(*e).substr(0, prefix.size()) != prefix) env.emplace_back(*e);
   env.push_back(prefix + std::to_string(generation));
+  env.insert(env.end(), setup.env.begin(), setup.env.end());
   std::vector<char*> args, envp;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   for (std::string& e : env) envp.push_back(e.data());
   envp.push_back(nullptr);
 
+  // the file actions (a redirected stdout), owned for the spawn's duration
+  struct Actions {
+    posix_spawn_file_actions_t a;
+    Actions() { posix_spawn_file_actions_init(&a); }
+    ~Actions() { posix_spawn_file_actions_destroy(&a); }
+    Actions(const Actions&) = delete;
+    Actions& operator=(const Actions&) = delete;
+  } actions;
+  if (!setup.stdout_path.empty())
+    posix_spawn_file_actions_addopen(&actions.a, 1, setup.stdout_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
   pid_t pid = 0;
-  const int rc = posix_spawn(&pid, argv[0].c_str(), nullptr, nullptr, args.data(), envp.data());
+  const int rc = posix_spawn(&pid, argv[0].c_str(), &actions.a, nullptr, args.data(), envp.data());
   if (rc != 0) throw Error("cannot start worker process '" + argv[0] + "': " + std::strerror(rc));
   int status = 0;
   while (waitpid(pid, &status, 0) < 0) {
@@ -52,11 +64,15 @@ int run_worker(const std::vector<std::string>& argv, int generation) {
 }  // namespace
 
 Supervised supervise(const std::vector<std::string>& argv, int max_workers) {
+  return supervise(argv, WorkerSetup{}, max_workers);
+}
+
+Supervised supervise(const std::vector<std::string>& argv, const WorkerSetup& setup, int max_workers) {
   if (argv.empty() || argv[0].empty()) throw Error("supervise: no program to run");
   if (max_workers < 1) throw Error("supervise: max_workers must be at least 1");
   Supervised result;
   do {
-    result.exit_code = run_worker(argv, result.workers);
+    result.exit_code = run_worker(argv, result.workers, setup);
     ++result.workers;
   } while (result.exit_code == kDeviceLostExitCode && result.workers < max_workers);
   return result;

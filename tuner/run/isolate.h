@@ -50,4 +50,12 @@ struct Supervised {
 // process touches CUDA: the supervisor needs no GPU.
 Supervised supervise(const std::vector<std::string>& argv, int max_workers = 1000);
 
+// The same, with the workers' standard output appended to `stdout_path` (when not empty) and
+// `env` ("NAME=value") added to their environment: an MPI rank runs its items so (tuner/mpi).
+struct WorkerSetup {
+  std::string stdout_path;
+  std::vector<std::string> env;
+};
+Supervised supervise(const std::vector<std::string>& argv, const WorkerSetup& setup, int max_workers = 1000);
+
 }  // namespace tune::run

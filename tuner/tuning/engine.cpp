@@ -159,16 +159,35 @@ void Sweep::start_compiles() {
     if (captures_.empty()) spdlog::warn("{}: no Tune.reference: results are timed but not verified", o_.space);
     return;
   }
-  auto res = compile::compile(request(0, ext_.reference->kernel_name, default_values(spec_)));
-  if (!res.ok()) throw InputError(o_.space + ": Tune.reference: the reference kernel does not compile:\n" + res.log);
-  reference_ = std::make_unique<run::LoadedKernel>(session_, std::vector<char>(res.cubin.begin(), res.cubin.end()),
-                                                   ext_.reference->kernel_name);
+  reference_ =
+      std::make_unique<run::LoadedKernel>(session_,
+                                          helper_cubin(request(0, ext_.reference->kernel_name, default_values(spec_)),
+                                                       "Tune.reference: the reference kernel"),
+                                          ext_.reference->kernel_name);
   // The check kernel (Tune.check needs Tune.reference): compiled the same way.
   if (!ext_.check) return;
-  auto chk = compile::compile(request(0, ext_.check->kernel_name, default_values(spec_)));
-  if (!chk.ok()) throw InputError(o_.space + ": Tune.check: the check kernel does not compile:\n" + chk.log);
-  check_kernel_ = std::make_unique<run::LoadedKernel>(session_, std::vector<char>(chk.cubin.begin(), chk.cubin.end()),
-                                                      ext_.check->kernel_name);
+  check_kernel_ = std::make_unique<run::LoadedKernel>(
+      session_,
+      helper_cubin(request(0, ext_.check->kernel_name, default_values(spec_)), "Tune.check: the check kernel"),
+      ext_.check->kernel_name);
+}
+
+// The reference's or check kernel's cubin: from the binary cache when there (every process of an
+// MPI run, and every re-run, would compile it again), else compiled and cached.
+std::vector<char> Sweep::helper_cubin(const compile::CompileRequest& req, const std::string& what) {
+  const std::string key = compile::cache_key(req, nvrtc_);
+  if (auto bin = db_.get_binary(key)) return bin->cubin;
+  auto res = compile::compile(req);
+  if (!res.ok()) throw InputError(o_.space + ": " + what + " does not compile:\n" + res.log);
+  store::CachedBinary b;
+  b.key = key;
+  b.arch = session_.device().arch;
+  b.compiler_version = nvrtc_;
+  b.cubin.assign(res.cubin.begin(), res.cubin.end());
+  b.log = res.log;
+  b.compile_ms = res.wall_ms;
+  db_.put_binary(b);
+  return b.cubin;
 }
 
 // A finished compile: cache the cubin, load it, or keep why there is none.

@@ -170,66 +170,135 @@ std::vector<SizeReplay> replay(const Options& o, const Prepared& prepared,
 
 int run_replay(const Options& o) { return run_replay(o, validate(o)); }
 
-int run_replay(const Options& o, Prepared prepared) {
-  const space::Space& space = prepared.space;
+std::vector<std::vector<std::string>> replay_groups(const Options& o, const spec::Spec& spec) {
+  std::vector<std::vector<std::string>> groups;
+  for (const Job& j : plan(o, spec)) {
+    if (j.group >= groups.size()) groups.resize(j.group + 1);
+    groups[j.group].push_back(j.cache.path.string());
+  }
+  return groups;
+}
+
+void print_replay_opening(const Options& o) {
+  if (o.json) return;
   std::string options;
   for (const auto& [k, v] : o.strategy_options) options += " " + k + "=" + v;
-  if (!o.json)
-    std::printf(
-        "This is a replay of recorded measurements, not a GPU run: each configuration is looked up in a\n"
-        "Kernel Tuner cache, with Kernel Tuner's simulated clock (strategy %s%s, seed %llu%s%s).\n",
-        o.strategy.c_str(), options.c_str(), static_cast<unsigned long long>(o.seed),
-        o.seed_drawn ? ", drawn for this run: --seed repeats it" : "",
-        o.seed_sizes ? "; each size starts from the best of the nearest sizes searched before it" : "");
-  auto print = [&](const SizeReplay& r) {
-    if (o.json) return;
-    std::string seeded;
-    for (const auto& s : r.seeded_from) seeded += (seeded.empty() ? "" : ", ") + s;
-    std::printf(
-        "replayed %s (recorded on %s, kernel %s, size %s): %zu evaluations, %.1f s simulated; best %s at %.6g ms",
-        r.cache.c_str(), r.device.c_str(), r.kernel.c_str(), r.size.text.c_str(), r.evaluated.size(),
-        r.simulated_ms / 1000.0, r.best ? space.params_json(*r.best).c_str() : "(none)", r.best_objective);
-    if (r.best && r.true_best) std::printf(" (%.3fx the cache's best)", r.best_objective / r.true_best_objective);
-    if (!r.starts.empty()) std::printf("; started from %zu configurations of %s", r.starts.size(), seeded.c_str());
-    std::printf("\n");
-    std::fflush(stdout);
-  };
-  const auto all = replay(o, prepared, print);
-  if (o.json) {
-    nlohmann::json doc{{"strategy", o.strategy},
-                       {"strategy_options", o.strategy_options},
-                       {"seed", o.seed},
-                       {"seed_sizes", o.seed_sizes},
-                       {"sizes", nlohmann::json::array()}};
-    for (const auto& r : all) {
-      auto to = r.evaluations_to(0.02);
-      doc["sizes"].push_back(nlohmann::json{
-          {"cache", r.cache},
+  std::printf(
+      "This is a replay of recorded measurements, not a GPU run: each configuration is looked up in a\n"
+      "Kernel Tuner cache, with Kernel Tuner's simulated clock (strategy %s%s, seed %llu%s%s).\n",
+      o.strategy.c_str(), options.c_str(), static_cast<unsigned long long>(o.seed),
+      o.seed_drawn ? ", drawn for this run: --seed repeats it" : "",
+      o.seed_sizes ? "; each size starts from the best of the nearest sizes searched before it" : "");
+}
+
+void print_replay_size(const Options& o, const space::Space& space, const SizeReplay& r) {
+  if (o.json) return;
+  std::string seeded;
+  for (const auto& s : r.seeded_from) seeded += (seeded.empty() ? "" : ", ") + s;
+  std::printf("replayed %s (recorded on %s, kernel %s, size %s): %zu evaluations, %.1f s simulated; best %s at %.6g ms",
+              r.cache.c_str(), r.device.c_str(), r.kernel.c_str(), r.size.text.c_str(), r.evaluated.size(),
+              r.simulated_ms / 1000.0, r.best ? space.params_json(*r.best).c_str() : "(none)", r.best_objective);
+  if (r.best && r.true_best) std::printf(" (%.3fx the cache's best)", r.best_objective / r.true_best_objective);
+  if (!r.starts.empty()) std::printf("; started from %zu configurations of %s", r.starts.size(), seeded.c_str());
+  std::printf("\n");
+  std::fflush(stdout);
+}
+
+void print_replay_json(const Options& o, const space::Space& space, const std::vector<SizeReplay>& all) {
+  if (!o.json) return;
+  nlohmann::json doc{{"strategy", o.strategy},
+                     {"strategy_options", o.strategy_options},
+                     {"seed", o.seed},
+                     {"seed_sizes", o.seed_sizes},
+                     {"sizes", nlohmann::json::array()}};
+  for (const auto& r : all) {
+    auto to = r.evaluations_to(0.02);
+    doc["sizes"].push_back(nlohmann::json{
+        {"cache", r.cache},
+        {"kernel", r.kernel},
+        {"device", r.device},
+        {"size", r.size.text},
+        {"run_id", r.run_id},
+        {"evaluations", r.evaluated.size()},
+        {"simulated_s", r.simulated_ms / 1000.0},
+        // "params" and "time_ms" as in every other --json output (docs/json.md); "best" and
+        // "best_objective" stay for the scripts that read them.
+        {"params", r.best ? nlohmann::json::parse(space.params_json(*r.best)) : nlohmann::json()},
+        {"time_ms", r.best ? nlohmann::json(r.best_objective) : nlohmann::json()},
+        {"best", r.best ? nlohmann::json::parse(space.params_json(*r.best)) : nlohmann::json()},
+        {"best_objective", r.best ? nlohmann::json(r.best_objective) : nlohmann::json()},
+        {"true_best_objective", r.true_best ? nlohmann::json(r.true_best_objective) : nlohmann::json()},
+        {"starts", r.starts.size()},
+        {"seeded_from", r.seeded_from},
+        {"first_evaluated", r.evaluated.empty() ? nlohmann::json() : nlohmann::json(r.evaluated.front())},
+        {"evaluations_to_2pct", to ? nlohmann::json(*to) : nlohmann::json()},
+        {"search_s", r.search_s},
+        {"strategy_s", r.strategy_s},
+        {"stored_s", r.stored_s},
+        {"search_cpu_s", r.search_cpu_s},
+        {"writer_cpu_s", r.writer_cpu_s}});
+  }
+  std::printf("%s\n", doc.dump().c_str());
+}
+
+namespace {
+template <class T>
+nlohmann::json opt(const std::optional<T>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json();
+}
+template <class T>
+std::optional<T> opt_of(const nlohmann::json& j) {
+  return j.is_null() ? std::nullopt : std::optional<T>(j.get<T>());
+}
+}  // namespace
+
+nlohmann::json to_json(const SizeReplay& r) {
+  nlohmann::json objectives = nlohmann::json::array();
+  for (const auto& o : r.objectives) objectives.push_back(opt(o));
+  return {{"cache", r.cache},
           {"kernel", r.kernel},
           {"device", r.device},
           {"size", r.size.text},
           {"run_id", r.run_id},
-          {"evaluations", r.evaluated.size()},
-          {"simulated_s", r.simulated_ms / 1000.0},
-          // "params" and "time_ms" as in every other --json output (docs/json.md); "best" and
-          // "best_objective" stay for the scripts that read them.
-          {"params", r.best ? nlohmann::json::parse(space.params_json(*r.best)) : nlohmann::json()},
-          {"time_ms", r.best ? nlohmann::json(r.best_objective) : nlohmann::json()},
-          {"best", r.best ? nlohmann::json::parse(space.params_json(*r.best)) : nlohmann::json()},
-          {"best_objective", r.best ? nlohmann::json(r.best_objective) : nlohmann::json()},
-          {"true_best_objective", r.true_best ? nlohmann::json(r.true_best_objective) : nlohmann::json()},
-          {"starts", r.starts.size()},
+          {"starts", r.starts},
           {"seeded_from", r.seeded_from},
-          {"first_evaluated", r.evaluated.empty() ? nlohmann::json() : nlohmann::json(r.evaluated.front())},
-          {"evaluations_to_2pct", to ? nlohmann::json(*to) : nlohmann::json()},
-          {"search_s", r.search_s},
-          {"strategy_s", r.strategy_s},
-          {"stored_s", r.stored_s},
-          {"search_cpu_s", r.search_cpu_s},
-          {"writer_cpu_s", r.writer_cpu_s}});
-    }
-    std::printf("%s\n", doc.dump().c_str());
-  }
+          {"evaluated", r.evaluated},
+          {"objectives", objectives},
+          {"simulated_ms", r.simulated_ms},
+          {"best", opt(r.best)},
+          {"best_objective", r.best_objective},
+          {"true_best", opt(r.true_best)},
+          {"true_best_objective", r.true_best_objective},
+          {"times", {r.search_s, r.strategy_s, r.stored_s, r.search_cpu_s, r.writer_cpu_s}}};
+}
+
+SizeReplay size_replay_from_json(const nlohmann::json& j) {
+  SizeReplay r;
+  r.cache = j.at("cache").get<std::string>();
+  r.kernel = j.at("kernel").get<std::string>();
+  r.device = j.at("device").get<std::string>();
+  r.size = store::ProblemSize::parse(j.at("size").get<std::string>());
+  r.run_id = j.at("run_id").get<std::int64_t>();
+  r.starts = j.at("starts").get<std::vector<std::size_t>>();
+  r.seeded_from = j.at("seeded_from").get<std::vector<std::string>>();
+  r.evaluated = j.at("evaluated").get<std::vector<std::size_t>>();
+  for (const auto& o : j.at("objectives")) r.objectives.push_back(opt_of<double>(o));
+  r.simulated_ms = j.at("simulated_ms").get<double>();
+  r.best = opt_of<std::size_t>(j.at("best"));
+  r.best_objective = j.at("best_objective").get<double>();
+  r.true_best = opt_of<std::size_t>(j.at("true_best"));
+  r.true_best_objective = j.at("true_best_objective").get<double>();
+  const auto& t = j.at("times");
+  r.search_s = t.at(0), r.strategy_s = t.at(1), r.stored_s = t.at(2), r.search_cpu_s = t.at(3),
+  r.writer_cpu_s = t.at(4);
+  return r;
+}
+
+int run_replay(const Options& o, Prepared prepared) {
+  const space::Space& space = prepared.space;
+  print_replay_opening(o);
+  const auto all = replay(o, prepared, [&](const SizeReplay& r) { print_replay_size(o, space, r); });
+  print_replay_json(o, space, all);
   return 0;
 }
 

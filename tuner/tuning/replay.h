@@ -14,6 +14,9 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "space/space.h"
 #include "store/store.h"
 #include "tuning/tuner.h"
 
@@ -52,6 +55,20 @@ struct SizeReplay {
 // `on_size` is called after each size.
 std::vector<SizeReplay> replay(const Options& opts, const Prepared& prepared,
                                const std::function<void(const SizeReplay&)>& on_size = {});
+
+// The caches of each (kernel, device) group, in the order replay() searches them: a replay of one
+// group's caches alone searches them as the whole replay does (the ranks of an MPI run replay one
+// group each).
+std::vector<std::vector<std::string>> replay_groups(const Options& opts, const spec::Spec& spec);
+
+// run_replay's output in its parts: the opening lines, one line per size, the --json document.
+void print_replay_opening(const Options& opts);
+void print_replay_size(const Options& opts, const space::Space& space, const SizeReplay& r);
+void print_replay_json(const Options& opts, const space::Space& space, const std::vector<SizeReplay>& all);
+
+// A SizeReplay as JSON and back, every field exact (the ranks of an MPI run send them to rank 0).
+nlohmann::json to_json(const SizeReplay& r);
+SizeReplay size_replay_from_json(const nlohmann::json& j);
 
 // The above, printing one line per size (or, with --json, one JSON document). Returns 0.
 int run_replay(const Options& opts, Prepared prepared);

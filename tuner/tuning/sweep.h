@@ -110,6 +110,7 @@ class Sweep {
                                   const std::vector<expr::Value>& values) const;
   void start_compiles();
   bool load_cached(std::size_t c, const compile::CompileRequest& req);
+  std::vector<char> helper_cubin(const compile::CompileRequest& req, const std::string& what);
   void accept(compile::CompileResult r);
   std::optional<std::size_t> next_config(std::size_t size_index, std::size_t& cursor);
   void finish(bool out_of_time);

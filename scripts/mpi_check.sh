@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# The MPI checks without a GPU (issue "Tuning on many GPUs and many nodes with MPI"), as CI runs
+# them (ctest: mpi_ranks), from the repository root:
+#   scripts/mpi_check.sh TUNE_BINARY [MPIRUN]
+# with ../shared beside the checkout. Three ranks, oversubscribed on whatever cores there are:
+# 1. a replay sweep: the output and the database contents (scripts/db_content.py) equal one rank's;
+# 2. tune evaluate: the JSON equals one rank's (but for the wall time);
+# 3. a rank killed with SIGKILL mid-run (mpirun then ends the job), then the same command again:
+#    integrity_check ok, and the measurements equal one rank's, nothing missing or duplicated;
+# 4. tune import of one database into another, both ways, and again (nothing new).
+set -euo pipefail
+tune=$(realpath "${1:?tune binary}")
+mpirun=${2:-mpirun}
+cd "$(dirname "$0")/.."
+root=$PWD
+hub=$root/../shared/external/benchmark_hub
+data=$root/data/benchmark_hub
+if [ ! -d "$hub" ]; then echo "mpi_check: SKIP: ../shared/external/benchmark_hub is not beside the checkout"; exit 0; fi
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_pml=ob1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+same() { python3 "$root/scripts/db_content.py" "$@"; }
+fail() { echo "mpi_check: FAIL: $*"; exit 1; }
+
+spec=$hub/dedispersion_milo.json
+caches=("$hub"/dedispersion_milo/{A100,A4000,MI250X}.json.gz "$data"/dedispersion_milo/{A6000,W6600,W7800}.json.gz)
+replay=(--space "$spec" --replay "${caches[@]}" --strategy genetic_algorithm --max-fevals 300 --seed 11)
+
+echo "== 1. replay sweep: 3 ranks against 1"
+"$tune" "${replay[@]}" --db one.db > one.txt 2> one.log
+"$mpirun" -n 3 "$tune" "${replay[@]}" --db three.db > three.txt 2> three.log || { cat three.log; fail "mpirun -n 3 replay"; }
+diff one.txt three.txt > /dev/null || { diff one.txt three.txt | head; fail "the replay's output differs"; }
+same one.db three.db || fail "the databases differ"
+echo "output: $(wc -l < one.txt) lines, the same"
+
+echo "== 2. tune evaluate: 3 ranks against 1"
+ev=(evaluate --space "$spec" --replay "${caches[@]:0:3}" --strategy random_sample,greedy_ils,bayes_opt --repeats 6
+    --resamples 50 --json)
+"$tune" "${ev[@]}" > e1.json 2> e1.log
+"$mpirun" -n 3 "$tune" "${ev[@]}" > e3.json 2> e3.log || { cat e3.log; fail "mpirun -n 3 evaluate"; }
+python3 - e1.json e3.json <<'PY' || fail "evaluate differs"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+a.pop("seconds", None); b.pop("seconds", None)
+diff = [k for k in set(a) | set(b) if a.get(k) != b.get(k)]
+print("evaluate: keys", sorted(a), "the same" if not diff else f"DIFFERENT in {diff}")
+sys.exit(1 if diff else 0)
+PY
+
+echo "== 3. a rank killed mid-run, then the same command again"
+brute=(--space "$spec" --replay "${caches[@]}" --strategy brute_force --seed 3)
+"$tune" "${brute[@]}" --db clean.db > /dev/null 2>&1
+killed=no
+for attempt in 1 2 3; do
+  rm -f killed.db*
+  "$mpirun" -n 3 "$tune" "${brute[@]}" --db killed.db > killed.txt 2> killed.log &
+  job=$!
+  # once rank 0 has merged a first group, SIGKILL rank 2 (mpirun then ends the job)
+  while kill -0 "$job" 2> /dev/null; do
+    if [ -f killed.db ] && [ "$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('select count(*) from runs').fetchone()[0])" killed.db 2> /dev/null || echo 0)" -ge 1 ]; then
+      for p in $(pgrep -f "$tune" || true); do
+        if tr '\0' '\n' < /proc/$p/environ 2> /dev/null | grep -qx "OMPI_COMM_WORLD_RANK=2"; then kill -9 "$p" && killed=yes; fi
+      done
+      break
+    fi
+    sleep 0.02
+  done
+  wait "$job" && rc=0 || rc=$?
+  [ $killed = yes ] && break
+done
+[ $killed = yes ] || fail "the run ended before a rank could be killed (3 attempts)"
+[ "$rc" -ne 0 ] || fail "mpirun exited 0 although a rank was killed"
+before=$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('select count(*) from measurements').fetchone()[0])" killed.db)
+echo "killed rank 2: mpirun exited $rc with $before measurements committed"
+"$mpirun" -n 3 "$tune" "${brute[@]}" --db killed.db > /dev/null 2> resumed.log || { cat resumed.log; fail "the resume"; }
+python3 - killed.db <<'PY' || fail "integrity_check"
+import sqlite3, sys
+r = sqlite3.connect(sys.argv[1]).execute("PRAGMA integrity_check").fetchone()[0]
+print("integrity_check:", r); sys.exit(0 if r == "ok" else 1)
+PY
+same clean.db killed.db --tables=measurements,configurations || fail "after the resume the measurements differ"
+echo "resumed: integrity ok, the measurements equal one uninterrupted rank's"
+
+echo "== 4. tune import, both ways"
+"$tune" --space "$spec" --replay "${caches[0]}" --strategy random_sample --max-fevals 200 --seed 5 --db a.db > /dev/null 2>&1
+"$tune" --space "$spec" --replay "${caches[1]}" --strategy random_sample --max-fevals 200 --seed 6 --db b.db > /dev/null 2>&1
+cp a.db a0.db
+"$tune" import b.db --db a.db
+"$tune" import a0.db --db b.db
+same a.db b.db --tables=measurements,configurations,runs,flags || fail "a+b and b+a differ"
+again=$("$tune" import b.db --db a.db)
+echo "$again"
+case "$again" in *": 0 runs, 0 measurements added or newer"*) ;; *) fail "a second import added rows" ;; esac
+echo "mpi_check: all passed"

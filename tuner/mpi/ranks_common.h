@@ -1,0 +1,37 @@
+// Internal to tuner/mpi: what the distributed commands share.
+#pragma once
+#include <filesystem>
+#include <functional>
+#include <string>
+
+#include "mpi/world.h"
+
+namespace tune::mpi::detail {
+
+// Runs `step` on every rank and agrees on the outcome: when any rank failed, rank 0 throws the
+// first failure (its kind kept: InputError, UnavailableError, Error) and the others return the exit
+// code the command line gives that kind; 0 when every rank succeeded.
+int agree(const World& world, const std::function<void()>& step);
+
+// A rank's scratch directory under $TMPDIR (or /tmp), removed with its contents at the end.
+class Scratch {
+ public:
+  explicit Scratch(int rank);
+  ~Scratch();
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// A file's bytes; a file written whole (replacing it, and any -wal/-shm beside it).
+std::string read_file(const std::string& path);
+void write_file(const std::string& path, const std::string& bytes);
+void remove_database(const std::string& path);
+
+// `text` as an SQL string literal.
+std::string sql_quote(const std::string& text);
+
+}  // namespace tune::mpi::detail

@@ -1,0 +1,436 @@
+// `mpirun -n K tune run ...` on GPUs (ranks.h): one problem size per item, measured by a supervised
+// worker process of the rank into a scratch database seeded with the cubins rank 0 has sent it.
+#include <fcntl.h>
+#include <spdlog/spdlog.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <thread>
+
+#include "common/error.h"
+#include "mpi/bytes.h"
+#include "mpi/farm.h"
+#include "mpi/ranks.h"
+#include "mpi/ranks_common.h"
+#include "query/flags.h"
+#include "query/table.h"
+#include "run/device.h"
+#include "run/isolate.h"
+#include "store/merge.h"
+#include "tuning/launch.h"
+
+namespace tune::mpi {
+
+int run_replay_ranks(const World& world, tuning::Options o);  // ranks_replay.cpp
+
+namespace {
+
+using detail::Scratch;
+
+void write_binary(Writer& w, const store::CachedBinary& b) {
+  w.str(b.key).str(b.arch).str(b.compiler_version).str(b.options).str(std::string_view(b.cubin.data(), b.cubin.size()));
+  w.str(b.log).f64(b.compile_ms.value_or(NAN)).str(b.created_at);
+}
+
+store::CachedBinary read_binary(Reader& in) {
+  store::CachedBinary b;
+  b.key = in.str(), b.arch = in.str(), b.compiler_version = in.str(), b.options = in.str();
+  const std::string cubin = in.str();
+  b.cubin.assign(cubin.begin(), cubin.end());
+  b.log = in.str();
+  const double ms = in.f64();
+  if (!std::isnan(ms)) b.compile_ms = ms;
+  b.created_at = in.str();
+  return b;
+}
+
+// The one-process command that measures one size into `db` on GPU `ordinal` (its --json table
+// goes to the item's output file, for the totals).
+std::vector<std::string> item_command(const tuning::Options& o, const std::string& size, const std::string& db,
+                                      int ordinal) {
+  std::vector<std::string> a{"/proc/self/exe", "--log-level",
+                             "warn",           "run",
+                             "--space",        o.space,
+                             "--sizes",        size,
+                             "--db",           db,
+                             "--device",       std::to_string(ordinal),
+                             "--strategy",     o.strategy,
+                             "--repetitions",  std::to_string(o.repetitions),
+                             "--warmup",       std::to_string(o.warmup),
+                             "--json"};
+  if (o.flush_l2) a.push_back("--flush-l2");
+  if (o.max_fevals) a.insert(a.end(), {"--max-fevals", std::to_string(*o.max_fevals)});
+  if (o.time_limit_s) a.insert(a.end(), {"--time-limit", std::to_string(*o.time_limit_s)});
+  if (!o.seed_drawn) a.insert(a.end(), {"--seed", std::to_string(o.seed)});
+  for (const auto& [k, v] : o.strategy_options) {
+    std::string option = k;
+    option.append("=").append(v);
+    a.insert(a.end(), {"--strategy-option", option});
+  }
+  return a;
+}
+
+// Exclusive use of one GPU among the processes of its machine (flock on a file named by the GPU's
+// UUID): ranks that share a GPU measure one after the other, never over each other's launches.
+class GpuLock {
+ public:
+  explicit GpuLock(const std::string& uuid) {
+    const char* base = std::getenv("TMPDIR");
+    const std::string path = std::string(base != nullptr && *base ? base : "/tmp") + "/tune-gpu-" + uuid + ".lock";
+    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (fd_ < 0) throw Error("cannot open the GPU lock " + path + ": " + std::strerror(errno));
+    while (::flock(fd_, LOCK_EX) != 0)
+      if (errno != EINTR) throw Error("cannot lock " + path + ": " + std::strerror(errno));
+  }
+  ~GpuLock() { ::close(fd_); }  // closing releases the lock
+  GpuLock(const GpuLock&) = delete;
+  GpuLock& operator=(const GpuLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+// A rank's side: its GPU, its scratch directory and the cubins it has been sent.
+class RankWork {
+ public:
+  RankWork(const tuning::Options& o, const run::DeviceIdentity& dev, const Scratch& scratch)
+      : o_(o),
+        dev_(dev),
+        scratch_(scratch),
+        seed_path_(scratch.file("seed.db")),
+        seed_(store::Store::open(seed_path_, store::Store::Mode::read_write)) {}
+
+  std::string operator()(const std::string& payload) {
+    Reader in(payload);
+    const std::string size = in.str();
+    for (std::uint64_t n = in.u64(); n > 0; --n) seed_.put_binary(read_binary(in));
+    const std::string item = scratch_.file("item.db"), out = scratch_.file("item.out"),
+                      delta = scratch_.file("delta.db");
+    for (const auto& p : {item, delta}) detail::remove_database(p);
+    std::filesystem::remove(out);
+    seed_.database().exec("VACUUM INTO " + detail::sql_quote(item));
+
+    run::WorkerSetup setup;
+    setup.stdout_path = out;
+    if (o_.seed_drawn) setup.env.push_back("TUNE_DRAWN_SEED=" + std::to_string(o_.seed));
+    const auto t0 = std::chrono::steady_clock::now();
+    run::Supervised r;
+    {
+      GpuLock lock(dev_.uuid);
+      r = run::supervise(item_command(o_, size, item, dev_.ordinal), setup);
+    }
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (r.exit_code != 0)
+      throw Error("sizes " + size + " on " + dev_.name + " (device " + std::to_string(dev_.ordinal) +
+                  "): the worker process exited with " + std::to_string(r.exit_code) + " (its messages are above)");
+    {
+      // What goes back: everything but the cubins this rank was sent; the new ones join its seed.
+      auto db = store::Store::open(item, store::Store::Mode::read_write);
+      db.database().exec("ATTACH DATABASE " + detail::sql_quote(seed_path_) + " AS seed");
+      db.database().exec(
+          "DELETE FROM main.binaries WHERE key IN (SELECT key FROM seed.binaries);"
+          "INSERT OR IGNORE INTO seed.binaries SELECT * FROM main.binaries;");
+      db.database().exec("DETACH DATABASE seed");
+      db.database().exec("VACUUM main INTO " + detail::sql_quote(delta));
+    }
+    return Writer().str(detail::read_file(delta)).str(detail::read_file(out)).f64(wall).take();
+  }
+
+ private:
+  const tuning::Options& o_;
+  const run::DeviceIdentity& dev_;
+  const Scratch& scratch_;
+  std::string seed_path_;
+  store::Store seed_;
+};
+
+struct RankInfo {
+  std::string device, arch;
+};
+
+// Rank 0's side: the items, the database, the runs (one per GPU model) and the totals.
+class Coordinator {
+ public:
+  Coordinator(const World& world, const tuning::Options& o, const tuning::Prepared& prepared,
+              std::vector<RankInfo> ranks, const Scratch& scratch)
+      : world_(world),
+        o_(o),
+        prepared_(prepared),
+        ranks_(std::move(ranks)),
+        scratch_(scratch),
+        db_(store::Store::open(o.db, store::Store::Mode::read_write)),
+        sent_(ranks_.size()) {
+    kernel_ = prepared.spec.kernel.name;
+    space_hash_ = spec::space_hash(prepared.spec);
+    const int rank = tuning::problem_rank(prepared.spec);
+    for (const auto& s : o.sizes) {
+      const sizes::Size full{s.as_rank(rank), std::max(rank, s.rank)};
+      labels_.push_back(full.label());
+      // a size's estimated cost: its elements, plus a fixed part (launches, ceilings, decision)
+      cost_.push_back(static_cast<double>(full.dims[0]) * static_cast<double>(full.dims[1]) *
+                          static_cast<double>(full.dims[2]) +
+                      1e6);
+    }
+    for (const auto& r : ranks_) {
+      if (std::find(models_.begin(), models_.end(), r.device) == models_.end()) models_.push_back(r.device);
+      rank_group_.push_back(static_cast<int>(std::find(models_.begin(), models_.end(), r.device) - models_.begin()));
+    }
+  }
+
+  struct Item {
+    std::vector<std::string> sizes;  // sizes of similar cost, measured by one worker process
+    int group = 0;
+  };
+
+  // The items of each GPU model: every size not stored whole (a guided search: every size).
+  void plan() {
+    const bool brute = o_.strategy == "brute_force";
+    std::size_t n = prepared_.space.size();
+    if (brute && o_.max_fevals) n = std::min<std::size_t>(n, static_cast<std::size_t>(*o_.max_fevals));
+    for (std::size_t g = 0; g < models_.size(); ++g) {
+      const auto stored = db_.measured(kernel_, space_hash_, models_[g]);
+      std::vector<std::size_t> todo;  // indices into labels_
+      for (std::size_t i = 0; i < labels_.size(); ++i) {
+        std::size_t have = 0;
+        for (std::size_t c = 0; brute && c < n; ++c) have += stored.count({prepared_.space.params_json(c), labels_[i]});
+        if (!brute || have < n) todo.push_back(i);
+      }
+      if (todo.empty()) continue;
+      if (brute) {  // the smallest size alone first: its worker compiles every configuration
+        first_.push_back({{labels_[todo.front()]}, static_cast<int>(g)});
+        todo.erase(todo.begin());
+      }
+      // The rest in chunks, each one worker process, largest sizes first: a chunk's estimated cost
+      // (elements, plus a fixed part per size) is what is left over twice the ranks (guided
+      // self-scheduling, so the ranks finish together), but at least the whole over six times the
+      // ranks, since each process costs its start, its CUDA context and its cubins.
+      std::sort(todo.begin(), todo.end(), [&](std::size_t a, std::size_t b) { return cost_[a] > cost_[b]; });
+      const auto ranks = static_cast<double>(std::count(rank_group_.begin(), rank_group_.end(), static_cast<int>(g)));
+      double left = 0;
+      for (std::size_t i : todo) left += cost_[i];
+      const double floor = left / (6 * ranks);
+      for (std::size_t next = 0; next < todo.size();) {
+        const double target = std::max(left / (2 * ranks), floor);
+        Item item{{}, static_cast<int>(g)};
+        double taken = 0;
+        while (next < todo.size() && (item.sizes.empty() || taken < target)) {
+          taken += cost_[todo[next]];
+          item.sizes.push_back(labels_[todo[next++]]);
+        }
+        left -= taken;
+        rest_.push_back(std::move(item));
+      }
+    }
+    std::size_t todo = 0;
+    for (const auto* items : {&first_, &rest_})
+      for (const auto& i : *items) todo += i.sizes.size();
+    spdlog::info("{} ranks on {} GPU model(s): {} sizes to measure in {} items{}", ranks_.size(), models_.size(), todo,
+                 first_.size() + rest_.size(),
+                 brute && !first_.empty() ? "; one per model first, compiling every configuration once" : "");
+  }
+
+  FarmStats phase(const std::vector<Item>& items, RankWork& mine) {
+    FarmPlan plan;
+    plan.items = items.size();
+    for (const auto& i : items) plan.item_group.push_back(i.group);
+    plan.rank_group = rank_group_;
+    auto payload = [&](std::size_t i, int r) { return this->payload(items[i], r); };
+    auto done = [&](std::size_t i, int r, const std::string& result) { accept(items[i], r, result); };
+    return farm(world_, plan, payload, std::ref(mine), done);
+  }
+
+  std::vector<Item> first_, rest_;
+
+  void finish(const std::vector<FarmStats>& phases, bool completed) {
+    for (std::size_t g = 0; g < models_.size(); ++g) {
+      auto it = runs_.find(models_[g]);
+      if (it == runs_.end()) continue;
+      db_.finish_run(it->second, completed ? store::RunStatus::completed : store::RunStatus::interrupted);
+      query::refresh_flags(db_, kernel_, models_[g]);
+    }
+    for (std::size_t r = 0; r < ranks_.size(); ++r) {
+      std::size_t items = 0;
+      double busy = 0;
+      for (const auto& p : phases) items += p.items[r], busy += p.busy_s[r];
+      const query::RunTotals& t = rank_totals_[r];
+      spdlog::info(
+          "rank {} ({}): {} items, busy {:.1f} s: {} compiled ({:.1f} s of compile time), {} measured in {:.1f} s", r,
+          ranks_[r].device, items, busy, t.compiled, t.compile_s, t.measured, t.measure_s);
+    }
+    for (const auto& p : phases)
+      for (const auto& f : p.faults) spdlog::warn("retired {}; its size went to another rank", f);
+    if (!completed) return;
+    for (const auto& model : models_) {
+      query::RunTotals t = totals_[model];
+      t.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+      t.workers = std::max(1u, std::thread::hardware_concurrency());
+      query::print_run_table(db_, kernel_, model, labels_, t, o_.json, o_.wide);
+    }
+  }
+
+ private:
+  std::string payload(const Item& item, int rank) {
+    auto& sent = sent_[static_cast<std::size_t>(rank)];
+    std::vector<std::string> keys;
+    {
+      auto s = db_.database().cached("SELECT key FROM binaries WHERE arch = ? ORDER BY key");
+      s->bind(1, ranks_[static_cast<std::size_t>(rank)].arch);
+      while (s->step())
+        if (!sent.count(s->text(0))) keys.push_back(s->text(0));
+    }
+    Writer w;
+    std::string sizes;
+    for (const auto& s : item.sizes) sizes += (sizes.empty() ? "" : ",") + s;
+    w.str(sizes).u64(keys.size());
+    for (const auto& k : keys) {
+      write_binary(w, *db_.get_binary(k));
+      sent.insert(k);
+    }
+    return w.take();
+  }
+
+  void accept(const Item& item, int rank, const std::string& result) {
+    Reader in(result);
+    const std::string delta = in.str(), out = in.str();
+    in.f64();
+    const std::string path = scratch_.file("incoming.db");
+    detail::write_file(path, delta);
+    {
+      auto from = store::Store::open(path, store::Store::Mode::read_only);
+      store::MergeOptions mo;
+      mo.map_run = [&](const store::RunInfo& in) { return run_for(in); };
+      store::merge(db_, from, mo);
+      auto s = from.database().cached("SELECT key FROM binaries");
+      while (s->step()) sent_[static_cast<std::size_t>(rank)].insert(s->text(0));  // it has them
+    }
+    detail::remove_database(path);
+    const std::string& model = models_[static_cast<std::size_t>(item.group)];
+    try {
+      const auto j = nlohmann::json::parse(out);
+      for (query::RunTotals* t : {&totals_[model], &rank_totals_[static_cast<std::size_t>(rank)]}) {
+        t->compiled += j.value("compiled", std::size_t{0});
+        t->cached += j.value("from_cache", std::size_t{0});
+        t->measured += j.value("measured", std::size_t{0});
+        t->failed += j.value("failed", std::size_t{0});
+        t->compile_s += j.value("compile_cpu_seconds", 0.0);
+        t->measure_s += j.value("measure_seconds", 0.0);
+        t->timed_s += j.value("timed_seconds", 0.0);
+      }
+    } catch (const nlohmann::json::exception&) {
+      spdlog::warn("sizes {}..{} on rank {}: its worker's totals were not readable", item.sizes.front(),
+                   item.sizes.back(), rank);
+    }
+    if (item.sizes.size() == 1)
+      spdlog::info("size {} measured on rank {} ({})", item.sizes.front(), rank, model);
+    else
+      spdlog::info("sizes {}..{} ({}) measured on rank {} ({})", item.sizes.front(), item.sizes.back(),
+                   item.sizes.size(), rank, model);
+  }
+
+  // The run of this command on the incoming run's GPU model (one per model, begun on first use).
+  std::int64_t run_for(const store::RunInfo& in) {
+    if (auto it = runs_.find(in.device); it != runs_.end()) return it->second;
+    store::RunInfo info = in;
+    info.command_line = o_.command_line;
+    info.started_at = "";
+    info.ended_at.reset();
+    info.pid.reset();
+    info.host = "";
+    info.status = store::RunStatus::running;
+    auto notes = nlohmann::json::object();
+    if (!in.notes.empty()) notes = nlohmann::json::parse(in.notes, nullptr, false);
+    if (!notes.is_object()) notes = nlohmann::json::object();
+    notes["mpi_ranks"] = ranks_.size();
+    info.notes = notes.dump();
+    const std::int64_t id = db_.begin_run(info);
+    runs_.emplace(in.device, id);
+    return id;
+  }
+
+  const World& world_;
+  const tuning::Options& o_;
+  const tuning::Prepared& prepared_;
+  std::vector<RankInfo> ranks_;
+  const Scratch& scratch_;
+  store::Store db_;
+  std::vector<std::set<std::string>> sent_;  // per rank: the cubin keys it has
+  std::string kernel_, space_hash_;
+  std::vector<std::string> labels_, models_;
+  std::vector<double> cost_;  // per label
+  std::vector<int> rank_group_;
+  std::map<std::string, std::int64_t> runs_;        // GPU model -> this command's run
+  std::map<std::string, query::RunTotals> totals_;  // per GPU model
+  std::vector<query::RunTotals> rank_totals_ = std::vector<query::RunTotals>(ranks_.size());
+  const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
+}  // namespace
+
+int run(const World& world, tuning::Options o) {
+  // Rank 0's search seed on every rank (each drew its own when --seed was not given).
+  {
+    const std::string seed = world.broadcast(Writer().u64(o.seed).u64(o.seed_drawn ? 1 : 0).take());
+    Reader in(seed);
+    o.seed = in.u64();
+    o.seed_drawn = in.u64() != 0;
+  }
+  if (!o.replay.empty()) return run_replay_ranks(world, std::move(o));
+  Scratch scratch(world.rank());
+  tuning::Prepared prepared;
+  run::DeviceIdentity dev;
+  if (const int code = detail::agree(world, [&] {
+        if (!o.capture.empty()) throw InputError("tune run --capture runs on one process, not on MPI ranks");
+        tuning::Options mine = o;
+        if (world.rank() != 0) mine.db = scratch.file("validate.db");  // only rank 0 opens the database
+        prepared = tuning::validate(mine);
+        dev = run::identify_device(world.local_rank());
+      }))
+    return code;
+  o.strategy = prepared.strategy;
+  const auto infos = world.gather(Writer().str(dev.name).str(dev.arch).take());
+  std::unique_ptr<Coordinator> coordinator;
+  if (const int code = detail::agree(world, [&] {
+        if (world.rank() != 0) return;
+        std::vector<RankInfo> ranks;
+        for (const auto& b : infos) {
+          Reader in(b);
+          RankInfo r;
+          r.device = in.str();
+          r.arch = in.str();
+          ranks.push_back(r);
+        }
+        coordinator = std::make_unique<Coordinator>(world, o, prepared, std::move(ranks), scratch);
+        coordinator->plan();
+      }))
+    return code;
+  spdlog::debug("rank {}: {} (device {})", world.rank(), dev.name, dev.ordinal);
+  RankWork mine(o, dev, scratch);
+  if (world.rank() != 0) {
+    serve(world, std::ref(mine));  // the first size of each model
+    serve(world, std::ref(mine));  // the rest
+    return 0;
+  }
+  std::vector<FarmStats> phases;
+  std::exception_ptr failed;
+  for (const auto* items : {&coordinator->first_, &coordinator->rest_}) {
+    try {
+      phases.push_back(coordinator->phase(failed ? std::vector<Coordinator::Item>{} : *items, mine));
+    } catch (...) {
+      if (!failed) failed = std::current_exception();
+    }
+  }
+  coordinator->finish(phases, !failed);
+  if (failed) std::rethrow_exception(failed);
+  return 0;
+}
+
+}  // namespace tune::mpi
