@@ -12,5 +12,8 @@ export PMIX_MCA_mca_base_component_path="$_mpi_dir/usr/lib/x86_64-linux-gnu/pmix
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl=self,vader OMPI_MCA_pml=ob1 OMPI_MCA_btl_vader_single_copy_mechanism=none
 export OMPI_MCA_rmaps_base_oversubscribe=1
+# No binding: Open MPI binds a rank to one core by default (np <= 2) or one socket, and a rank's
+# worker process compiles on every core it is allowed (mpirun --bind-to none does the same)
+export OMPI_MCA_hwloc_base_binding_policy=none
 export NCCL_NVLS_ENABLE=0
 unset _mpi_dir

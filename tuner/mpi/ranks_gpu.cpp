@@ -1,6 +1,7 @@
 // `mpirun -n K tune run ...` on GPUs (ranks.h): one problem size per item, measured by a supervised
 // worker process of the rank into a scratch database seeded with the cubins rank 0 has sent it.
 #include <fcntl.h>
+#include <sched.h>
 #include <spdlog/spdlog.h>
 #include <sys/file.h>
 #include <unistd.h>
@@ -413,6 +414,14 @@ int run(const World& world, tuning::Options o) {
       }))
     return code;
   spdlog::debug("rank {}: {} (device {})", world.rank(), dev.name, dev.ordinal);
+  // Open MPI binds a rank to one core by default (np <= 2): its worker process would compile every
+  // configuration on that core alone.
+  cpu_set_t cpus;
+  if (sched_getaffinity(0, sizeof cpus, &cpus) == 0 && CPU_COUNT(&cpus) == 1 && std::thread::hardware_concurrency() > 1)
+    spdlog::warn(
+        "rank {} is bound to one CPU, so its worker compiles on one core: run mpirun --bind-to none, or give "
+        "each task its cores (srun --cpus-per-task)",
+        world.rank());
   RankWork mine(o, dev, scratch);
   if (world.rank() != 0) {
     serve(world, std::ref(mine));  // the first size of each model
