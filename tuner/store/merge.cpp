@@ -84,7 +84,15 @@ class Merger {
       MeasurementFilter f{kernel};
       f.ok_only = false;
       f.with_samples = true;
-      for (StoredMeasurement& m : from_.measurements(f)) {
+      std::vector<StoredMeasurement> incoming;
+      try {
+        incoming = from_.measurements(f);
+      } catch (const InputError&) {
+        throw;
+      } catch (const Error& e) {  // rows tune would not have written (samples that are not numbers...)
+        throw InputError(from_.path() + ": its measurements of " + kernel + " cannot be read: " + e.what());
+      }
+      for (StoredMeasurement& m : incoming) {
         m.config_id = config_of(m.config_id);
         m.run_id = run_of(m.run_id);
         auto s = into_.database().cached(

@@ -142,6 +142,23 @@ TEST(MergeTest, AFileIsNotMergedIntoItself) {
   EXPECT_EQ(count(a, "measurements"), 4);
 }
 
+TEST(MergeTest, RowsTuneWouldNotWriteAreTheInputsFaultAndChangeNothing) {
+  TempDir dir;
+  auto into = Store::open(dir.file("into.db"), Store::Mode::read_write);
+  auto from = Store::open(dir.file("from.db"), Store::Mode::read_write);
+  fill(into, "GPU A", 1.0f, "2026-01-01T00:00:00.000Z");
+  fill(from, "GPU B", 3.0f, "2026-01-02T00:00:00.000Z");
+  from.database().exec("UPDATE measurements SET samples = '[1e999]' WHERE id = 1");
+  try {
+    merge(into, from);
+    FAIL() << "merged unreadable samples";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("from.db"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(count(into, "runs"), 1);
+  EXPECT_EQ(count(into, "measurements"), 4);
+}
+
 TEST(MergeTest, RunsMapWhereTheCallerSays) {
   TempDir dir;
   auto into = Store::open(dir.file("into.db"), Store::Mode::read_write);
