@@ -2,7 +2,11 @@
 
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
 #include <sys/wait.h>
+#include <csignal>
 
 #include <cerrno>
 #include <cstdlib>
@@ -25,13 +29,32 @@ int worker_generation() {
 
 namespace {
 
+// The supervisor's process id, in its workers' environment.
+constexpr const char* kSupervisorEnv = "TUNE_RUN_SUPERVISOR";
+
+}  // namespace
+
+void die_with_supervisor() {
+  if (worker_generation() < 0) return;
+  const char* text = std::getenv(kSupervisorEnv);
+  if (text == nullptr) return;
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  // the supervisor may have died before the line above: then this process has another parent
+  if (::getppid() != static_cast<pid_t>(std::atol(text))) std::_Exit(128 + SIGKILL);
+}
+
+namespace {
+
 // Runs one worker to completion; returns its exit status (128 + signal when killed).
 int run_worker(const std::vector<std::string>& argv, int generation, const WorkerSetup& setup) {
   std::vector<std::string> env;
   const std::string prefix = std::string(kWorkerEnv) + "=";
   for (char** e = environ; e != nullptr && *e != nullptr; ++e)
-    if (std::string_view(*e).substr(0, prefix.size()) != prefix) env.emplace_back(*e);
+    if (std::string_view(*e).substr(0, prefix.size()) != prefix &&
+        std::string_view(*e).substr(0, std::strlen(kSupervisorEnv) + 1) != std::string(kSupervisorEnv) + "=")
+      env.emplace_back(*e);
   env.push_back(prefix + std::to_string(generation));
+  env.push_back(std::string(kSupervisorEnv) + "=" + std::to_string(::getpid()));
   env.insert(env.end(), setup.env.begin(), setup.env.end());
   std::vector<char*> args, envp;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));

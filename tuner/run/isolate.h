@@ -38,6 +38,11 @@ inline constexpr const char* kWorkerEnv = "TUNE_RUN_WORKER";
 // -1 in a process that is not a supervised worker; else how many workers ran before this one.
 int worker_generation();
 
+// A worker process calls it first: when its supervisor dies (killed, say, or an MPI rank that its
+// job ends), the kernel ends the worker too (PR_SET_PDEATHSIG), so that no orphan goes on using
+// the GPU; a worker whose supervisor is gone already exits at once. Does nothing elsewhere.
+void die_with_supervisor();
+
 struct Supervised {
   int exit_code = 0;  // of the last worker; 128 + signal number when a signal ended it
   int workers = 0;    // processes started

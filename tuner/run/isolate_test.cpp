@@ -2,7 +2,10 @@
 // TUNE_RUN_WORKER is set) and checks the restart protocol. No GPU needed.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <csignal>
 
 #include <cstdlib>
 #include <filesystem>
@@ -32,6 +35,17 @@ TEST(SupervisedWorker, Run) {
   if (const char* final = std::getenv("TUNE_RUN_TEST_FINAL")) std::exit(std::atoi(final));
 }
 
+// The worker of Supervise.AWorkerEndsWithItsSupervisor: follows its supervisor, says its process
+// id, and waits to be ended.
+TEST(SupervisedWorker, Waits) {
+  const char* log = std::getenv("TUNE_RUN_TEST_WAIT_LOG");
+  if (worker_generation() < 0 || log == nullptr) GTEST_SKIP() << "runs only as the worker started by Supervise.*";
+  die_with_supervisor();
+  std::ofstream(log) << getpid() << "\n";
+  sleep(60);
+  std::exit(0);
+}
+
 class Supervise : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -51,6 +65,40 @@ class Supervise : public ::testing::Test {
   }
   std::filesystem::path log_;
 };
+
+// A supervisor killed with SIGKILL takes its worker with it (no orphan goes on using the GPU).
+TEST_F(Supervise, AWorkerEndsWithItsSupervisor) {
+  const auto log = log_.string() + ".wait";
+  std::filesystem::remove(log);
+  setenv("TUNE_RUN_TEST_WAIT_LOG", log.c_str(), 1);
+  const pid_t supervisor = fork();
+  ASSERT_GE(supervisor, 0);
+  if (supervisor == 0) {
+    supervise({"/proc/self/exe", "--gtest_filter=SupervisedWorker.Waits", "--gtest_brief=1"});
+    std::_Exit(0);
+  }
+  unsetenv("TUNE_RUN_TEST_WAIT_LOG");
+  pid_t worker = 0;
+  for (int i = 0; i < 500 && worker == 0; ++i) {  // up to 10 s for the worker to start
+    usleep(20000);
+    std::ifstream in(log);
+    in >> worker;
+  }
+  ASSERT_GT(worker, 0) << "the worker did not start";
+  ASSERT_EQ(kill(supervisor, SIGKILL), 0);
+  ASSERT_EQ(waitpid(supervisor, nullptr, 0), supervisor);
+  // gone, or a zombie nobody has reaped yet: not running
+  auto running = [&] {
+    const std::string stat = read_file("/proc/" + std::to_string(worker) + "/stat");
+    const auto close = stat.rfind(')');
+    return !stat.empty() && close != std::string::npos && stat.size() > close + 2 && stat[close + 2] != 'Z' &&
+           stat[close + 2] != 'X';
+  };
+  for (int i = 0; i < 250 && running(); ++i) usleep(20000);
+  EXPECT_FALSE(running()) << "worker " << worker << " outlived its supervisor";
+  if (running()) kill(worker, SIGKILL);
+  std::filesystem::remove(log);
+}
 
 TEST_F(Supervise, RestartsWorkersThatAskForAFreshProcess) {
   EXPECT_EQ(worker_generation(), -1);

@@ -148,6 +148,7 @@ int tune(const Options& given) {
     argv[0] = "/proc/self/exe";
     return run::supervise(argv).exit_code;
   }
+  run::die_with_supervisor();  // a worker process: it ends with its supervisor
   try {
     return run_engine(opts, std::move(prepared));
   } catch (const run::DeviceLostError& e) {
