@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "common/error.h"
+#include "store/sqlite.h"
 
 namespace tune::store {
 
@@ -39,10 +40,25 @@ class Merger {
   }
 
  private:
+  // A read of `from`: a row tune would not have written (samples that are not numbers, say) is
+  // the input's fault, named with the file; SQLite's own failures (a damaged page) stay as they are.
+  template <class F>
+  auto read(F f) -> decltype(f()) {
+    try {
+      return f();
+    } catch (const InputError&) {
+      throw;
+    } catch (const sqlite::Failure&) {
+      throw;
+    } catch (const Error& e) {
+      throw InputError(from_.path() + " holds rows tune would not have written: " + e.what());
+    }
+  }
+
   void runs() {
     std::map<RunKey, std::int64_t> present;
     for (const auto& r : into_.runs()) present.emplace(run_key(r), r.id);
-    for (const auto& r : from_.runs()) {
+    for (const auto& r : read([&] { return from_.runs(); })) {
       std::int64_t id = 0;
       if (options_.map_run) {
         id = options_.map_run(r);
@@ -84,15 +100,7 @@ class Merger {
       MeasurementFilter f{kernel};
       f.ok_only = false;
       f.with_samples = true;
-      std::vector<StoredMeasurement> incoming;
-      try {
-        incoming = from_.measurements(f);
-      } catch (const InputError&) {
-        throw;
-      } catch (const Error& e) {  // rows tune would not have written (samples that are not numbers...)
-        throw InputError(from_.path() + ": its measurements of " + kernel + " cannot be read: " + e.what());
-      }
-      for (StoredMeasurement& m : incoming) {
+      for (StoredMeasurement& m : read([&] { return from_.measurements(f); })) {
         m.config_id = config_of(m.config_id);
         m.run_id = run_of(m.run_id);
         auto s = into_.database().cached(
@@ -118,7 +126,7 @@ class Merger {
       while (s->step()) devices.push_back(s->text(0));
     }
     for (const auto& device : devices)
-      for (Ceiling c : from_.ceilings(device)) {
+      for (Ceiling c : read([&] { return from_.ceilings(device); })) {
         c.run_id = run_of(c.run_id);
         into_.record_ceiling(c);
         ++counts_.ceilings;
@@ -127,7 +135,7 @@ class Merger {
 
   void decisions() {
     for (const auto& kernel : from_.kernels())
-      for (Decision d : from_.decisions(kernel)) {
+      for (Decision d : read([&] { return from_.decisions(kernel); })) {
         auto s =
             into_.database().cached("SELECT decided_at FROM decisions WHERE kernel = ? AND device = ? AND size = ?");
         s->bind_all(d.kernel, d.device, d.size);
@@ -154,7 +162,7 @@ class Merger {
       const bool present = s->step();
       s->reset();
       if (present) continue;
-      if (auto b = from_.get_binary(key)) {
+      if (auto b = read([&] { return from_.get_binary(key); })) {
         into_.put_binary(*b);
         ++counts_.binaries;
       }

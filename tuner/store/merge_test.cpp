@@ -148,15 +148,23 @@ TEST(MergeTest, RowsTuneWouldNotWriteAreTheInputsFaultAndChangeNothing) {
   auto from = Store::open(dir.file("from.db"), Store::Mode::read_write);
   fill(into, "GPU A", 1.0f, "2026-01-01T00:00:00.000Z");
   fill(from, "GPU B", 3.0f, "2026-01-02T00:00:00.000Z");
-  from.database().exec("UPDATE measurements SET samples = '[1e999]' WHERE id = 1");
-  try {
-    merge(into, from);
-    FAIL() << "merged unreadable samples";
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("from.db"), std::string::npos) << e.what();
+  int n = 0;
+  for (const std::string bad :
+       {"UPDATE measurements SET samples = '[1e999]' WHERE id = 1", "UPDATE ceilings SET samples = '[\"x\"]'",
+        "UPDATE decisions SET candidates = '[{\"config_id\": 1}]'"}) {
+    const std::string name = "copy" + std::to_string(++n) + ".db";
+    auto copy = Store::open(dir.file(name), Store::Mode::read_write);
+    merge(copy, from);  // a good copy, then the bad row in it
+    copy.database().exec(bad);
+    try {
+      merge(into, copy);
+      ADD_FAILURE() << "merged after: " << bad;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(count(into, "runs"), 1) << bad;
+    EXPECT_EQ(count(into, "measurements"), 4) << bad;
   }
-  EXPECT_EQ(count(into, "runs"), 1);
-  EXPECT_EQ(count(into, "measurements"), 4);
 }
 
 TEST(MergeTest, RunsMapWhereTheCallerSays) {
