@@ -104,7 +104,7 @@ NewDatabaseGuard::~NewDatabaseGuard() {
   } catch (const std::exception&) {
     return;  // not ours to judge: leave it
   }
-  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::filesystem::remove(path_ + suffix, ec);
+  store::remove_database_files(path_);
 }
 
 bool parse(const std::string& command, const std::string& usage_line, const Args& args,

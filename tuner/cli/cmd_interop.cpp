@@ -1,10 +1,10 @@
 // tune import / tune export: Kernel Tuner cache files and T4 results in and out of the database.
 #include <cstdio>
-#include <fstream>
 #include <optional>
 
 #include "cli/commands.h"
 #include "common/error.h"
+#include "common/output_file.h"
 #include "interop/interop.h"
 #include "query/flags.h"
 #include "store/merge.h"
@@ -28,14 +28,6 @@ std::string joined_args() {
 }
 
 }  // namespace
-
-// A tune (or any SQLite) database rather than a cache file: its first 16 bytes.
-static bool is_sqlite_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  char head[16] = {};
-  f.read(head, sizeof head);
-  return f.gcount() == 16 && std::string_view(head, 16) == std::string_view("SQLite format 3\0", 16);
-}
 
 int cmd_import(const Args& args) {
   po::options_description opts("tune import options");

@@ -31,6 +31,9 @@ bool same_file(const fs::path& a, const fs::path& b) {
 
 // A SQLite database (any program's, ours included) by its 16-byte header, or a WAL file by its
 // magic: never an output's to replace, whether or not the command knows it as its database.
+
+}  // namespace
+
 bool is_sqlite_file(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return false;
@@ -41,8 +44,6 @@ bool is_sqlite_file(const fs::path& path) {
   const unsigned char* u = reinterpret_cast<const unsigned char*>(head);
   return n >= 4 && u[0] == 0x37 && u[1] == 0x7f && u[2] == 0x06 && (u[3] == 0x82 || u[3] == 0x83);
 }
-
-}  // namespace
 
 void write_file_atomically(const fs::path& path, std::string_view text, const std::vector<fs::path>& keep) {
   if (path.empty()) throw InputError("an output path is empty");

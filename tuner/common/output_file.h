@@ -19,6 +19,10 @@ namespace tune {
 void write_file_atomically(const std::filesystem::path& path, std::string_view text,
                            const std::vector<std::filesystem::path>& keep = {});
 
+// Whether the file begins as a SQLite database (or its WAL file) does: refused as an output, and
+// merged whole by `tune import`.
+bool is_sqlite_file(const std::filesystem::path& path);
+
 // A name from stored data (a kernel name) made safe as one file-name component: letters, digits,
 // '.', '-' and '_' kept, anything else '_', no leading '.', at most 100 characters ("kernel" when
 // nothing is left), so a default output path never leaves its directory.

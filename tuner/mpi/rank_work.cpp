@@ -8,8 +8,8 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 
 #include "common/error.h"
 #include "run/isolate.h"
@@ -66,8 +66,7 @@ std::vector<std::string> item_command(const tuning::Options& o, const std::strin
 class GpuLock {
  public:
   explicit GpuLock(const std::string& uuid) {
-    const char* base = std::getenv("TMPDIR");
-    const std::string path = std::string(base != nullptr && *base ? base : "/tmp") + "/tune-gpu-" + uuid + ".lock";
+    const std::string path = (std::filesystem::temp_directory_path() / ("tune-gpu-" + uuid + ".lock")).string();
     fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
     if (fd_ < 0) throw Error("cannot open the GPU lock " + path + ": " + std::strerror(errno));
     while (::flock(fd_, LOCK_EX) != 0)
@@ -88,7 +87,7 @@ std::string RankWork::operator()(const std::string& payload) {
   const std::string size = in.str();
   for (std::uint64_t n = in.u64(); n > 0; --n) seed_.put_binary(read_binary(in));
   const std::string item = scratch_.file("item.db"), out = scratch_.file("item.out"), delta = scratch_.file("delta.db");
-  for (const auto& p : {item, delta}) detail::remove_database(p);
+  for (const auto& p : {item, delta}) store::remove_database_files(p);
   std::filesystem::remove(out);
   seed_.database().exec("VACUUM INTO " + detail::sql_quote(item));
 

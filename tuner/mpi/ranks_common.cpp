@@ -7,6 +7,7 @@
 
 #include "common/error.h"
 #include "mpi/bytes.h"
+#include "store/store.h"
 
 namespace tune::mpi::detail {
 
@@ -27,22 +28,17 @@ int agree(const World& world, const std::function<void()>& step) {
     kind = kOther, message = e.what();
   }
   const auto all = world.gather(Writer().u64(kind).str(message).take());
-  std::string verdict;
-  if (world.rank() == 0) {
-    Writer w;
-    w.u64(kOk).str("");
-    for (std::size_t r = 0; r < all.size(); ++r) {
-      Reader in(all[r]);
-      const std::uint64_t k = in.u64();
-      std::string m = in.str();
-      if (k == kOk) continue;
-      w = Writer();
-      w.u64(k).str(r == 0 ? m : "rank " + std::to_string(r) + ": " + m);
-      break;
-    }
-    verdict = w.take();
+  std::string verdict = Writer().u64(kOk).str("").take();  // rank 0: the first rank's failure, if any
+  for (std::size_t r = 0; r < all.size(); ++r) {
+    Reader in(all[r]);
+    const std::uint64_t k = in.u64();
+    if (k == kOk) continue;
+    const std::string m = in.str();
+    verdict = Writer().u64(k).str(r == 0 ? m : "rank " + std::to_string(r) + ": " + m).take();
+    break;
   }
-  Reader in(verdict = world.broadcast(verdict));
+  verdict = world.broadcast(verdict);
+  Reader in(verdict);
   const std::uint64_t k = in.u64();
   const std::string m = in.str();
   if (k == kOk) return 0;
@@ -54,9 +50,8 @@ int agree(const World& world, const std::function<void()>& step) {
 }
 
 Scratch::Scratch(int rank) {
-  const char* base = std::getenv("TMPDIR");
   std::string pattern =
-      std::string(base != nullptr && *base ? base : "/tmp") + "/tune_rank" + std::to_string(rank) + "_XXXXXX";
+      (std::filesystem::temp_directory_path() / ("tune_rank" + std::to_string(rank) + "_XXXXXX")).string();
   if (mkdtemp(pattern.data()) == nullptr) throw Error("cannot make a scratch directory from " + pattern);
   path_ = pattern;
 }
@@ -74,16 +69,11 @@ std::string read_file(const std::string& path) {
   return ss.str();
 }
 
-void write_file(const std::string& path, const std::string& bytes) {
-  remove_database(path);
+void write_database(const std::string& path, const std::string& bytes) {
+  store::remove_database_files(path);
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
   f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   if (!f) throw Error("cannot write " + path);
-}
-
-void remove_database(const std::string& path) {
-  std::error_code ec;
-  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::filesystem::remove(path + suffix, ec);
 }
 
 std::string sql_quote(const std::string& text) {

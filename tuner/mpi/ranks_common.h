@@ -26,10 +26,10 @@ class Scratch {
   std::filesystem::path path_;
 };
 
-// A file's bytes; a file written whole (replacing it, and any -wal/-shm beside it).
+// A file's bytes; a database file written whole from bytes (replacing it, and any -wal/-shm
+// beside it).
 std::string read_file(const std::string& path);
-void write_file(const std::string& path, const std::string& bytes);
-void remove_database(const std::string& path);
+void write_database(const std::string& path, const std::string& bytes);
 
 // `text` as an SQL string literal.
 std::string sql_quote(const std::string& text);

@@ -73,12 +73,14 @@ class Coordinator {
     const bool brute = o_.strategy == "brute_force";
     std::size_t n = prepared_.space.size();
     if (brute && o_.max_fevals) n = std::min<std::size_t>(n, static_cast<std::size_t>(*o_.max_fevals));
+    std::vector<std::string> params;  // of the configurations a brute-force size needs
+    for (std::size_t c = 0; brute && c < n; ++c) params.push_back(prepared_.space.params_json(c));
     for (std::size_t g = 0; g < models_.size(); ++g) {
       const auto stored = db_.measured(kernel_, space_hash_, models_[g]);
       std::vector<std::size_t> todo;  // indices into labels_
       for (std::size_t i = 0; i < labels_.size(); ++i) {
         std::size_t have = 0;
-        for (std::size_t c = 0; brute && c < n; ++c) have += stored.count({prepared_.space.params_json(c), labels_[i]});
+        for (const auto& p : params) have += stored.count({p, labels_[i]});
         if (!brute || have < n) todo.push_back(i);
       }
       if (todo.empty()) continue;
@@ -180,7 +182,7 @@ class Coordinator {
     const std::string delta = in.str(), out = in.str();
     in.f64();
     const std::string path = scratch_.file("incoming.db");
-    detail::write_file(path, delta);
+    detail::write_database(path, delta);
     {
       auto from = store::Store::open(path, store::Store::Mode::read_only);
       store::MergeOptions mo;
@@ -189,7 +191,7 @@ class Coordinator {
       auto s = from.database().cached("SELECT key FROM binaries");
       while (s->step()) sent_[static_cast<std::size_t>(rank)].insert(s->text(0));  // it has them
     }
-    detail::remove_database(path);
+    store::remove_database_files(path);
     const std::string& model = models_[static_cast<std::size_t>(item.group)];
     try {
       const auto j = nlohmann::json::parse(out);

@@ -40,12 +40,12 @@ int run_replay_ranks(const World& world, tuning::Options o) {
     item.replay.clear();
     for (std::uint64_t n = in.u64(); n > 0; --n) item.replay.push_back(in.str());
     item.db = scratch.file("item.db");
-    detail::remove_database(item.db);
+    store::remove_database_files(item.db);
     nlohmann::json results = nlohmann::json::array();
     for (const auto& r : tuning::replay(item, prepared)) results.push_back(tuning::to_json(r));
     // replay() has closed the database: the file is whole
     std::string bytes = detail::read_file(item.db);
-    detail::remove_database(item.db);
+    store::remove_database_files(item.db);
     return Writer().str(bytes).str(results.dump()).take();
   };
   if (world.rank() != 0) {
@@ -68,13 +68,13 @@ int run_replay_ranks(const World& world, tuning::Options o) {
   auto done = [&](std::size_t g, int rank, const std::string& result) {
     Reader in(result);
     const std::string path = scratch.file("incoming.db");
-    detail::write_file(path, in.str());
+    detail::write_database(path, in.str());
     store::MergeCounts counts;
     {
       auto from = store::Store::open(path, store::Store::Mode::read_only);
       counts = store::merge(*db, from);
     }
-    detail::remove_database(path);
+    store::remove_database_files(path);
     std::vector<tuning::SizeReplay> sizes;
     for (const auto& j : nlohmann::json::parse(in.str())) {
       sizes.push_back(tuning::size_replay_from_json(j));

@@ -61,12 +61,22 @@ std::string gpu_unavailable_reason() {
   return {};
 }
 
-DeviceIdentity identify_device(int local_rank) {
+namespace {
+
+// How many GPUs there are; UnavailableError when none (no driver, or no device).
+int device_count() {
   int count = 0;
   const cudaError_t status = cudaGetDeviceCount(&count);
   (void)cudaGetLastError();
   if (status != cudaSuccess) throw UnavailableError(no_gpu_message(status));
   if (count == 0) throw UnavailableError(no_gpu_message(cudaErrorNoDevice));
+  return count;
+}
+
+}  // namespace
+
+DeviceIdentity identify_device(int local_rank) {
+  const int count = device_count();
   DeviceIdentity id;
   id.ordinal = local_rank % count;
   cudaDeviceProp prop{};
@@ -83,11 +93,7 @@ DeviceIdentity identify_device(int local_rank) {
 }
 
 DeviceInfo open_device(int ordinal) {
-  int count = 0;
-  const cudaError_t status = cudaGetDeviceCount(&count);
-  (void)cudaGetLastError();
-  if (status != cudaSuccess) throw UnavailableError(no_gpu_message(status));
-  if (count == 0) throw UnavailableError(no_gpu_message(cudaErrorNoDevice));
+  const int count = device_count();
   if (ordinal < 0 || ordinal >= count)
     throw InputError("device ordinal " + std::to_string(ordinal) + " is out of range: this machine has " +
                      std::to_string(count) + " CUDA device(s), ordinals 0.." + std::to_string(count - 1));

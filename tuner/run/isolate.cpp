@@ -49,12 +49,12 @@ namespace {
 int run_worker(const std::vector<std::string>& argv, int generation, const WorkerSetup& setup) {
   std::vector<std::string> env;
   const std::string prefix = std::string(kWorkerEnv) + "=";
+  const std::string supervisor = std::string(kSupervisorEnv) + "=";
   for (char** e = environ; e != nullptr && *e != nullptr; ++e)
-    if (std::string_view(*e).substr(0, prefix.size()) != prefix &&
-        std::string_view(*e).substr(0, std::strlen(kSupervisorEnv) + 1) != std::string(kSupervisorEnv) + "=")
+    if (!std::string_view(*e).starts_with(prefix) && !std::string_view(*e).starts_with(supervisor))
       env.emplace_back(*e);
   env.push_back(prefix + std::to_string(generation));
-  env.push_back(std::string(kSupervisorEnv) + "=" + std::to_string(::getpid()));
+  env.push_back(supervisor + std::to_string(::getpid()));
   env.insert(env.end(), setup.env.begin(), setup.env.end());
   std::vector<char*> args, envp;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));

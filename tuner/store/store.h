@@ -89,6 +89,9 @@ struct RunInfo {
                                     // a writer marks a running run of a gone process interrupted
 };
 
+// Removes a database file and the -wal, -shm and -journal files beside it, whichever exist.
+void remove_database_files(const std::string& path);
+
 // This machine's host name (runs.host).
 std::string this_host();
 

@@ -318,4 +318,9 @@ void Store::require_writable(std::string_view what) const {
   }
 }
 
+void remove_database_files(const std::string& path) {
+  std::error_code ec;
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::filesystem::remove(path + suffix, ec);
+}
+
 }  // namespace tune::store

@@ -179,15 +179,20 @@ std::vector<char> Sweep::helper_cubin(const compile::CompileRequest& req, const 
   if (auto bin = db_.get_binary(key)) return bin->cubin;
   auto res = compile::compile(req);
   if (!res.ok()) throw InputError(o_.space + ": " + what + " does not compile:\n" + res.log);
+  put_cubin(key, res);
+  return {res.cubin.begin(), res.cubin.end()};
+}
+
+// A compiled cubin into the binary cache, under its key.
+void Sweep::put_cubin(const std::string& key, const compile::CompileResult& r) {
   store::CachedBinary b;
   b.key = key;
   b.arch = session_.device().arch;
   b.compiler_version = nvrtc_;
-  b.cubin.assign(res.cubin.begin(), res.cubin.end());
-  b.log = res.log;
-  b.compile_ms = res.wall_ms;
+  b.cubin.assign(r.cubin.begin(), r.cubin.end());
+  b.log = r.log;
+  b.compile_ms = r.wall_ms;
   db_.put_binary(b);
-  return b.cubin;
 }
 
 // A finished compile: cache the cubin, load it, or keep why there is none.
@@ -204,14 +209,7 @@ void Sweep::accept(compile::CompileResult r) {
     k.error = r.log;
     return;
   }
-  store::CachedBinary b;
-  b.key = configs_[c].cache_key;
-  b.arch = session_.device().arch;
-  b.compiler_version = nvrtc_;
-  b.cubin.assign(r.cubin.begin(), r.cubin.end());
-  b.log = r.log;
-  b.compile_ms = r.wall_ms;
-  db_.put_binary(b);
+  put_cubin(configs_[c].cache_key, r);
   try {
     k.kernel =
         std::make_unique<run::LoadedKernel>(session_, std::vector<char>(r.cubin.begin(), r.cubin.end()), kernel_);

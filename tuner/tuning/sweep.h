@@ -111,6 +111,7 @@ class Sweep {
   void start_compiles();
   bool load_cached(std::size_t c, const compile::CompileRequest& req);
   std::vector<char> helper_cubin(const compile::CompileRequest& req, const std::string& what);
+  void put_cubin(const std::string& key, const compile::CompileResult& r);
   void accept(compile::CompileResult r);
   std::optional<std::size_t> next_config(std::size_t size_index, std::size_t& cursor);
   void finish(bool out_of_time);
