@@ -9,8 +9,9 @@
 #             K = 1's (scripts/repro_table.py: regret <= 1.02 both ways at every size);
 #   strategy: spaces/gemm.json at three sizes, greedy_ils, --max-fevals 200 per size, seed 1: the
 #             speed-up and the best found at each size against K = 1's;
-#   fault:    the brute-force run with K ranks, rank 1 killed (SIGKILL) mid-run, then the same
-#             command again: what was committed stays, the resume measures the rest once.
+#   fault:    the brute-force run with K ranks, rank 1 killed (SIGKILL) mid-run (mpi_env.sh lets
+#             the job go on: orte_enable_recovery): the others finish it and report the lost rank;
+#             then the same command again: it finds nothing left, nothing duplicated.
 set -uo pipefail
 out=${1:?output folder}
 tune=$(realpath "${2:-build/tune}")
@@ -82,23 +83,24 @@ fault)
   mpirun -n "$k" "$tune" --space spaces/transpose.json --sizes "$sizes" --db "$db" > "$out/fault.out" 2> "$out/fault.log" &
   job=$!
   killed=no
-  # rank 1: the parent of the first worker process whose database lies in rank 1's scratch
-  # directory (command lines can be read where other processes' environments cannot), killed a
-  # second after that worker started
+  # rank 1 (OMPI_COMM_WORLD_RANK=1 in its environment), killed 10 s after rank 0 merged a first item
   while kill -0 $job 2> /dev/null && [ $killed = no ]; do
-    for w in $(grep -l "tune_rank1_[^/]*/item.db" /proc/[0-9]*/cmdline 2> /dev/null | cut -d/ -f3); do
-      [ "$w" = "$$" ] && continue
-      r1=$(awk '{print $4}' /proc/$w/stat 2> /dev/null) || continue
-      [ -n "$r1" ] && [ "$r1" != 1 ] || continue
-      sleep 1
-      kill -9 "$r1" && killed=yes && echo "killed rank 1 (pid $r1) while its worker $w measured"
-      break
-    done
+    if [ -f "$db" ] && [ "$(count "$db" "select count(*) from measurements" 2> /dev/null || echo 0)" -gt 0 ]; then
+      sleep 10
+      for p in $(pgrep -f "$tune" || true); do
+        if tr '\0' '\n' < /proc/$p/environ 2> /dev/null | grep -qx "OMPI_COMM_WORLD_RANK=1"; then
+          kill -9 "$p" && killed=yes && echo "killed rank 1 (pid $p) at $(count "$db" "select count(*) from measurements") measurements committed"
+        fi
+      done
+      [ $killed = yes ] || { echo "rank 1 not found among:"; pgrep -af "$tune"; break; }
+    fi
     sleep 0.2
   done
   wait $job; rc=$?
   before=$(count "$db" "select count(*) from measurements")
   echo "rank 1 killed: $killed; mpirun exit $rc; $before measurements committed, $(count "$db" "select count(distinct size) from measurements") sizes"
+  grep -E "left this run|not heard|died while" "$out/fault.log" | sed 's/^\[[^]]*\] //'
+  grep -E "^\| |measured on rank" "$out/fault.out" | tail -3
   mpirun -n "$k" "$tune" --space spaces/transpose.json --sizes "$sizes" --db "$db" > "$out/resume.out" 2> "$out/resume.log"
   echo "resume exit $?: $(count "$db" "select count(*) from measurements") measurements, \
 $(count "$db" "select count(*) from (select config_id, device, size, count(*) c from measurements group by 1,2,3 having c > 1)") duplicated, \

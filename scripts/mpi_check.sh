@@ -7,7 +7,9 @@
 # 2. tune evaluate: the JSON equals one rank's (but for the wall time);
 # 3. a rank killed with SIGKILL mid-run (mpirun then ends the job), then the same command again:
 #    integrity_check ok, and the measurements equal one rank's, nothing missing or duplicated;
-# 4. tune import of one database into another, both ways, and again (nothing new).
+# 4. the same kill where mpirun lets the job go on (--mca orte_enable_recovery 1): the other ranks
+#    finish the run (exit 0, the lost rank reported), and the measurements equal one rank's;
+# 5. tune import of one database into another, both ways, and again (nothing new).
 set -euo pipefail
 tune=$(realpath "${1:?tune binary}")
 mpirun=${2:-mpirun}
@@ -22,6 +24,18 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
 same() { python3 "$root/scripts/db_content.py" "$@"; }
+# kill_rank2_once_merged DB JOB: once rank 0 has merged a first item into DB, SIGKILL rank 2; sets killed=yes
+kill_rank2_once_merged() {
+  while kill -0 "$2" 2> /dev/null; do
+    if [ -f "$1" ] && [ "$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('select count(*) from runs').fetchone()[0])" "$1" 2> /dev/null || echo 0)" -ge 1 ]; then
+      for p in $(pgrep -f "$tune" || true); do
+        if tr '\0' '\n' < /proc/$p/environ 2> /dev/null | grep -qx "OMPI_COMM_WORLD_RANK=2"; then kill -9 "$p" && killed=yes; fi
+      done
+      return
+    fi
+    sleep 0.02
+  done
+}
 fail() { echo "mpi_check: FAIL: $*"; exit 1; }
 
 spec=$hub/dedispersion_milo.json
@@ -58,15 +72,7 @@ for attempt in 1 2 3; do
   "$mpirun" -n 3 "$tune" "${brute[@]}" --db killed.db > killed.txt 2> killed.log &
   job=$!
   # once rank 0 has merged a first group, SIGKILL rank 2 (mpirun then ends the job)
-  while kill -0 "$job" 2> /dev/null; do
-    if [ -f killed.db ] && [ "$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('select count(*) from runs').fetchone()[0])" killed.db 2> /dev/null || echo 0)" -ge 1 ]; then
-      for p in $(pgrep -f "$tune" || true); do
-        if tr '\0' '\n' < /proc/$p/environ 2> /dev/null | grep -qx "OMPI_COMM_WORLD_RANK=2"; then kill -9 "$p" && killed=yes; fi
-      done
-      break
-    fi
-    sleep 0.02
-  done
+  kill_rank2_once_merged killed.db "$job"
   wait "$job" && rc=0 || rc=$?
   [ $killed = yes ] && break
 done
@@ -83,7 +89,24 @@ PY
 same clean.db killed.db --tables=measurements,configurations || fail "after the resume the measurements differ"
 echo "resumed: integrity ok, the measurements equal one uninterrupted rank's"
 
-echo "== 4. tune import, both ways"
+echo "== 4. a rank killed mid-run where the job may go on: the others finish it"
+ok=no
+for attempt in 1 2 3 4 5; do
+  rm -f lost.db*
+  TUNE_MPI_SILENCE=3 "$mpirun" --mca orte_enable_recovery 1 -n 3 "$tune" "${brute[@]}" --db lost.db > lost.txt 2> lost.log &
+  job=$!
+  kill_rank2_once_merged lost.db "$job"
+  wait "$job" && rc=0 || rc=$?
+  [ "$rc" -eq 0 ] || { cat lost.log; fail "mpirun exited $rc with a rank lost under orte_enable_recovery"; }
+  # the kill may land after rank 2's last item; then nobody had to take its work: try again
+  if grep -q "left this run: rank 2" lost.log; then ok=yes; break; fi
+done
+[ $ok = yes ] || fail "rank 2 was never lost mid-item (5 attempts)"
+grep "left this run" lost.log
+same clean.db lost.db --tables=measurements,configurations || fail "with a rank lost the measurements differ"
+echo "lost rank 2: the others finished, exit 0, the measurements equal one uninterrupted rank's"
+
+echo "== 5. tune import, both ways"
 "$tune" --space "$spec" --replay "${caches[0]}" --strategy random_sample --max-fevals 200 --seed 5 --db a.db > /dev/null 2>&1
 "$tune" --space "$spec" --replay "${caches[1]}" --strategy random_sample --max-fevals 200 --seed 6 --db b.db > /dev/null 2>&1
 cp a.db a0.db

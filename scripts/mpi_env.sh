@@ -15,5 +15,8 @@ export OMPI_MCA_rmaps_base_oversubscribe=1
 # No binding: Open MPI binds a rank to one core by default (np <= 2) or one socket, and a rank's
 # worker process compiles on every core it is allowed (mpirun --bind-to none does the same)
 export OMPI_MCA_hwloc_base_binding_policy=none
+# A rank that dies (SIGKILL, its node lost) leaves the job to the others instead of ending it:
+# tune hands its work to the rest (tuner/mpi/farm.h)
+export OMPI_MCA_orte_enable_recovery=1
 export NCCL_NVLS_ENABLE=0
 unset _mpi_dir

@@ -37,10 +37,17 @@ struct FarmStats {
 // group; when no rank of the group is left, or the work threw an InputError (the input's fault, so
 // any rank would fail alike), no further item is handed out, the ones in progress are awaited
 // (their results still reach `done`), and the first such error is thrown here, naming the rank.
+//
+// Ranks beat every second while they wait or work, and so does rank 0. A rank not heard from for
+// TUNE_MPI_SILENCE seconds (default 30) is lost (World::lose): it gets no more work in this job,
+// and its item goes back to the queue like a failed one. That needs a launcher that lets the job
+// go on when a rank dies (Open MPI: --mca orte_enable_recovery 1); by default mpirun ends every
+// rank, and the same command resumes from what rank 0 committed. A rank that has not heard rank 0
+// for twice that long ends (exit 3), and its worker process with it.
 FarmStats farm(const World& world, const FarmPlan& plan, const PayloadFn& payload, const WorkFn& work,
                const DoneFn& done);
 
-// Ranks other than 0: runs items until rank 0 says stop.
+// Ranks other than 0: runs items (on a thread, beating meanwhile) until rank 0 says stop.
 void serve(const World& world, const WorkFn& work);
 
 }  // namespace tune::mpi

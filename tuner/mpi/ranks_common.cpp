@@ -1,6 +1,8 @@
 // The distributed commands' shared parts (ranks_common.h).
 #include "mpi/ranks_common.h"
 
+#include <spdlog/spdlog.h>
+
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -80,6 +82,12 @@ std::string sql_quote(const std::string& text) {
   std::string out = "'";
   for (char c : text) out += c == '\'' ? std::string("''") : std::string(1, c);
   return out + "'";
+}
+
+void report_faults(const std::vector<FarmStats>& farms) {
+  for (const auto& f : farms)
+    for (const auto& why : f.faults)
+      spdlog::warn("left this run: {}; its work was done by the other ranks, nothing it finished was lost", why);
 }
 
 }  // namespace tune::mpi::detail

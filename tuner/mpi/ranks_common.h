@@ -3,7 +3,9 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <vector>
 
+#include "mpi/farm.h"
 #include "mpi/world.h"
 
 namespace tune::mpi::detail {
@@ -30,6 +32,9 @@ class Scratch {
 // beside it).
 std::string read_file(const std::string& path);
 void write_database(const std::string& path, const std::string& bytes);
+
+// The end-of-run account of ranks that failed or were lost during farms: one line each.
+void report_faults(const std::vector<FarmStats>& farms);
 
 // `text` as an SQL string literal.
 std::string sql_quote(const std::string& text);

@@ -5,6 +5,7 @@
 #include "mpi/bytes.h"
 #include "mpi/farm.h"
 #include "mpi/ranks.h"
+#include "mpi/ranks_common.h"
 
 namespace tune::mpi {
 
@@ -54,10 +55,11 @@ std::optional<evaluate::Result> evaluate(const World& world, const std::vector<e
   FarmPlan plan;
   plan.items = strategies.size() * np;
   const auto t0 = std::chrono::steady_clock::now();
-  farm(
+  const FarmStats stats = farm(
       world, plan, [](std::size_t cell, int) { return Writer().u64(cell).take(); }, work,
       [&](std::size_t cell, int, const std::string& bytes) { r.cells[cell / np][cell % np] = decode(bytes); });
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  detail::report_faults({stats});
   return r;
 }
 

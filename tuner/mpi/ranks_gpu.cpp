@@ -145,8 +145,7 @@ class Coordinator {
           "rank {} ({}): {} items, busy {:.1f} s: {} compiled ({:.1f} s of compile time), {} measured in {:.1f} s", r,
           ranks_[r].device, items, busy, t.compiled, t.compile_s, t.measured, t.measure_s);
     }
-    for (const auto& p : phases)
-      for (const auto& f : p.faults) spdlog::warn("retired {}; its size went to another rank", f);
+    detail::report_faults(phases);
     if (!completed) return;
     for (const auto& model : models_) {
       query::RunTotals t = totals_[model];

@@ -6,8 +6,12 @@
 #define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <limits>
+#include <memory>
+#include <thread>
 #include <vector>
 
 #include "common/error.h"
@@ -52,35 +56,63 @@ World::World(int* argc, char*** argv) {
   check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node), "split by node");
   MPI_Comm_rank(node, &local_rank_);
   MPI_Comm_free(&node);
+  lost_.assign(static_cast<std::size_t>(size_), false);
   g_world = this;
 }
 
 World::~World() {
   g_world = nullptr;
-  MPI_Finalize();
+  if (!forgo_ && !any_lost()) MPI_Finalize();
 }
 
 void World::send(int to, int tag, std::string_view bytes) const {
   check(MPI_Send(bytes.data(), count_of(bytes.size()), MPI_BYTE, to, tag, MPI_COMM_WORLD), "MPI_Send");
 }
 
-Message World::receive() const {
-  MPI_Status st;
-  check(MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st), "MPI_Probe");
-  int n = 0;
-  MPI_Get_count(&st, MPI_BYTE, &n);
-  Message m{st.MPI_SOURCE, st.MPI_TAG, std::string(static_cast<std::size_t>(n), '\0')};
-  check(MPI_Recv(m.bytes.data(), n, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
-        "MPI_Recv");
-  return m;
+bool World::send_within(int to, int tag, std::string bytes, double seconds) const {
+  auto buffer = std::make_unique<std::string>(std::move(bytes));  // stays where it is while MPI may read it
+  MPI_Request request = MPI_REQUEST_NULL;
+  check(MPI_Isend(buffer->data(), count_of(buffer->size()), MPI_BYTE, to, tag, MPI_COMM_WORLD, &request), "MPI_Isend");
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  for (;;) {
+    int done = 0;
+    check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test");
+    if (done) return true;
+    if (std::chrono::steady_clock::now() > deadline) break;
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  MPI_Request_free(&request);  // the send may still complete; its buffer stays until the end
+  abandoned_.push_back(std::move(buffer));
+  return false;
 }
 
-std::optional<Message> World::poll() const {
+void World::lose(int rank) const { lost_.at(static_cast<std::size_t>(rank)) = true; }
+bool World::lost(int rank) const { return lost_.at(static_cast<std::size_t>(rank)); }
+bool World::any_lost() const { return std::find(lost_.begin(), lost_.end(), true) != lost_.end(); }
+
+std::optional<Message> World::poll(double patience) const {
   int flag = 0;
+  MPI_Message handle = MPI_MESSAGE_NULL;
   MPI_Status st;
-  check(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st), "MPI_Iprobe");
+  check(MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &handle, &st), "MPI_Improbe");
   if (!flag) return std::nullopt;
-  return receive();
+  int n = 0;
+  MPI_Get_count(&st, MPI_BYTE, &n);
+  auto buffer = std::make_unique<std::string>(static_cast<std::size_t>(n), '\0');
+  MPI_Request request = MPI_REQUEST_NULL;
+  check(MPI_Imrecv(buffer->data(), n, MPI_BYTE, &handle, &request), "MPI_Imrecv");
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(patience);
+  for (;;) {
+    int done = 0;
+    check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test");
+    if (done) return Message{st.MPI_SOURCE, st.MPI_TAG, std::move(*buffer)};
+    if (std::chrono::steady_clock::now() > deadline) break;
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+  MPI_Cancel(&request);
+  MPI_Request_free(&request);
+  abandoned_.push_back(std::move(buffer));
+  return Message{st.MPI_SOURCE, st.MPI_TAG, {}, true};
 }
 
 std::string World::broadcast(std::string bytes) const {
