@@ -7,6 +7,8 @@
 #   brute:    mpirun -n K tune --space spaces/transpose.json --sizes SIZES: wall time, speed-up over
 #             K = 1, per-rank compile and measurement time (the log), and the winners against
 #             K = 1's (scripts/repro_table.py: regret <= 1.02 both ways at every size);
+#             BASE_WALL (s) and a K = 1 from an earlier call (WORK holding brute_1.db and best_1.json,
+#             e.g. OUT's brute_1.lite.db and best_1.json copied back): K = 1 is not run again;
 #   strategy: spaces/gemm.json at three sizes, greedy_ils, --max-fevals 200 per size, seed 1: the
 #             speed-up and the best found at each size against K = 1's;
 #   fault:    the brute-force run with K ranks, rank 1 killed (SIGKILL) mid-run (mpi_env.sh lets
@@ -39,7 +41,8 @@ case $part in
 brute)
   echo "| K | wall s | speed-up | per rank (log) |" > "$out/brute.md"
   echo "|---|---|---|---|" >> "$out/brute.md"
-  base=
+  base=${BASE_WALL:-}
+  [ -n "$base" ] && echo "| 1 | $base | 1.00 | (an earlier call) |" >> "$out/brute.md"
   for k in $ks; do
     wall=$(run_k "$k" "$work/brute_$k.db" "$out/brute_$k.log" --space spaces/transpose.json --sizes "$sizes")
     [ -z "$base" ] && base=$wall
@@ -48,6 +51,16 @@ brute)
     echo "K=$k: wall $wall s; $(count "$work/brute_$k.db" "select count(*) from measurements") measured, \
 $(count "$work/brute_$k.db" "select count(*) from measurements where status != 'ok'") not ok"
     "$tune" best --kernel transpose --db "$work/brute_$k.db" --json > "$work/best_$k.json"
+    cp "$work/best_$k.json" "$out/best_$k.json"
+    # what the winners' comparison reads, small enough to carry to a later call
+    python3 - "$work/brute_$k.db" "$out/brute_$k.lite.db" <<'PY'
+import sqlite3, sys
+con = sqlite3.connect(sys.argv[2])
+con.execute("ATTACH ? AS f", (sys.argv[1],))
+con.execute("CREATE TABLE configurations AS SELECT id, params FROM f.configurations")
+con.execute("CREATE TABLE measurements AS SELECT size, config_id, objective, status FROM f.measurements")
+con.commit()
+PY
     if [ "$k" != 1 ]; then
       python3 scripts/repro_table.py "$work/brute_1.db" "$work/brute_$k.db" "$work/best_1.json" "$work/best_$k.json" \
         > "$out/winners_1_vs_$k.md"

@@ -46,6 +46,9 @@ echo "== 1. replay sweep: 3 ranks against 1"
 "$tune" "${replay[@]}" --db one.db > one.txt 2> one.log
 "$mpirun" -n 3 "$tune" "${replay[@]}" --db three.db > three.txt 2> three.log || { cat three.log; fail "mpirun -n 3 replay"; }
 diff one.txt three.txt > /dev/null || { diff one.txt three.txt | head; fail "the replay's output differs"; }
+# every rank took a share (a rank that took nothing would leave the output the same)
+for r in 0 1 2; do grep -qE "rank $r: [1-9][0-9]* items" three.log || { cat three.log; fail "rank $r took no replay group"; }; done
+grep -E "rank [0-9]: [0-9]+ items" three.log | sed 's/^\[[^]]*\] info //' | tr '\n' ';'; echo
 same one.db three.db || fail "the databases differ"
 echo "output: $(wc -l < one.txt) lines, the same"
 
@@ -54,6 +57,7 @@ ev=(evaluate --space "$spec" --replay "${caches[@]:0:3}" --strategy random_sampl
     --resamples 50 --json)
 "$tune" "${ev[@]}" > e1.json 2> e1.log
 "$mpirun" -n 3 "$tune" "${ev[@]}" > e3.json 2> e3.log || { cat e3.log; fail "mpirun -n 3 evaluate"; }
+for r in 0 1 2; do grep -qE "rank $r: [1-9][0-9]* items" e3.log || { cat e3.log; fail "rank $r took no evaluate cell"; }; done
 python3 - e1.json e3.json <<'PY' || fail "evaluate differs"
 import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:])

@@ -146,7 +146,8 @@ FarmStats farm(const World& world, const FarmPlan& plan, const PayloadFn& payloa
                   (plan.item_group.empty() ? std::string("left") : "to run it"));
     pending.push_back(i);
   }
-  std::vector<Clock::time_point> since(static_cast<std::size_t>(ranks)), heard(since);
+  // every rank counts as heard at the start: the silence limit runs from here
+  std::vector<Clock::time_point> since(static_cast<std::size_t>(ranks), t0), heard(since);
   std::vector<std::size_t> holding(static_cast<std::size_t>(ranks), 0);
   std::size_t outstanding = 0;
   std::optional<std::pair<Status, std::string>> failure;

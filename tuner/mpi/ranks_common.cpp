@@ -84,6 +84,12 @@ std::string sql_quote(const std::string& text) {
   return out + "'";
 }
 
+void report_ranks(const FarmStats& farm) {
+  for (std::size_t r = 0; r < farm.items.size(); ++r)
+    spdlog::info("rank {}: {} items, busy {:.1f} s of {:.1f} s", r, farm.items[r], farm.busy_s[r], farm.wall_s);
+  report_faults({farm});
+}
+
 void report_faults(const std::vector<FarmStats>& farms) {
   for (const auto& f : farms)
     for (const auto& why : f.faults)

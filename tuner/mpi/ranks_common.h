@@ -35,6 +35,8 @@ void write_database(const std::string& path, const std::string& bytes);
 
 // The end-of-run account of ranks that failed or were lost during farms: one line each.
 void report_faults(const std::vector<FarmStats>& farms);
+// What each rank did in a farm (items, busy seconds), one line each, then report_faults.
+void report_ranks(const FarmStats& farm);
 
 // `text` as an SQL string literal.
 std::string sql_quote(const std::string& text);

@@ -59,7 +59,7 @@ std::optional<evaluate::Result> evaluate(const World& world, const std::vector<e
       world, plan, [](std::size_t cell, int) { return Writer().u64(cell).take(); }, work,
       [&](std::size_t cell, int, const std::string& bytes) { r.cells[cell / np][cell % np] = decode(bytes); });
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  detail::report_faults({stats});
+  detail::report_ranks(stats);
   return r;
 }
 

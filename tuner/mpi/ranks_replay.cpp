@@ -87,7 +87,7 @@ int run_replay_ranks(const World& world, tuning::Options o) {
     for (; next_print < groups.size() && results[next_print]; ++next_print)
       for (const auto& r : *results[next_print]) tuning::print_replay_size(o, space, r);
   };
-  detail::report_faults({farm(world, plan, payload, work, done)});
+  detail::report_ranks(farm(world, plan, payload, work, done));
   for (const auto& [kernel, device] : replayed) query::refresh_flags(*db, kernel, device);
   std::vector<tuning::SizeReplay> all;
   for (auto& r : results)
