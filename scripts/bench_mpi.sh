@@ -100,12 +100,22 @@ fault)
   while kill -0 $job 2> /dev/null && [ $killed = no ]; do
     if [ -f "$db" ] && [ "$(count "$db" "select count(*) from measurements" 2> /dev/null || echo 0)" -gt 0 ]; then
       sleep 10
-      for p in $(pgrep -f "$tune" || true); do
-        if tr '\0' '\n' < /proc/$p/environ 2> /dev/null | grep -qx "OMPI_COMM_WORLD_RANK=1"; then
+      for d in /proc/[0-9]*; do
+        p=${d#/proc/}
+        [ "$p" = "$$" ] && continue
+        tr '\0' ' ' < "$d/cmdline" 2> /dev/null | grep -q "^$tune " || continue
+        if tr '\0' '\n' < "$d/environ" 2> /dev/null | grep -qx "OMPI_COMM_WORLD_RANK=1"; then
           kill -9 "$p" && killed=yes && echo "killed rank 1 (pid $p) at $(count "$db" "select count(*) from measurements") measurements committed"
         fi
       done
-      [ $killed = yes ] || { echo "rank 1 not found among:"; pgrep -af "$tune"; break; }
+      [ $killed = yes ] || {
+        echo "rank 1 not found among:"
+        for d in /proc/[0-9]*; do
+          c=$(tr '\0' ' ' < "$d/cmdline" 2> /dev/null | cut -c1-120)
+          case $c in *tune*) echo "$d: $c; environ: $(tr '\0' '\n' < "$d/environ" 2>&1 | grep -c OMPI_COMM_WORLD_RANK)" ;; esac
+        done
+        break
+      }
     fi
     sleep 0.2
   done
