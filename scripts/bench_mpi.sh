@@ -96,16 +96,18 @@ fault)
   mpirun -n "$k" "$tune" --space spaces/transpose.json --sizes "$sizes" --db "$db" > "$out/fault.out" 2> "$out/fault.log" &
   job=$!
   killed=no
-  # rank 1 (OMPI_COMM_WORLD_RANK=1 in its environment), killed 10 s after rank 0 merged a first item
+  # rank 1 (OMPI_COMM_WORLD_RANK=1 in its environment), killed ${KILL_AFTER:-3} s after the log says
+  # that rank 0 merged a first item (the database cannot be read meanwhile: rank 0 holds it
+  # exclusively)
   while kill -0 $job 2> /dev/null && [ $killed = no ]; do
-    if [ -f "$db" ] && [ "$(count "$db" "select count(*) from measurements" 2> /dev/null || echo 0)" -gt 0 ]; then
-      sleep 10
+    if grep -q "measured on rank" "$out/fault.log"; then
+      sleep "${KILL_AFTER:-3}"
       for d in /proc/[0-9]*; do
         p=${d#/proc/}
         [ "$p" = "$$" ] && continue
         tr '\0' ' ' < "$d/cmdline" 2> /dev/null | grep -q "^$tune " || continue
         if tr '\0' '\n' < "$d/environ" 2> /dev/null | grep -qx "OMPI_COMM_WORLD_RANK=1"; then
-          kill -9 "$p" && killed=yes && echo "killed rank 1 (pid $p) at $(count "$db" "select count(*) from measurements") measurements committed"
+          kill -9 "$p" && killed=yes && echo "killed rank 1 (pid $p) after $(grep -c "measured on rank" "$out/fault.log") items"
         fi
       done
       [ $killed = yes ] || {
