@@ -35,13 +35,16 @@ std::vector<store::Flag> flags_of(const std::string& kernel, const std::string& 
       const Contender& now = v[i].used();
       const auto kept = std::find_if(v[i].all.begin(), v[i].all.end(),
                                      [&](const Contender& c) { return c.config_id == prev.config_id; });
-      const std::string why = kept == v[i].all.end()
-                                  ? "it has no verified result here"
-                                  : "it is " + percent(kept->estimate.value / now.estimate.value - 1.0) +
-                                        " slower here (noise " + percent(v[i].noise) + ")";
-      out.push_back(flag(kernel, device, v[i].size, store::FlagKind::best_changes,
-                         "the configuration used changes from " + prev.params + " (at " + v[i - 1].size + ") to " +
-                             now.params + ": " + why));
+      // only a loss beyond the noise makes the change worth a flag: the previous configuration may
+      // read as fast here in its single measurement while the decision re-measured others side by side
+      const double loss = kept == v[i].all.end() ? 0.0 : kept->estimate.value / now.estimate.value - 1.0;
+      if (kept == v[i].all.end() || loss > v[i].noise)
+        out.push_back(flag(kernel, device, v[i].size, store::FlagKind::best_changes,
+                           "the configuration used changes from " + prev.params + " (at " + v[i - 1].size + ") to " +
+                               now.params + ": " +
+                               (kept == v[i].all.end()
+                                    ? std::string("it has no verified result here")
+                                    : "it is " + percent(loss) + " slower here (noise " + percent(v[i].noise) + ")")));
     }
     if (i == 0 || i + 1 >= v.size()) continue;
     const double tl = v[i - 1].throughput(), tm = v[i].throughput(), tr = v[i + 1].throughput();

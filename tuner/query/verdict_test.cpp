@@ -137,6 +137,30 @@ TEST(Flags, ARealChangeIsFlaggedWithItsLossOnce) {
   EXPECT_FALSE(d.db.flags("k")[0].run_id.has_value());
 }
 
+TEST(Flags, NoChangeFlagWhenThePreviousConfigurationIsNotSlowerHere) {
+  Db d;
+  d.add(A, "1", around(1.00f), {}, 100);
+  d.add(B, "1", around(1.20f), {}, 83);
+  // at 2 the decision (B re-measured alone) uses B, while A's single measurement reads 1.5% faster:
+  // the change is not backed by a loss, so no flag says "it is -1.5% slower here"
+  d.add(A, "2", around(0.985f, 0.001f), {}, 101);
+  const auto b = d.add(B, "2", around(1.00f, 0.001f), {}, 100);
+  store::Decision dec;
+  dec.run_id = d.run;
+  dec.kernel = "k";
+  dec.device = "GPU";
+  dec.size = "2";
+  dec.winner_id = b;
+  dec.candidates = {{b, 1.0, 0.01, 10, true}};
+  dec.rounds = 10;
+  dec.noise = 0.01;
+  d.db.record_decision(dec);
+  const auto v = query::verdicts(d.db, "k", "GPU");
+  ASSERT_EQ(v.size(), 2u);
+  ASSERT_NE(v[1].used().config_id, v[0].used().config_id) << "the test needs the used configuration to change";
+  for (const auto& f : query::flags_of("k", "GPU", v)) ADD_FAILURE() << f.text;
+}
+
 TEST(Flags, ADipIsTheCurveDippingNotAConfiguration) {
   Db d;
   // the best throughput: 100, 50, 100 -> a dip at 2; at 5 only a non-best configuration collapses
