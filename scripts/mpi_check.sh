@@ -9,6 +9,8 @@
 #    integrity_check ok, and the measurements equal one rank's, nothing missing or duplicated;
 # 4. the same kill where mpirun lets the job go on (--mca orte_enable_recovery 1): the other ranks
 #    finish the run (exit 0, the lost rank reported), and the measurements equal one rank's;
+#    4b: rank 0 killed: the job ends (with orte_enable_recovery the other ranks end on their own
+#    once they no longer hear it), and the same command completes the measurements;
 # 5. tune import of one database into another, both ways, and again (nothing new).
 set -euo pipefail
 tune=$(realpath "${1:?tune binary}")
@@ -24,12 +26,13 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
 same() { python3 "$root/scripts/db_content.py" "$@"; }
-# kill_rank2_once_merged DB JOB: once rank 0 has merged a first item into DB, SIGKILL rank 2; sets killed=yes
+# kill_rank2_once_merged DB JOB [RANK]: once rank 0 has merged a first item into DB, SIGKILL rank
+# RANK (default 2); sets killed=yes
 kill_rank2_once_merged() {
   while kill -0 "$2" 2> /dev/null; do
     if [ -f "$1" ] && [ "$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('select count(*) from runs').fetchone()[0])" "$1" 2> /dev/null || echo 0)" -ge 1 ]; then
       for p in $(pgrep -f "$tune" || true); do
-        if tr '\0' '\n' < /proc/$p/environ 2> /dev/null | grep -qx "OMPI_COMM_WORLD_RANK=2"; then kill -9 "$p" && killed=yes; fi
+        if tr '\0' '\n' < /proc/$p/environ 2> /dev/null | grep -qx "OMPI_COMM_WORLD_RANK=${3:-2}"; then kill -9 "$p" && killed=yes; fi
       done
       return
     fi
@@ -109,6 +112,27 @@ done
 grep "left this run" lost.log
 same clean.db lost.db --tables=measurements,configurations || fail "with a rank lost the measurements differ"
 echo "lost rank 2: the others finished, exit 0, the measurements equal one uninterrupted rank's"
+
+echo "== 4b. rank 0 killed mid-run, with and without orte_enable_recovery, then the same command again"
+for mode in default recovery; do
+  rm -f r0.db*
+  extra=()
+  [ $mode = recovery ] && extra=(--mca orte_enable_recovery 1)
+  killed=no
+  t0=$SECONDS
+  TUNE_MPI_SILENCE=3 timeout 60 "$mpirun" "${extra[@]}" -n 3 "$tune" "${brute[@]}" --db r0.db > /dev/null 2> r0.log &
+  job=$!
+  kill_rank2_once_merged r0.db "$job" 0
+  wait "$job" && rc=0 || rc=$?
+  [ $killed = yes ] || fail "rank 0 was not killed ($mode)"
+  [ "$rc" -ne 124 ] || { cat r0.log; fail "the other ranks did not end after rank 0 was killed ($mode)"; }
+  if [ $mode = recovery ]; then
+    [ "$(grep -c "rank 0 has not been heard from" r0.log)" -eq 2 ] || { cat r0.log; fail "ranks 1 and 2 did not say rank 0 is gone"; }
+  fi
+  "$mpirun" -n 3 "$tune" "${brute[@]}" --db r0.db > /dev/null 2> r0_resume.log || { cat r0_resume.log; fail "the resume after rank 0 ($mode)"; }
+  same clean.db r0.db --tables=measurements,configurations > /dev/null || fail "after rank 0's death and the resume the measurements differ ($mode)"
+  echo "rank 0 killed ($mode): the job ended in $((SECONDS - t0)) s (mpirun exit $rc), the resume completed the measurements"
+done
 
 echo "== 5. tune import, both ways"
 "$tune" --space "$spec" --replay "${caches[0]}" --strategy random_sample --max-fevals 200 --seed 5 --db a.db > /dev/null 2>&1

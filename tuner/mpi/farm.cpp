@@ -316,7 +316,8 @@ void serve(const World& world, const WorkFn& work) {
       keep_in_touch();
     }
     auto [status, bytes] = job.get();
-    world.send(0, kResult, result_message(item, status, bytes));
+    // a large result waits for rank 0 to take it: a rank 0 that died meanwhile never does
+    if (!world.send_within(0, kResult, result_message(item, status, bytes), limit)) orphaned(world, limit);
   }
 }
 
