@@ -177,7 +177,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     const Command* cmd = &kCommands[0];  // options first: `tune --space ...` is `tune run ...`
-    if (args[0].rfind("-", 0) != 0) {
+    if (args[0].rfind('-', 0) != 0) {
       cmd = nullptr;
       for (const auto& c : kCommands)
         if (args[0] == c.name) cmd = &c;

@@ -1,6 +1,7 @@
 // tune best: the best stored configuration per device and problem size.
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 
@@ -65,7 +66,7 @@ int cmd_best(const Args& args) {
               "GB/s", "tied", "configuration");
   for (const auto& b : rows) {
     std::string size = b.nearest ? b.size + " (nearest measured: " + b.measured_size + ")" : b.size;
-    std::string gbps = b.gbps ? std::to_string(static_cast<long long>(*b.gbps + 0.5)) : "-";
+    std::string gbps = b.gbps ? std::to_string(std::llround(*b.gbps)) : "-";
     std::printf("%-24s %-14s %10.4f %5.1f%% %8s %4zu  %s\n", b.device.c_str(), size.c_str(), b.time_ms, 100.0 * b.noise,
                 gbps.c_str(), b.tied.size(), (wide ? b.params : labels.label(b.params)).c_str());
   }

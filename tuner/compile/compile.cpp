@@ -72,7 +72,8 @@ std::vector<std::string> nvrtc_options(const CompileRequest& req) {
   opts.reserve(req.defines.size() + req.options.size() + 2);
   opts.push_back("--gpu-architecture=" + req.arch);
   opts.push_back("--ptxas-options=-v");
-  for (const auto& [name, value] : req.defines) opts.push_back("-D" + name + "=" + value);
+  for (const auto& [name, value] : req.defines)
+    opts.push_back(std::string("-D").append(name).append("=").append(value));
   for (const auto& o : req.options) opts.push_back(o);
   return opts;
 }

@@ -110,6 +110,7 @@ std::vector<StrategySpec> strategy_specs(const std::vector<std::string>& names,
   if (list.empty()) throw InputError("no strategy given (--strategy NAME[,NAME...] or all)");
   const search::StrategyOptions options = search::parse_options(option_items);
   std::vector<StrategySpec> out;
+  out.reserve(list.size());
   for (const auto& name : list) out.push_back(StrategySpec{name});
   for (const auto& [key, value] : options) {
     bool used = false;

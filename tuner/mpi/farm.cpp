@@ -247,8 +247,14 @@ FarmStats farm(const World& world, const FarmPlan& plan, const PayloadFn& payloa
       const auto now = Clock::now();
       if (now - beat >= kBeatEvery) {  // rank 0 is alive: the others wait for it
         beat = now;
-        for (int r = 1; r < ranks; ++r)
-          if (!world.lost(r)) world.send(r, kBeat, {});
+        for (int r = 1; r < ranks; ++r) {
+          if (world.lost(r)) continue;
+          try {
+            world.send(r, kBeat, {});
+          } catch (const Error& e) {  // a transport that reports a dead peer (TCP between nodes)
+            lose(r, std::string("its connection failed: ") + e.what());
+          }
+        }
       }
       if (!any)  // every message so far is in: a rank not heard from lately is gone
         for (int r = 1; r < ranks; ++r)

@@ -108,6 +108,7 @@ std::vector<Best> best(store::Store& db, const BestQuery& q) {
         canonical += std::to_string(side);
       }
     std::vector<std::string> verified;
+    verified.reserve(all.size());
     for (const auto& v : all) verified.push_back(v.size);
     const bool exact = at.count(canonical) > 0;
     const std::string size = exact ? canonical : nearest_size(verified, canonical);

@@ -1,5 +1,7 @@
 #include "search/strategies.h"
 
+#include <cmath>
+
 namespace tune::search {
 
 const std::vector<Strategy>& strategies() {
@@ -41,7 +43,7 @@ void brute_force(Context& ctx) {
 void random_sample(Context& ctx) {
   // Kernel Tuner's `fraction`: the share of the space to sample (default: all of it, the budget decides).
   const double fraction = ctx.option("fraction", 1.0);
-  const auto n = static_cast<std::size_t>(fraction * static_cast<double>(ctx.size()) + 0.5);
+  const auto n = static_cast<std::size_t>(std::llround(fraction * static_cast<double>(ctx.size())));
   for (std::size_t i = 0; i < n; ++i) ctx.evaluate(ctx.random_unvisited());
 }
 

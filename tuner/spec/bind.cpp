@@ -50,6 +50,7 @@ expr::Value problem_size_value(const Spec& spec, const sizes::Size& size) {
   if (!spec.kernel.problem_size.is_sequence() && size.rank == 1) return expr::Value::integer(size.dims[0]);
   auto dims = size.as_rank(rank);
   std::vector<expr::Value> items;
+  items.reserve(static_cast<std::size_t>(std::max(rank, size.rank)));
   for (int d = 0; d < std::max(rank, size.rank); ++d) items.push_back(expr::Value::integer(dims[d]));
   return expr::Value::list(std::move(items));
 }

@@ -168,9 +168,9 @@ struct MeasurementFilter {
 
 // Key of a stored measurement within one (kernel, space, device): what a re-run may skip.
 struct MeasuredKey {
-  std::string params;  // canonical JSON
-  std::string size;    // size text
-  auto operator<=>(const MeasuredKey&) const = default;
+  std::string params;                                    // canonical JSON
+  std::string size;                                      // size text
+  auto operator<=>(const MeasuredKey&) const = default;  // NOLINT(modernize-use-nullptr): clang-tidy 14 on <=>
 };
 
 struct Ceiling {
@@ -288,7 +288,7 @@ class Store {
 
   // ---- reading ----
   std::optional<RunInfo> run(std::int64_t run_id);
-  std::vector<RunInfo> runs(std::optional<std::string> kernel = {});
+  std::vector<RunInfo> runs(const std::optional<std::string>& kernel = {});
   std::optional<std::string> configuration_params(std::int64_t config_id);
   bool has_measurement(std::int64_t config_id, std::string_view device, std::string_view size);
   // Every stored (params, size) of a kernel's space on a device, whatever its status.
@@ -297,13 +297,13 @@ class Store {
   // Matching measurements ordered by device, size (numerically), median time.
   std::vector<StoredMeasurement> measurements(const MeasurementFilter& filter);
   std::vector<std::string> kernels();
-  std::vector<std::string> devices(std::optional<std::string> kernel = {});
+  std::vector<std::string> devices(const std::optional<std::string>& kernel = {});
   // Distinct size texts, ordered numerically by (x, y, z).
-  std::vector<std::string> sizes(std::string_view kernel, std::optional<std::string> device = {});
-  std::vector<Ceiling> ceilings(std::string_view device, std::optional<std::string> size = {},
+  std::vector<std::string> sizes(std::string_view kernel, const std::optional<std::string>& device = {});
+  std::vector<Ceiling> ceilings(std::string_view device, const std::optional<std::string>& size = {},
                                 std::optional<std::int64_t> run_id = {});
-  std::vector<Flag> flags(std::string_view kernel, std::optional<std::string> device = {});
-  std::vector<Decision> decisions(std::string_view kernel, std::optional<std::string> device = {});
+  std::vector<Flag> flags(std::string_view kernel, const std::optional<std::string>& device = {});
+  std::vector<Decision> decisions(std::string_view kernel, const std::optional<std::string>& device = {});
   std::optional<CachedBinary> get_binary(std::string_view key);
 
   // The connection itself, for tests and for `tune db` maintenance commands.

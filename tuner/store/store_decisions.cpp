@@ -62,7 +62,7 @@ void Store::record_decision(const Decision& d) {
       .run();
 }
 
-std::vector<Decision> Store::decisions(std::string_view kernel, std::optional<std::string> device) {
+std::vector<Decision> Store::decisions(std::string_view kernel, const std::optional<std::string>& device) {
   auto s = db_.cached(
       "SELECT run_id, kernel, device, size, statistic, tie_margin, winner_id, candidates, rounds, noise, decided_at"
       " FROM decisions WHERE kernel = ?1 AND (?2 IS NULL OR device = ?2) ORDER BY device, id");

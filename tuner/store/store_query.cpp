@@ -51,7 +51,7 @@ std::optional<RunInfo> Store::run(std::int64_t run_id) {
   return read_run(*s);
 }
 
-std::vector<RunInfo> Store::runs(std::optional<std::string> kernel) {
+std::vector<RunInfo> Store::runs(const std::optional<std::string>& kernel) {
   auto s = db_.cached(std::string("SELECT ") + kRunColumns + " FROM runs WHERE ?1 IS NULL OR kernel = ?1 ORDER BY id");
   s->bind(1, kernel);
   std::vector<RunInfo> out;
@@ -149,7 +149,7 @@ std::vector<std::string> Store::kernels() {
   return strings(*s);
 }
 
-std::vector<std::string> Store::devices(std::optional<std::string> kernel) {
+std::vector<std::string> Store::devices(const std::optional<std::string>& kernel) {
   auto s = db_.cached(
       "SELECT DISTINCT m.device FROM measurements m JOIN configurations c ON c.id = m.config_id"
       " WHERE ?1 IS NULL OR c.kernel = ?1 ORDER BY m.device");
@@ -157,7 +157,7 @@ std::vector<std::string> Store::devices(std::optional<std::string> kernel) {
   return strings(*s);
 }
 
-std::vector<std::string> Store::sizes(std::string_view kernel, std::optional<std::string> device) {
+std::vector<std::string> Store::sizes(std::string_view kernel, const std::optional<std::string>& device) {
   auto s = db_.cached(
       "SELECT m.size FROM measurements m JOIN configurations c ON c.id = m.config_id"
       " WHERE c.kernel = ?1 AND (?2 IS NULL OR m.device = ?2)"
@@ -166,7 +166,7 @@ std::vector<std::string> Store::sizes(std::string_view kernel, std::optional<std
   return strings(*s);
 }
 
-std::vector<Ceiling> Store::ceilings(std::string_view device, std::optional<std::string> size,
+std::vector<Ceiling> Store::ceilings(std::string_view device, const std::optional<std::string>& size,
                                      std::optional<std::int64_t> run_id) {
   auto s = db_.cached(
       "SELECT run_id, device, size, name, time_ms, gbps, gflops, samples, measured_at"
@@ -181,7 +181,7 @@ std::vector<Ceiling> Store::ceilings(std::string_view device, std::optional<std:
   return out;
 }
 
-std::vector<Flag> Store::flags(std::string_view kernel, std::optional<std::string> device) {
+std::vector<Flag> Store::flags(std::string_view kernel, const std::optional<std::string>& device) {
   auto s = db_.cached(
       "SELECT run_id, kernel, device, size, kind, text, created_at FROM flags"
       " WHERE kernel = ?1 AND (?2 IS NULL OR device = ?2) ORDER BY device, size, kind, id");

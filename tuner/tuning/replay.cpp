@@ -66,6 +66,7 @@ std::vector<Job> plan(const Options& o, const spec::Spec& spec) {
   }
   // each group in search order (size_search.h), groups in order of first appearance
   std::vector<store::ProblemSize> sizes;
+  sizes.reserve(jobs.size());
   for (const auto& j : jobs) sizes.push_back(j.size);
   const auto order = search_order(sizes);
   std::vector<Job> sorted;
@@ -294,7 +295,7 @@ SizeReplay size_replay_from_json(const nlohmann::json& j) {
   return r;
 }
 
-int run_replay(const Options& o, Prepared prepared) {
+int run_replay(const Options& o, const Prepared& prepared) {
   const space::Space& space = prepared.space;
   print_replay_opening(o);
   const auto all = replay(o, prepared, [&](const SizeReplay& r) { print_replay_size(o, space, r); });

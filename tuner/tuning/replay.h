@@ -71,7 +71,7 @@ nlohmann::json to_json(const SizeReplay& r);
 SizeReplay size_replay_from_json(const nlohmann::json& j);
 
 // The above, printing one line per size (or, with --json, one JSON document). Returns 0.
-int run_replay(const Options& opts, Prepared prepared);
+int run_replay(const Options& opts, const Prepared& prepared);
 // validate(opts), then the above.
 int run_replay(const Options& opts);
 

@@ -258,6 +258,7 @@ store::Measurement Sweep::measure_config(std::size_t c, SizeState& st, Geometry&
 std::vector<run::LaunchFn> Sweep::placements(run::LoadedKernel& kern, const Geometry& g, SizeState& st,
                                              std::size_t count) {
   std::vector<run::LaunchFn> out;
+  out.reserve(count);
   std::vector<run::ArgSet*> sets = {st.args.get()};
   for (const auto& more : st.more_args)
     if (sets.size() < count) sets.push_back(more.get());
@@ -328,6 +329,7 @@ bool Sweep::search_one_size(std::size_t s) {
 // measurements overlap the compiles instead of waiting for them), then each size is decided.
 bool Sweep::measure_window(const std::vector<std::size_t>& window) {
   std::vector<std::unique_ptr<SizeState>> states;
+  states.reserve(window.size());
   for (std::size_t s : window) states.push_back(make_state(s));
   std::size_t cursor = 0;
   bool in_time = true;
