@@ -187,8 +187,7 @@ void check_path(const std::string& path, Store::Mode mode, bool& existed) {
 
 // Writers set a file up (page size, WAL, migrations) one at a time: two first runs started together
 // on a new path raced there ("database is locked", or one removed the empty file the other was
-// opening). An exclusive flock on the file itself while it is set up; SQLite's own locks are fcntl
-// locks, which flock does not touch.
+// opening). An exclusive flock on the file's directory while it is set up (SetupLock).
 // A read-only open that SQLite could not serve from a WAL file: neither the file nor its directory
 // is writable to us and there is no -shm file to attach to.
 bool cannot_share(const std::string& path) {
@@ -199,10 +198,18 @@ bool cannot_share(const std::string& path) {
 
 class SetupLock {
  public:
+  // The flock is on the file's directory, never on a second descriptor of the database file: closing
+  // any descriptor of a file drops every fcntl lock this process holds on it, SQLite's included, and a
+  // writer that had lost its shared lock let another process's closing connection take the file as
+  // its last user, checkpoint and delete the WAL under it (two first runs on one new path: "row missing
+  // from index"). The file itself is opened only to create it, when no connection of ours can have it.
   SetupLock(const std::string& path, bool& created) {
-    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    created = fd_ >= 0;
-    if (fd_ < 0 && errno == EEXIST) fd_ = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    created = fd >= 0;
+    if (fd >= 0) ::close(fd);
+    const fs::path p(path);
+    const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+    fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd_ < 0) return;  // SQLite's own open reports why
     while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {}
   }
