@@ -23,6 +23,8 @@ enum Tag : int { kItem = 101, kResult = 102, kStop = 103, kBeat = 104 };
 // Every rank says it is alive this often (rank 0 to the others, the others to rank 0), so a rank that
 // died without a word is found (silence_limit).
 constexpr auto kBeatEvery = std::chrono::seconds(1);
+// How long a STOP waits for a rank already lost (it is likely dead; the stop is a courtesy).
+constexpr double kStopLostWithinS = 1.0;
 enum class Status : std::uint64_t { ok = 0, input_error = 1, error = 2 };
 
 // The work of one item, its exception turned into a status and its message.
@@ -271,7 +273,8 @@ FarmStats farm(const World& world, const FarmPlan& plan, const PayloadFn& payloa
                     std::to_string(pending.size()) + " item(s) left with no rank to run them (" +
                         (stats.faults.empty() ? std::string("none of their group") : stats.faults.back()) + ")");
   for (int r = 1; r < ranks; ++r)
-    if (!world.send_within(r, kStop, world.any_lost() ? "lost" : "", world.lost(r) ? 1.0 : patience) && !world.lost(r))
+    if (!world.send_within(r, kStop, world.any_lost() ? "lost" : "", world.lost(r) ? kStopLostWithinS : patience) &&
+        !world.lost(r))
       lose(r, "did not take the stop");
   stats.wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
   if (failure) {

@@ -32,6 +32,21 @@ struct Db {
     db.record(m);
     return m.config_id;
   }
+
+  // a stored decision at `size`: `winner` chosen among `candidates` by a re-measurement at `noise`
+  void decide(const std::string& size, std::int64_t winner, std::vector<store::Decision::Candidate> candidates,
+              double noise) {
+    store::Decision dec;
+    dec.run_id = run;
+    dec.kernel = "k";
+    dec.device = "GPU";
+    dec.size = size;
+    dec.winner_id = winner;
+    dec.candidates = std::move(candidates);
+    dec.rounds = 10;
+    dec.noise = noise;
+    db.record_decision(dec);
+  }
 };
 
 std::vector<float> around(float v, float spread = 0.0f) {
@@ -93,16 +108,10 @@ TEST(Verdict, AStoredDecisionHoldsUntilALaterMeasurementAtItsSize) {
   Db d;
   const auto a = d.add(A, "64", around(1.00f, 0.001f));
   const auto b = d.add(B, "64", around(1.05f, 0.001f));  // 5% apart: not tied by the samples
-  store::Decision dec;
-  dec.run_id = d.run;
-  dec.kernel = "k";
-  dec.device = "GPU";
-  dec.size = "64";
-  dec.winner_id = a;
-  dec.candidates = {{a, 1.0, 0.06, 10, true}, {b, 1.05, 0.06, 10, true}};  // the re-measurement tied them
-  dec.rounds = 10;
-  dec.noise = 0.06;
-  d.db.record_decision(dec);
+  const auto decide = [&] {                              // the re-measurement tied them
+    d.decide("64", a, {{a, 1.0, 0.06, 10, true}, {b, 1.05, 0.06, 10, true}}, 0.06);
+  };
+  decide();
   auto best = query::best(d.db, {"k", "GPU", {}});
   ASSERT_EQ(best.size(), 1u);
   EXPECT_TRUE(best[0].remeasured);
@@ -115,7 +124,7 @@ TEST(Verdict, AStoredDecisionHoldsUntilALaterMeasurementAtItsSize) {
   EXPECT_FALSE(best[0].remeasured);
   EXPECT_TRUE(best[0].tied.empty());
   // decisions are replaced, not accumulated
-  d.db.record_decision(dec);
+  decide();
   EXPECT_EQ(d.db.decisions("k").size(), 1u);
 }
 
@@ -145,16 +154,7 @@ TEST(Flags, NoChangeFlagWhenThePreviousConfigurationIsNotSlowerHere) {
   // the change is not backed by a loss, so no flag says "it is -1.5% slower here"
   d.add(A, "2", around(0.985f, 0.001f), {}, 101);
   const auto b = d.add(B, "2", around(1.00f, 0.001f), {}, 100);
-  store::Decision dec;
-  dec.run_id = d.run;
-  dec.kernel = "k";
-  dec.device = "GPU";
-  dec.size = "2";
-  dec.winner_id = b;
-  dec.candidates = {{b, 1.0, 0.01, 10, true}};
-  dec.rounds = 10;
-  dec.noise = 0.01;
-  d.db.record_decision(dec);
+  d.decide("2", b, {{b, 1.0, 0.01, 10, true}}, 0.01);
   const auto v = query::verdicts(d.db, "k", "GPU");
   ASSERT_EQ(v.size(), 2u);
   ASSERT_NE(v[1].used().config_id, v[0].used().config_id) << "the test needs the used configuration to change";
