@@ -98,55 +98,7 @@ __host__ __device__ inline float match_score(unsigned long long m) {
 }
 __host__ __device__ inline unsigned match_index(unsigned long long m) { return (unsigned)m; }
 
-struct Staged {
-  float4 a[A_LOADS];
-  float4 b[B_LOADS];
-};
-
-__device__ __forceinline__ float4 load4(const float* p, int r, int c, int rows, int cols, bool vec) {
-  if (r >= rows) return make_float4(0, 0, 0, 0);
-  const float* q = p + (size_t)r * cols + c;
-  if (vec && c + 3 < cols) return __ldg(reinterpret_cast<const float4*>(q));
-  return make_float4(c < cols ? __ldg(q) : 0.0f, c + 1 < cols ? __ldg(q + 1) : 0.0f, c + 2 < cols ? __ldg(q + 2) : 0.0f,
-                     c + 3 < cols ? __ldg(q + 3) : 0.0f);
-}
-
-// Global loads of one stage: BM x BK of set 1 from row m0, BN x BK of set 2 from row n0, at k0.
-__device__ __forceinline__ void load_stage(Staged& s, const float* set1, const float* set2, int n1, int n2, int dim,
-                                           int m0, int n0, int k0, bool vec) {
-  const int tid = threadIdx.y * block_size_x + threadIdx.x;
-#pragma unroll
-  for (int i = 0; i < A_LOADS; ++i) {
-    const int e = tid + i * NT;
-    s.a[i] = load4(set1, m0 + e / (BK / 4), k0 + (e % (BK / 4)) * 4, n1, dim, vec);
-  }
-#pragma unroll
-  for (int i = 0; i < B_LOADS; ++i) {
-    const int e = tid + i * NT;
-    s.b[i] = load4(set2, n0 + e / (BK / 4), k0 + (e % (BK / 4)) * 4, n2, dim, vec);
-  }
-}
-
-// Stores a stage transposed: As[k][m], Bs[k][n].
-__device__ __forceinline__ void store_stage(const Staged& s, float* As, float* Bs) {
-  const int tid = threadIdx.y * block_size_x + threadIdx.x;
-#pragma unroll
-  for (int i = 0; i < A_LOADS; ++i) {
-    const int e = tid + i * NT, r = e / (BK / 4), c = (e % (BK / 4)) * 4;
-    As[(c + 0) * A_LD + r] = s.a[i].x;
-    As[(c + 1) * A_LD + r] = s.a[i].y;
-    As[(c + 2) * A_LD + r] = s.a[i].z;
-    As[(c + 3) * A_LD + r] = s.a[i].w;
-  }
-#pragma unroll
-  for (int i = 0; i < B_LOADS; ++i) {
-    const int e = tid + i * NT, r = e / (BK / 4), c = (e % (BK / 4)) * 4;
-    Bs[(c + 0) * B_LD + r] = s.b[i].x;
-    Bs[(c + 1) * B_LD + r] = s.b[i].y;
-    Bs[(c + 2) * B_LD + r] = s.b[i].z;
-    Bs[(c + 3) * B_LD + r] = s.b[i].w;
-  }
-}
+#include "common/row_stages.cuh"
 
 __device__ __forceinline__ void multiply_stage(const float* As, const float* Bs, float (&acc)[tile_size_y][tile_size_x]) {
   const int tx = threadIdx.x, ty = threadIdx.y;
@@ -190,34 +142,7 @@ __device__ __forceinline__ void multiply_stage(const float* As, const float* Bs,
 #define WTN (8 * FN)
 #define T_LD (BK == 8 ? 8 : BK + 8)  // 8, 24, 40: T_LD / 8 odd
 
-// Stores a stage as loaded: As[m][k], Bs[n][k], rows of T_LD floats.
-__device__ __forceinline__ void store_rows(const Staged& s, float* As, float* Bs) {
-  const int tid = threadIdx.y * block_size_x + threadIdx.x;
-#pragma unroll
-  for (int i = 0; i < A_LOADS; ++i) {
-    const int e = tid + i * NT;
-    *reinterpret_cast<float4*>(As + (e / (BK / 4)) * T_LD + (e % (BK / 4)) * 4) = s.a[i];
-  }
-#pragma unroll
-  for (int i = 0; i < B_LOADS; ++i) {
-    const int e = tid + i * NT;
-    *reinterpret_cast<float4*>(Bs + (e / (BK / 4)) * T_LD + (e % (BK / 4)) * 4) = s.b[i];
-  }
-}
-
-// x = big + small: big rounded to TF32, small the rest (the tensor core reads its top 19 bits).
-__device__ __forceinline__ void split(float x, unsigned& big, unsigned& small) {
-  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(big) : "f"(x));
-  small = __float_as_uint(x - __uint_as_float(big));
-}
-
-// c += a * b for one m16n8k8 tile (PTX ISA fragment layouts: a0 (g, t), a1 (g+8, t), a2 (g, t+4),
-// a3 (g+8, t+4); b0 (k t, n g), b1 (k t+4, n g); c (g + 8 (r / 2), 2 t + r % 2)).
-__device__ __forceinline__ void mma_tf32(float (&c)[4], const unsigned (&a)[4], const unsigned (&b)[2]) {
-  asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
-      : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-}
+#include "common/mma_tf32.cuh"
 
 __device__ __forceinline__ void multiply_mma(const float* As, const float* Bs, float (&acc)[FM][FN][4], int wm, int wn,
                                              int g, int t) {
@@ -279,7 +204,7 @@ __device__ __forceinline__ void matching_body(float* match_out, const float* __r
 
   Staged s;
   load_stage(s, set1, set2, n1, n2, dim, m0, first_n, 0, vec);
-  store_rows(s, As[0], Bs[0]);
+  store_rows<T_LD>(s, As[0], Bs[0]);
   __syncthreads();
   for (int step = 0; step < steps; ++step) {
     const int cur = double_buffer ? (step & 1) : 0;
@@ -306,7 +231,7 @@ __device__ __forceinline__ void matching_body(float* match_out, const float* __r
     if (more) {
       if (!prefetch) load_stage(s, set1, set2, n1, n2, dim, m0, next_n, next_k, vec);
       if (!double_buffer) __syncthreads();
-      store_rows(s, As[double_buffer ? cur ^ 1 : 0], Bs[double_buffer ? cur ^ 1 : 0]);
+      store_rows<T_LD>(s, As[double_buffer ? cur ^ 1 : 0], Bs[double_buffer ? cur ^ 1 : 0]);
     }
     __syncthreads();
   }

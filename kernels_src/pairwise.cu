@@ -70,53 +70,7 @@
 #define B_LOADS ((BN * BK / 4 + NT - 1) / NT)
 #define NORMS ((BM + BN + NT - 1) / NT)
 
-struct Staged {
-  float4 a[A_LOADS];
-  float4 b[B_LOADS];
-};
-
-__device__ __forceinline__ float4 load4(const float* p, int r, int c, int rows, int cols, bool vec) {
-  if (r >= rows) return make_float4(0, 0, 0, 0);
-  const float* q = p + (size_t)r * cols + c;
-  if (vec && c + 3 < cols) return __ldg(reinterpret_cast<const float4*>(q));
-  return make_float4(c < cols ? __ldg(q) : 0.0f, c + 1 < cols ? __ldg(q + 1) : 0.0f, c + 2 < cols ? __ldg(q + 2) : 0.0f,
-                     c + 3 < cols ? __ldg(q + 3) : 0.0f);
-}
-
-__device__ __forceinline__ void load_stage(Staged& s, const float* a, const float* b, int m, int n, int dim, int m0,
-                                           int n0, int k0, bool vec) {
-  const int tid = threadIdx.y * block_size_x + threadIdx.x;
-#pragma unroll
-  for (int i = 0; i < A_LOADS; ++i) {
-    const int e = tid + i * NT;
-    s.a[i] = load4(a, m0 + e / (BK / 4), k0 + (e % (BK / 4)) * 4, m, dim, vec);
-  }
-#pragma unroll
-  for (int i = 0; i < B_LOADS; ++i) {
-    const int e = tid + i * NT;
-    s.b[i] = load4(b, n0 + e / (BK / 4), k0 + (e % (BK / 4)) * 4, n, dim, vec);
-  }
-}
-
-__device__ __forceinline__ void store_stage(const Staged& s, float* As, float* Bs) {
-  const int tid = threadIdx.y * block_size_x + threadIdx.x;
-#pragma unroll
-  for (int i = 0; i < A_LOADS; ++i) {
-    const int e = tid + i * NT, r = e / (BK / 4), c = (e % (BK / 4)) * 4;
-    As[(c + 0) * A_LD + r] = s.a[i].x;
-    As[(c + 1) * A_LD + r] = s.a[i].y;
-    As[(c + 2) * A_LD + r] = s.a[i].z;
-    As[(c + 3) * A_LD + r] = s.a[i].w;
-  }
-#pragma unroll
-  for (int i = 0; i < B_LOADS; ++i) {
-    const int e = tid + i * NT, r = e / (BK / 4), c = (e % (BK / 4)) * 4;
-    Bs[(c + 0) * B_LD + r] = s.b[i].x;
-    Bs[(c + 1) * B_LD + r] = s.b[i].y;
-    Bs[(c + 2) * B_LD + r] = s.b[i].z;
-    Bs[(c + 3) * B_LD + r] = s.b[i].w;
-  }
-}
+#include "common/row_stages.cuh"
 
 __device__ __forceinline__ void fragment(const float* As, const float* Bs, int k, float (&x)[tile_size_y],
                                          float (&y)[tile_size_x]) {
@@ -188,31 +142,7 @@ __device__ __forceinline__ void accumulate(const float* As, const float* Bs, flo
 #define WTN (8 * FN)
 #define T_LD (BK == 8 ? 8 : BK + 8)  // rows [point][feature]; T_LD / 8 odd: conflict-free 64-bit loads
 
-__device__ __forceinline__ void store_rows(const Staged& s, float* As, float* Bs) {
-  const int tid = threadIdx.y * block_size_x + threadIdx.x;
-#pragma unroll
-  for (int i = 0; i < A_LOADS; ++i) {
-    const int e = tid + i * NT;
-    *reinterpret_cast<float4*>(As + (e / (BK / 4)) * T_LD + (e % (BK / 4)) * 4) = s.a[i];
-  }
-#pragma unroll
-  for (int i = 0; i < B_LOADS; ++i) {
-    const int e = tid + i * NT;
-    *reinterpret_cast<float4*>(Bs + (e / (BK / 4)) * T_LD + (e % (BK / 4)) * 4) = s.b[i];
-  }
-}
-
-__device__ __forceinline__ void split(float x, unsigned& big, unsigned& small) {
-  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(big) : "f"(x));
-  small = __float_as_uint(x - __uint_as_float(big));
-}
-
-// c += a * b, one m16n8k8 tile (fragment layouts as in matching.cu).
-__device__ __forceinline__ void mma_tf32(float (&c)[4], const unsigned (&a)[4], const unsigned (&b)[2]) {
-  asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
-      : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-}
+#include "common/mma_tf32.cuh"
 
 // One stage: dot products on tensor cores, and this lane's share of its rows' and columns' norms
 // (lane t holds physical features 2t and 2t + 1 of every 8, for rows g, g + 8 and column g).
@@ -274,7 +204,7 @@ __device__ __forceinline__ void pairwise_body(float* out, const float* __restric
   const int tiles = (dim + BK - 1) / BK;
   Staged s;
   load_stage(s, a, b, m, n, dim, m0, n0, 0, vec);
-  store_rows(s, As[0], Bs[0]);
+  store_rows<T_LD>(s, As[0], Bs[0]);
   __syncthreads();
   for (int kt = 0; kt < tiles; ++kt) {
     const int cur = double_buffer ? (kt & 1) : 0;
@@ -284,7 +214,7 @@ __device__ __forceinline__ void pairwise_body(float* out, const float* __restric
     if (more) {
       if (!prefetch) load_stage(s, a, b, m, n, dim, m0, n0, (kt + 1) * BK, vec);
       if (!double_buffer) __syncthreads();
-      store_rows(s, As[double_buffer ? cur ^ 1 : 0], Bs[double_buffer ? cur ^ 1 : 0]);
+      store_rows<T_LD>(s, As[double_buffer ? cur ^ 1 : 0], Bs[double_buffer ? cur ^ 1 : 0]);
     }
     __syncthreads();
   }

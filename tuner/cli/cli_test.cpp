@@ -107,6 +107,26 @@ TEST(Cli, SpaceJsonCountsMatchPython) {
   EXPECT_NE(text.out.find("cartesian 22272, valid 11130"), std::string::npos) << text.out;
 }
 
+TEST(Cli, SpaceProgramIsTheKernelWithItsSharedHeadersWrittenIn) {
+  const std::string gemm = (fs::path(TUNE_SOURCE_DIR) / "spaces" / "gemm.json").string();
+  Result r = run_tune("space --space " + gemm + " --program");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("void mma_tf32("), std::string::npos);  // from kernels_src/common/mma_tf32.cuh
+  EXPECT_EQ(r.out.find("#include \"common/"), std::string::npos);
+  EXPECT_NE(r.out.find("#line 1 \"common/mma_tf32.cuh\""), std::string::npos);
+  EXPECT_NE(r.out.find("extern \"C\" __global__"), std::string::npos);
+  // a kernel that includes nothing of ours is printed as it is
+  std::ifstream f(fs::path(TUNE_SOURCE_DIR) / "kernels_src" / "transpose.cu", std::ios::binary);
+  std::stringstream transpose;
+  transpose << f.rdbuf();
+  Result t =
+      run_tune("space --space " + (fs::path(TUNE_SOURCE_DIR) / "spaces" / "transpose.json").string() + " --program");
+  EXPECT_EQ(t.out, transpose.str());
+  Result both = run_tune("space --space " + gemm + " --program --json");
+  EXPECT_EQ(both.code, 2);
+  EXPECT_NE(both.err.find("exclude each other"), std::string::npos) << both.err;
+}
+
 TEST(CliBadInput, MalformedJson) {
   TempDir t;
   t.write("k.cu", kKernel);

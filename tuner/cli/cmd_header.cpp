@@ -2,12 +2,11 @@
 // the kernel's spec: <kernel>_tuned.h (default), <kernel>_dispatch.cuh (--dispatch) or
 // <kernel>_table.json (--table, for the runtime library), under results/headers/ unless --out.
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "cli/commands.h"
 #include "common/error.h"
 #include "common/output_file.h"
+#include "compile/source.h"
 #include "header/header.h"
 #include "header/text.h"
 #include "query/query.h"
@@ -17,19 +16,12 @@ namespace tune::cli {
 
 namespace {
 
+// The kernel's program with its shared headers written in, without #line directives: the dispatch
+// header's body stands alone in the application's build.
 std::string read_source(const spec::Spec& spec) {
-  namespace fs = std::filesystem;
-  const fs::path& p = spec.kernel.file_path;
-  std::error_code ec;
-  if (!fs::is_regular_file(p, ec))
-    throw InputError(spec.path.string() + ": KernelFile " + p.string() + " is not a readable file");
-  if (fs::file_size(p, ec) > (std::uintmax_t{16} << 20))
-    throw InputError(spec.path.string() + ": KernelFile " + p.string() + " is larger than 16 MiB");
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream text;
-  text << f.rdbuf();
-  if (!f) throw InputError(spec.path.string() + ": cannot read KernelFile " + p.string());
-  return text.str();
+  compile::SourceOptions options;
+  options.line_markers = false;
+  return compile::read_kernel_source(spec.kernel.file_path, spec.path.string() + ": KernelFile", options).text;
 }
 
 }  // namespace

@@ -1,10 +1,14 @@
-// tune space: construct a spec's search space and show what it holds.
+// tune space: construct a spec's search space and show what it holds; --program prints the kernel's
+// program as tune compiles it (its shared headers written in): one self-contained file, also for a
+// tool that compiles the kernel file alone (Kernel Tuner).
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <iostream>
 
 #include "cli/commands.h"
+#include "common/error.h"
+#include "compile/source.h"
 #include "space/space.h"
 
 namespace tune::cli {
@@ -12,11 +16,19 @@ namespace tune::cli {
 int cmd_space(const Args& args) {
   po::options_description opts("tune space options");
   opts.add_options()("space", po::value<std::string>()->required(), "T1 search-space file")("json", po::bool_switch(),
-                                                                                            "print one JSON object");
+                                                                                            "print one JSON object")(
+      "program", po::bool_switch(), "print the kernel's program as tune compiles it (shared headers written in)");
   po::variables_map vm;
-  if (!parse("space", "tune space --space FILE [--json]", args, opts, vm)) return 0;
+  if (!parse("space", "tune space --space FILE [--json | --program]", args, opts, vm)) return 0;
 
   auto spec = spec::load(vm["space"].as<std::string>());
+  if (vm["program"].as<bool>()) {
+    if (vm["json"].as<bool>()) throw InputError("tune space: --json and --program exclude each other");
+    compile::SourceOptions options;
+    options.name = spec.kernel.file;
+    std::cout << compile::read_kernel_source(spec.kernel.file_path, spec.path.string() + ": KernelFile", options).text;
+    return 0;
+  }
   auto space = space::Space::build(spec);
 
   if (vm["json"].as<bool>()) {

@@ -4,7 +4,9 @@
 // it made of them with what tune makes of them: the parameters (names, order, values), the
 // restrictions and the exact set of valid configurations, the problem size, the grid divisors and
 // the grid and thread block Kernel Tuner would launch each configuration with, and the kernel
-// arguments. Then tune_kernel_T1 replays, in simulation mode, caches that tune exported.
+// arguments; and that Kernel Tuner's kernel string of a few configurations of each of our spaces
+// compiles as its NVRTC backend would compile it. Then tune_kernel_T1 replays, in simulation mode,
+// caches that tune exported.
 // Needs $TUNE_KT_PYTHON, a Python with kernel_tuner (scripts/kernel_tuner.sh installs the pinned
 // version; scripts/test.sh sets the variable); skipped when it is unset.
 #include <gtest/gtest.h>
@@ -241,8 +243,13 @@ TEST_F(KernelTunerT1, ReadsEveryShippedSpaceAsTuneDoes) {
   for (const auto& file : files) {
     SCOPED_TRACE(file);
     const std::string keys = dir.file("keys.txt");
-    ojson kt = check("read " + quote(file) + " --keys " + quote(keys) + " --geometry");
+    ojson kt = check("read " + quote(file) + " --keys " + quote(keys) + " --geometry --compile 6");
     ASSERT_TRUE(kt.is_object());
+    // Kernel Tuner's kernel string (its #defines before the file's text) compiles as its NVRTC
+    // backend compiles it, shared headers (kernels_src/common/) found from the kernel's folder
+    ASSERT_TRUE(kt["compiled"].is_array()) << kt.dump();
+    EXPECT_FALSE(kt["compiled"].empty());
+    for (const auto& c : kt["compiled"]) EXPECT_TRUE(c["ok"].get<bool>()) << c["config"] << ":\n" << c.value("log", "");
     // Our kernels are there, and Kernel Tuner checked the arguments against their signatures.
     EXPECT_EQ(kt["placeholder_kernel_file"], false);
     EXPECT_EQ(kt["signatures_checked"], 1);

@@ -14,11 +14,10 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <vector>
 
 #include "compile/compile.h"
+#include "compile/source.h"
 #include "run/run.h"
 #include "run/test_args.h"
 
@@ -31,10 +30,7 @@ using testing::scalar;
 constexpr int kM = 512, kN = 512, kK = 256;
 
 std::string gemm_source() {
-  std::ifstream in(std::string(TUNE_SOURCE_DIR) + "/kernels_src/gemm.cu");
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+  return compile::read_kernel_source(std::string(TUNE_SOURCE_DIR) + "/kernels_src/gemm.cu", "gemm").text;
 }
 
 // Round to TF32 the way cvt.rna.tf32.f32 does: to nearest, ties away from zero, 10 mantissa bits.

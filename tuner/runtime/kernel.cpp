@@ -1,10 +1,9 @@
 #include <chrono>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 #include "common/error.h"
 #include "compile/compile.h"
+#include "compile/source.h"
 #include "runtime/impl.h"
 #include "spec/bind.h"
 
@@ -13,17 +12,6 @@ namespace tune::runtime {
 namespace {
 
 std::string size_text(Size s) { return std::to_string(s.x) + "x" + std::to_string(s.y) + "x" + std::to_string(s.z); }
-
-std::string read_file(const std::filesystem::path& p, const std::string& what) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(p, ec) || std::filesystem::file_size(p, ec) > (std::uintmax_t{16} << 20))
-    throw InputError(what + " " + p.string() + " is not a readable file of at most 16 MiB");
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream text;
-  text << f.rdbuf();
-  if (!f) throw InputError("cannot read " + what + " " + p.string());
-  return text.str();
-}
 
 sizes::Size spec_size(const spec::Spec& spec, Size s) {
   const int rank = spec::problem_rank(spec);
@@ -80,7 +68,9 @@ Kernel::Kernel(const std::filesystem::path& spec_path, const std::filesystem::pa
   m.options = std::move(options);
   try {
     m.spec = spec::load(spec_path);
-    m.source = read_file(m.spec.kernel.file_path, spec_path.string() + ": KernelFile");
+    m.source = compile::read_kernel_source(m.spec.kernel.file_path, spec_path.string() + ": KernelFile",
+                                           {.name = m.spec.kernel.file})
+                   .text;
     m.table = detail::load_table(table_path, m.spec);
     if (m.spec.kernel.arguments.size() > kMaxArguments)
       throw InputError(spec_path.string() + ": more than 64 arguments");

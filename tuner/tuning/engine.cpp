@@ -5,11 +5,9 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
-#include <fstream>
-#include <sstream>
-
 #include "common/error.h"
 #include "common/progress.h"
+#include "compile/source.h"
 #include "query/flags.h"
 #include "query/table.h"
 #include "tuning/sweep.h"
@@ -17,13 +15,6 @@
 namespace tune::tuning {
 
 namespace {
-
-std::string read_file(const std::filesystem::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 store::RunInfo gpu_run_info(const Options& o, const spec::Spec& spec, const run::DeviceInfo& dev) {
   store::RunInfo info = run_info(o, spec);
@@ -56,7 +47,9 @@ Sweep::Sweep(const Options& o, Prepared prepared)
       spec_(std::move(prepared.spec)),
       space_(std::move(prepared.space)),
       ext_(parse_extension(spec_)),
-      source_(read_file(spec_.kernel.file_path)),
+      source_(compile::read_kernel_source(spec_.kernel.file_path, spec_.path.string() + ": KernelFile",
+                                          {.name = spec_.kernel.file})
+                  .text),
       kernel_(spec_.kernel.name),
       space_hash_(spec::space_hash(spec_)),
       nvrtc_(compile::nvrtc_version()),

@@ -6,11 +6,10 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <ostream>
-#include <sstream>
 
 #include "compile/pool.h"
+#include "compile/source.h"
 #include "space/space.h"
 #include "tuning/extension.h"
 #include "tuning/launch.h"
@@ -59,15 +58,17 @@ TEST_P(SpacesCompile, EveryConfigurationCompilesForSm90) {
   const Shard& shard = GetParam();
   auto spec = spec::load(fs::path(TUNE_SOURCE_DIR) / "spaces" / (shard.space + ".json"));
   auto space = space::Space::build(spec);
-  std::ifstream f(spec.kernel.file_path);
-  std::stringstream source;
-  source << f.rdbuf();
-  ASSERT_FALSE(source.str().empty()) << spec.kernel.file_path;
+  // the program as the sweep compiles it: the kernel file with its shared headers written in
+  compile::SourceOptions options;
+  options.name = spec.kernel.file;
+  const std::string source =
+      compile::read_kernel_source(spec.kernel.file_path, spec.path.string() + ": KernelFile", options).text;
+  ASSERT_FALSE(source.empty()) << spec.kernel.file_path;
   compile::CompilePool pool;
   std::size_t submitted = 0;
   for (std::size_t c = shard.index; c < space.size(); c += kShards) {
     compile::CompileRequest r;
-    r.source = source.str();
+    r.source = source;
     r.source_name = spec.kernel.file;
     r.kernel_name = spec.kernel.name;
     r.defines = tuning::defines(spec, space.config_values(c));

@@ -3,7 +3,7 @@
 reports what it made of it as one JSON object on stdout. Driven by tuner/interop/kt_t1_test.cpp,
 which compares the report with what tune makes of the same file.
 
-  kt_t1_check.py read T1 [--keys FILE] [--geometry]
+  kt_t1_check.py read T1 [--keys FILE] [--geometry] [--compile N]
   kt_t1_check.py simulate T1 CACHE
 
 read: the real tune_kernel_T1 runs unchanged (schema validation, parameter/restriction/argument
@@ -16,6 +16,18 @@ records what tune_kernel_T1 converted the file into. --keys writes one line per 
 configuration, in Kernel Tuner's cache-key form ("v1,v2,..."), followed with --geometry by the grid
 and thread block Kernel Tuner would launch that configuration with (util.setup_block_and_grid);
 when Kernel Tuner cannot compute them, "geometry_error" says why and the lines hold keys only.
+
+--compile N: up to N valid configurations, chosen so that every value of every parameter appears in
+one of them where the first such configurations allow, are made into the kernel string Kernel
+Tuner would compile (its KernelSource, util.prepare_kernel_string: the file's text after one
+#define per parameter, block and grid dimension), and that string is compiled by NVRTC as Kernel
+Tuner's NVRTC backend (backends/nvcuda.py) compiles it: program name "CUDAProgram", the kernel as
+a name expression, --std=c++11, --gpu-architecture=compute_90, -I<CUDA home>/include. That backend
+needs a GPU to load the result; the compile alone needs only NVRTC, reached here through ctypes. A
+quoted #include in the string is found from the working directory (the program name has no
+folder), so the compile runs in the kernel file's folder: where Kernel Tuner must be run from, or
+given -I of, for kernels that include shared device code (kernels_src/common/). "compiled" lists
+each configuration with ok and, when it failed, the start of NVRTC's log.
 
 simulate: tune_kernel_T1 in simulation mode with brute_force over CACHE (a Kernel Tuner cache
 file): every valid configuration is looked up in the cache; one missing raises.
@@ -125,6 +137,8 @@ def read(args, t1_path, spec, report):
         # On a GPU the Searchspace also drops configurations over the device's threads per block
         # (block_size_x * block_size_y * block_size_z); 1024 on current NVIDIA GPUs.
         report["valid_at_1024_threads"] = Searchspace(tune_params, list(report["restrictions"]), 1024).size
+    if args.compile:
+        compile_configurations(args, strategy, tune_params, name, source, report)
     if args.keys:
         keys = (",".join(str(v) for v in config) for config in strategy.searchspace.list)
         if args.geometry:
@@ -151,6 +165,73 @@ def launch_geometry(strategy, tune_params):
     return out
 
 
+def nvrtc_library():
+    """libnvrtc through ctypes, from Kernel Tuner's own CUDA home lookup, or None."""
+    import ctypes
+    import glob
+    from kernel_tuner.utils.nvcuda import find_cuda_home
+    home = find_cuda_home() or "/usr/local/cuda"
+    for path in sorted(glob.glob(os.path.join(home, "lib64", "libnvrtc.so*"))) + ["libnvrtc.so"]:
+        with contextlib.suppress(OSError):
+            return ctypes.CDLL(path), home
+    return None, home
+
+
+def compile_like_nvcuda(lib, home, kernel_string, kernel_name):
+    """(ok, log) of NVRTC on the string with Kernel Tuner's nvcuda backend's options."""
+    import ctypes
+    prog = ctypes.c_void_p()
+    if lib.nvrtcCreateProgram(ctypes.byref(prog), kernel_string.encode(), b"CUDAProgram", 0, None, None) != 0:
+        return False, "nvrtcCreateProgram failed"
+    try:
+        lib.nvrtcAddNameExpression(prog, kernel_name.encode())
+        options = [b"--std=c++11", b"--gpu-architecture=compute_90", ("-I" + os.path.join(home, "include")).encode()]
+        result = lib.nvrtcCompileProgram(prog, len(options), (ctypes.c_char_p * len(options))(*options))
+        size = ctypes.c_size_t()
+        lib.nvrtcGetProgramLogSize(prog, ctypes.byref(size))
+        log = ctypes.create_string_buffer(size.value)
+        lib.nvrtcGetProgramLog(prog, log)
+        return result == 0, log.value.decode(errors="replace")
+    finally:
+        lib.nvrtcDestroyProgram(ctypes.byref(prog))
+
+
+def compile_configurations(args, strategy, tune_params, name, source, report):
+    names = list(tune_params.keys())
+    covered, chosen = set(), []
+    for config in strategy.searchspace.list:
+        pairs = set(zip(names, config))
+        if not chosen or not pairs <= covered:
+            chosen.append(config)
+            covered |= pairs
+        if len(chosen) >= args.compile:
+            break
+    lib, home = nvrtc_library()
+    if lib is None:
+        report["compiled"] = None
+        report["compile_error"] = f"no libnvrtc under {home}"
+        return
+    ko = strategy.kernel_options
+    grid_div = (ko.grid_div_x, ko.grid_div_y, ko.grid_div_z)
+    text = Path(source).read_text()
+    here = os.getcwd()
+    os.chdir(Path(source).resolve().parent)
+    try:
+        report["compiled"] = []
+        for config in chosen:
+            params = dict(zip(names, config))
+            threads, grid = util.setup_block_and_grid(ko.problem_size, grid_div, params, ko.block_size_names)
+            _, kernel_string = util.prepare_kernel_string(name, text, params, grid, threads, ko.block_size_names,
+                                                          ko.lang, None)
+            ok, log = compile_like_nvcuda(lib, home, kernel_string, name)
+            entry = {"config": ",".join(str(v) for v in config), "ok": ok}
+            if not ok:
+                entry["log"] = log[:2000]
+            report["compiled"].append(entry)
+    finally:
+        os.chdir(here)
+
+
 def simulate(args, t1_path, spec, report):
     results, env = kti.tune_kernel_T1(t1_path, cache_filepath=Path(args.cache).resolve(), simulation_mode=True,
                                       output_T4=False, device="no device", strategy="brute_force")
@@ -173,6 +254,7 @@ def main():
     parser.add_argument("cache", nargs="?")
     parser.add_argument("--keys")
     parser.add_argument("--geometry", action="store_true")
+    parser.add_argument("--compile", type=int, default=0, metavar="N")
     args = parser.parse_args()
     if (args.mode == "simulate") != (args.cache is not None):
         parser.error("simulate takes T1 CACHE, read takes T1")
