@@ -2,14 +2,17 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "compile/source.h"
 #include "header/test_util.h"
 #include "header/text.h"
 #include "interop/interop.h"
 #include "query/query.h"
+#include "space/space.h"
 #include "store/test_util.h"
 
 namespace fs = std::filesystem;
@@ -181,4 +184,61 @@ TEST(Header, NoResultsIsAnError) {
   auto db = store::Store::open((t.path() / "r.db").string(), store::Store::Mode::read_write);
   const auto spec = spec::load(kSpec);
   EXPECT_THROW(header::build(db, "transpose", spec), InputError);
+}
+
+// The dispatch header of a kernel that includes shared device code (gemm.cu: common/mma_tf32.cuh)
+// holds that code, written in once per configuration's copy, and compiles with nvcc alone.
+TEST(Header, DispatchOfAKernelWithSharedHeadersCompiles) {
+  store::testing::TempDir dir;
+  const spec::Spec spec = spec::load(header::testing::source_dir() + "/spaces/gemm.json");
+  const space::Space space = space::Space::build(spec);
+  auto db = store::Store::open((dir.path() / "g.db").string(), store::Store::Mode::read_write);
+  store::RunInfo info;
+  info.kernel = "gemm";
+  info.device = "NVIDIA H100 80GB HBM3";
+  info.compute_capability = "9.0";
+  const std::int64_t run_id = db.begin_run(info);
+  // the first FMA and the first tensor-core configuration, each the best at one size
+  std::size_t mma = 0;
+  while (mma < spec.parameters.size() && spec.parameters[mma].name != "mma") ++mma;
+  ASSERT_LT(mma, spec.parameters.size());
+  std::vector<std::size_t> picked;
+  for (long long want : {0, 1})
+    for (std::size_t c = 0; c < space.size(); ++c)
+      if (space.config_values(c)[mma].as_int() == want) {
+        picked.push_back(c);
+        break;
+      }
+  ASSERT_EQ(picked.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i)
+    for (std::size_t j = 0; j < 2; ++j) {
+      store::Measurement m;
+      m.config_id = db.upsert_configuration_text("gemm", spec::space_hash(spec), space.params_json(picked[j]));
+      m.run_id = run_id;
+      m.device = info.device;
+      m.size = store::ProblemSize::of(i == 0 ? 256 : 4096, i == 0 ? 256 : 4096, i == 0 ? 256 : 4096);
+      m.samples_ms = std::vector<float>(6, i == j ? 1.0f : 2.0f);
+      db.record(m);
+    }
+  db.finish_run(run_id, store::RunStatus::completed);
+  const auto model = header::build(db, "gemm", spec);
+  // the two measured configurations, and the spec's defaults as the fallback
+  ASSERT_EQ(model.variants.size(), 3u);
+  int tensor_core = 0;
+  for (const auto& v : model.variants)
+    for (const auto& [name, value] : v.defines) tensor_core += name == "mma" && value == "1";
+  EXPECT_EQ(tensor_core, 1);
+  compile::SourceOptions bare;
+  bare.line_markers = false;
+  const std::string cuh =
+      header::generate_dispatch(model, compile::read_kernel_source(spec.kernel.file_path, "gemm", bare).text, "g.db");
+  EXPECT_EQ(cuh.find("#include \"common/"), std::string::npos);
+  EXPECT_NE(cuh.find("mma.sync"), std::string::npos);
+  const fs::path d = dir.path();
+  write(d / "gemm_dispatch.cuh", cuh);
+  write(d / "app.cu",
+        "#include \"gemm_dispatch.cuh\"\nint main() { return tune_tuned::gemm::num_variants == 3 ? 0 : 1; }\n");
+  const std::string s = d.string();
+  EXPECT_EQ(run(header::testing::nvcc() + " -std=c++17 -arch=sm_90 -o " + s + "/app " + s + "/app.cu && " + s + "/app"),
+            "");
 }
