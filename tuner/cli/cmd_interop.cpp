@@ -125,7 +125,7 @@ int cmd_export(const Args& args) {
   o.format = interop::parse_export_format(vm["format"].as<std::string>());
   o.kernel = opt(vm, "kernel");
   o.device = opt(vm, "device");
-  if (auto size = opt(vm, "size")) o.size = store::ProblemSize::parse(*size).text;
+  if (auto size = opt(vm, "size")) o.size = sizes::Size::parse_label(*size).label();
   auto db = store::Store::open(db_path(vm), store::Store::Mode::read_only);
   const std::string out = vm["out"].as<std::string>();
   auto r = interop::export_file(db, o, out);

@@ -216,7 +216,7 @@ TEST(Header, DispatchOfAKernelWithSharedHeadersCompiles) {
       m.config_id = db.upsert_configuration_text("gemm", spec::space_hash(spec), space.params_json(picked[j]));
       m.run_id = run_id;
       m.device = info.device;
-      m.size = store::ProblemSize::of(i == 0 ? 256 : 4096, i == 0 ? 256 : 4096, i == 0 ? 256 : 4096);
+      m.size = sizes::Size::of(i == 0 ? 256 : 4096, i == 0 ? 256 : 4096, i == 0 ? 256 : 4096);
       m.samples_ms = std::vector<float>(6, i == j ? 1.0f : 2.0f);
       db.record(m);
     }

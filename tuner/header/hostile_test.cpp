@@ -166,7 +166,7 @@ TEST(Hostile, StoredConfigurationsOutsideTheSpaceAreRefused) {
   m.config_id = db.upsert_configuration("transpose", "h", params);
   m.run_id = run_id;
   m.device = "GPU";
-  m.size = store::ProblemSize::of(512, 512);
+  m.size = sizes::Size::of(512, 512);
   m.samples_ms = {0.01f};
   db.record(m);
   try {

@@ -122,8 +122,8 @@ Model build(store::Store& db, const std::string& kernel, const spec::Spec& spec)
     for (const auto& v : values) key += v.repr() + ",";
     Device& d = devices[r.device];
     d.name = r.device;
-    const auto s = store::ProblemSize::parse(r.measured_size.empty() ? r.size : r.measured_size);
-    d.entries.push_back({{s.x, s.y, s.z}, variant(key, std::move(values)), r.time_ms});
+    const auto s = sizes::Size::parse_label(r.measured_size.empty() ? r.size : r.measured_size);
+    d.entries.push_back({s.dims, variant(key, std::move(values)), r.time_ms});
   }
   std::string default_key;
   for (const auto& v : spec::default_values(spec)) default_key += v.repr() + ",";

@@ -98,7 +98,7 @@ TEST(NativeMeasurements, ExportAsKernelTunerWritesThem) {
     m.config_id = db.upsert_configuration("k", "native-space", row.params);
     m.run_id = run;
     m.device = "NVIDIA H100";
-    m.size = store::ProblemSize::of(4096, 4096);
+    m.size = sizes::Size::of(4096, 4096);
     m.status = row.status;
     m.samples_ms = row.samples;
     m.compile_ms = 12.5;

@@ -113,7 +113,7 @@ Selection select(store::Store& db, const ExportOptions& o) {
                      (o.size ? " at size " + *o.size : "") + " in " + db.path());
   }
   std::set<std::pair<std::string, std::string>> groups;
-  for (const auto& r : rows) groups.emplace(r.device, r.size.text);
+  for (const auto& r : rows) groups.emplace(r.device, r.size.label());
   if (o.format != ExportFormat::csv && groups.size() > 1) {
     std::string list;
     for (const auto& [d, z] : groups) detail::append(list, "; ", d + " at " + z);
@@ -123,7 +123,7 @@ Selection select(store::Store& db, const ExportOptions& o) {
   }
   if (groups.size() == 1) {
     s.device = rows[0].device;
-    s.size = rows[0].size.text;
+    s.size = rows[0].size.label();
   }
   if (o.format != ExportFormat::csv) {
     std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
@@ -180,11 +180,10 @@ ojson stored_header(store::Store& db, const Selection& s, const std::string& for
 }
 
 ojson problem_size_json(const std::string& text) {
-  auto ps = store::ProblemSize::parse(text);
-  auto dims = std::count(text.begin(), text.end(), 'x') + 1;
-  if (dims == 1) return ps.x;
-  ojson a = ojson::array({ps.x, ps.y});
-  if (dims == 3) a.push_back(ps.z);
+  const auto ps = sizes::Size::parse_label(text);
+  if (ps.rank == 1) return ps.x();
+  ojson a = ojson::array({ps.x(), ps.y()});
+  if (ps.rank == 3) a.push_back(ps.z());
   return a;
 }
 
@@ -283,7 +282,7 @@ std::string csv_text(const Selection& s) {
   line(head);
   for (std::size_t i = 0; i < s.rows.size(); ++i) {
     const auto& r = s.rows[i];
-    std::vector<std::string> f = {r.kernel, r.device, r.size.text};
+    std::vector<std::string> f = {r.kernel, r.device, r.size.label()};
     for (const auto& n : s.names) {
       const ojson v = s.params[i].contains(n) ? s.params[i][n] : ojson();
       f.push_back(v.is_string() ? v.get<std::string>() : v.is_null() ? std::string() : v.dump());

@@ -19,7 +19,7 @@ using store::MeasurementStatus;
 
 struct Plan {
   std::string format, kernel, device, space_hash;
-  store::ProblemSize size;
+  sizes::Size size;
   bool device_defaulted = false;
   ojson notes;
   std::vector<Imported> items;
@@ -27,19 +27,19 @@ struct Plan {
 
 }  // namespace
 
-store::ProblemSize problem_size_of(const ojson& header) {
-  if (!header.contains("problem_size")) return store::ProblemSize::of(1);
+sizes::Size problem_size_of(const ojson& header) {
+  if (!header.contains("problem_size")) return sizes::Size::of(1);
   const ojson& ps = header["problem_size"];
-  if (ps.is_number_integer() && ps.get<std::int64_t>() > 0) return store::ProblemSize::of(ps.get<std::int64_t>());
+  if (ps.is_number_integer() && ps.get<std::int64_t>() > 0) return sizes::Size::of(ps.get<std::int64_t>());
   if (ps.is_array() && !ps.empty() && ps.size() <= 3) {
     std::string text;
     for (const auto& d : ps) {
-      if (!d.is_number_integer() || d.get<std::int64_t>() <= 0) return store::ProblemSize::of(1);
+      if (!d.is_number_integer() || d.get<std::int64_t>() <= 0) return sizes::Size::of(1);
       detail::append(text, "x", std::to_string(d.get<std::int64_t>()));
     }
-    return store::ProblemSize::parse(text);
+    return sizes::Size::parse_label(text);
   }
-  return store::ProblemSize::of(1);  // "callable", or more than 3 dimensions: the notes keep it
+  return sizes::Size::of(1);  // "callable", or more than 3 dimensions: the notes keep it
 }
 
 namespace {
@@ -183,7 +183,7 @@ ImportResult write(store::Store& db, Plan& plan, const ImportOptions& opt) {
   r.format = plan.format;
   r.kernel = plan.kernel;
   r.device = plan.device;
-  r.size = plan.size.text;
+  r.size = plan.size.label();
   r.space_hash = plan.space_hash;
   r.device_defaulted = plan.device_defaulted;
   r.entries = plan.items.size();
@@ -191,7 +191,7 @@ ImportResult write(store::Store& db, Plan& plan, const ImportOptions& opt) {
   std::map<std::string, store::StoredMeasurement> existing;
   for (auto& s : db.measurements({.kernel = plan.kernel,
                  .device = plan.device,
-                 .size = plan.size.text,
+                 .size = plan.size.label(),
                  .space_hash = plan.space_hash,
                  .ok_only = false,
                  .with_samples = true})) {

@@ -56,7 +56,7 @@ TEST_P(EveryCacheImports, CountsStatusesAndValues) {
   for (const auto& [key, e] : cache.items()) {
     ASSERT_TRUE(by_key.count(key)) << key;
     const auto& m = *by_key[key];
-    EXPECT_EQ(m.size.text, r.size);
+    EXPECT_EQ(m.size.label(), r.size);
     EXPECT_EQ(m.compile_ms, e["compile_time"].get<double>()) << key;
     EXPECT_EQ(m.benchmark_ms, e["benchmark_time"].get<double>()) << key;
     EXPECT_EQ(m.strategy_time_ms, e["strategy_time"].get<double>()) << key;

@@ -122,7 +122,7 @@ CacheFile read_cache(const std::filesystem::path& path);  // throws unless it is
 
 // A cache header's (or our T4 metadata's) problem_size: an int N -> "N", a list -> "XxY[xZ]",
 // absent or anything else -> "1".
-store::ProblemSize problem_size_of(const ojson& header);
+sizes::Size problem_size_of(const ojson& header);
 
 // Space hash of a cache's parameters (see the notes above).
 std::string cache_space_hash(const ojson& tune_params_keys, const ojson& tune_params);

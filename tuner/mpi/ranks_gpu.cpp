@@ -53,7 +53,7 @@ class Coordinator {
     space_hash_ = spec::space_hash(prepared.spec);
     const int rank = tuning::problem_rank(prepared.spec);
     for (const auto& s : o.sizes) {
-      const sizes::Size full{s.as_rank(rank), std::max(rank, s.rank)};
+      const sizes::Size full = s.full(rank);
       labels_.push_back(full.label());
       // A size's estimated cost: its elements, plus a fixed part per configuration measured
       // (verification, warm-up, launches, store): on an H100 a transpose measurement took about

@@ -11,10 +11,7 @@
 namespace tune::query {
 
 namespace {
-double elements(const std::string& size) {
-  auto s = store::ProblemSize::parse(size);
-  return double(s.x) * double(s.y) * double(s.z);
-}
+double elements(const std::string& size) { return sizes::Size::parse_label(size).elements(); }
 }  // namespace
 
 std::string resolve_kernel(store::Store& db, const std::optional<std::string>& kernel) {
@@ -99,11 +96,11 @@ std::vector<Best> best(store::Store& db, const BestQuery& q) {
       for (const auto& v : all) out.push_back(best_of(kernel, device, v));
       continue;
     }
-    std::string canonical = store::ProblemSize::parse(*q.size).text;
+    std::string canonical = sizes::Size::parse_label(*q.size).label();
     // "4096" for a kernel measured at 2-D (3-D) sizes means 4096x4096 (x4096), as in --sizes
     auto rank = std::count(measured[0].begin(), measured[0].end(), 'x');
     if (canonical.find('x') == std::string::npos)
-      for (long d = 0, n = rank, side = store::ProblemSize::parse(*q.size).x; d < n; ++d) {
+      for (long d = 0, n = rank, side = sizes::Size::parse_label(*q.size).x(); d < n; ++d) {
         canonical += 'x';
         canonical += std::to_string(side);
       }

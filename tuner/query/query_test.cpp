@@ -26,7 +26,7 @@ void add(store::Store& db, std::int64_t run, const std::string& device, const st
   m.config_id = db.upsert_configuration_text("transpose", "h", params);
   m.run_id = run;
   m.device = device;
-  m.size = store::ProblemSize::parse(size);
+  m.size = sizes::Size::parse_label(size);
   m.status = status;
   if (status != store::MeasurementStatus::ok) m.error = "wrong result";
   m.samples_ms = std::move(samples);
@@ -117,7 +117,7 @@ void add_flops(store::Store& db, std::int64_t run, const std::string& kernel, co
   m.config_id = db.upsert_configuration_text(kernel, "h", params);
   m.run_id = run;
   m.device = "NVIDIA H200";
-  m.size = store::ProblemSize::parse(size);
+  m.size = sizes::Size::parse_label(size);
   m.samples_ms = {ms, ms * 1.05f, ms * 0.95f};
   m.gflops = gflops;
   m.gbps = gbps;
@@ -235,7 +235,7 @@ TEST(Table, BytesKernelKeepsItsColumns) {
   m.config_id = db.upsert_configuration_text("transpose", "h", R"({"tile":64})");
   m.run_id = run;
   m.device = "NVIDIA H200";
-  m.size = store::ProblemSize::parse("4096x4096");
+  m.size = sizes::Size::parse_label("4096x4096");
   m.samples_ms = {0.0365f};
   m.gbps = 3678;
   db.record(m);

@@ -56,10 +56,7 @@ std::optional<double> rate(const std::map<std::string, store::Ceiling>& c, const
   return it->second.time_ms > 0 ? std::optional(elements / it->second.time_ms) : std::nullopt;
 }
 
-double elements(const std::string& size) {
-  const auto p = store::ProblemSize::parse(size);
-  return double(p.x) * double(p.y) * double(p.z);
-}
+double elements(const std::string& size) { return sizes::Size::parse_label(size).elements(); }
 
 }  // namespace
 

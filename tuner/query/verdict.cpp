@@ -20,10 +20,7 @@ Contender contender(const store::StoredMeasurement& m, decision::Statistic stati
   return c;
 }
 
-double elements(const std::string& size) {
-  const auto p = store::ProblemSize::parse(size);
-  return double(p.x) * double(p.y) * double(p.z);
-}
+double elements(const std::string& size) { return sizes::Size::parse_label(size).elements(); }
 
 // The stored decision, when it still holds: no measurement at the size is newer than it (a later
 // run measured nothing there) and every tied configuration is still stored. The decision ranks the
@@ -77,7 +74,7 @@ std::vector<SizeVerdict> verdicts(store::Store& db, const std::string& kernel, c
   f.with_samples = true;
   std::map<std::string, std::vector<store::StoredMeasurement>> by_size;
   for (auto& m : db.measurements(f))
-    if (m.objective || m.summary) by_size[m.size.text].push_back(std::move(m));
+    if (m.objective || m.summary) by_size[m.size.label()].push_back(std::move(m));
   std::map<std::string, store::Decision> decided;
   for (auto& d : db.decisions(kernel, device)) decided[d.size] = std::move(d);
 

@@ -24,7 +24,7 @@ struct Db {
     m.config_id = db.upsert_configuration_text("k", "h", params);
     m.run_id = run;
     m.device = "GPU";
-    m.size = store::ProblemSize::parse(size);
+    m.size = sizes::Size::parse_label(size);
     m.samples_ms = std::move(samples);
     m.objective = objective;
     m.gbps = gbps;

@@ -58,8 +58,8 @@ std::string compact(const std::string& params) {
 // The plot's x: n for an n x n (or n x n x k) size, sqrt(x * y) in general: the extent of the
 // output matrix, also for GEMM (N x M x K) and matching (n2 x n1 x dim) sizes.
 double plot_x(const std::string& size) {
-  auto p = store::ProblemSize::parse(size);
-  return std::sqrt(double(p.x) * double(p.y));
+  auto p = sizes::Size::parse_label(size);
+  return std::sqrt(double(p.x()) * double(p.y()));
 }
 
 struct Series {
@@ -169,7 +169,7 @@ std::string html(store::Store& db, const std::string& kernel_in) {
       any_gbps = any_gbps || r.gbps.has_value();
       any_gflops = any_gflops || r.gflops.has_value();
       any_copy = any_copy || r.copy_fraction.has_value();
-      three_d = three_d || store::ProblemSize::parse(r.size).z > 1;
+      three_d = three_d || sizes::Size::parse_label(r.size).z() > 1;
     }
     // GB/s for bytes-only kernels; for GFLOP/s kernels only with a copy ceiling to compare with.
     const bool bytes_cols = any_copy || !any_gflops;

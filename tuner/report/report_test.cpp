@@ -18,7 +18,7 @@ void measure(store::Store& db, std::int64_t run, const std::string& params, long
   m.config_id = db.upsert_configuration_text("transpose", "h", params);
   m.run_id = run;
   m.device = "NVIDIA H200";
-  m.size = store::ProblemSize::of(n, n);
+  m.size = sizes::Size::of(n, n);
   m.samples_ms = {ms, ms * 1.01f, ms * 0.99f};
   m.gbps = 8.0 * n * n / ms / 1e6;
   db.record(m);
@@ -102,7 +102,7 @@ TEST(Report, FlopsKernelAgainstFp32PeakAndCublas) {
     m.config_id = db.upsert_configuration_text("gemm", "h", R"({"tile":128})");
     m.run_id = run;
     m.device = "NVIDIA H200";
-    m.size = store::ProblemSize::parse(size);
+    m.size = sizes::Size::parse_label(size);
     m.samples_ms = {float(ms)};
     m.gflops = flops / m.samples_ms[0] / 1e6;
     m.gbps = 16.0 * n * n / m.samples_ms[0] / 1e6;  // GB/s without a copy ceiling: not shown

@@ -1,5 +1,6 @@
 #include "sizes/sizes.h"
 
+#include <algorithm>
 #include <charconv>
 
 #include "common/error.h"
@@ -55,6 +56,31 @@ std::string Size::label() const {
   for (int d = 1; d < rank; ++d) {
     s += 'x';
     s += std::to_string(dims[d]);
+  }
+  return s;
+}
+
+Size Size::full(int problem_rank) const { return Size{as_rank(problem_rank), std::max(problem_rank, rank)}; }
+
+Size Size::of(std::int64_t x) { return Size{{x, 1, 1}, 1}; }
+Size Size::of(std::int64_t x, std::int64_t y) { return Size{{x, y, 1}, 2}; }
+Size Size::of(std::int64_t x, std::int64_t y, std::int64_t z) { return Size{{x, y, z}, 3}; }
+
+Size Size::parse_label(std::string_view text) {
+  Size s;
+  s.rank = 0;
+  std::string_view rest = text;
+  while (true) {
+    const std::size_t cut = rest.find('x');
+    const std::string_view part = rest.substr(0, cut);
+    std::int64_t v = 0;
+    auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
+    if (s.rank == 3 || part.empty() || ec != std::errc() || end != part.data() + part.size() || v < 1)
+      throw InputError("problem size \"" + std::string(text) +
+                       "\" is not 1 to 3 positive integers joined by 'x' (e.g. 4096x2048)");
+    s.dims[static_cast<std::size_t>(s.rank++)] = v;
+    if (cut == std::string_view::npos) break;
+    rest.remove_prefix(cut + 1);
   }
   return s;
 }

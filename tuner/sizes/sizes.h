@@ -1,5 +1,7 @@
-// Problem sizes for a sweep: `--sizes 128:4096` (A, A+S, ... up to B; S defaults to A),
-// comma lists `1000,1024,4097`, and multi-dimensional items `4096x2048` (x = ProblemSize[0]).
+// Problem sizes: the one type for a size everywhere (a sweep's targets, stored measurements,
+// queries, the runtime), parsed once from `--sizes 128:4096` (A, A+S, ... up to B; S defaults to
+// A), comma lists `1000,1024,4097`, multi-dimensional items `4096x2048` (x = ProblemSize[0]), or
+// from a stored label.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -18,9 +20,20 @@ struct Size {
   std::array<std::int64_t, 3> dims{1, 1, 1};
   int rank = 1;  // how many dims were given (1 for "4096", 2 for "4096x2048")
 
+  std::int64_t x() const { return dims[0]; }
+  std::int64_t y() const { return dims[1]; }
+  std::int64_t z() const { return dims[2]; }
+  double elements() const { return double(dims[0]) * double(dims[1]) * double(dims[2]); }
   // Fills a problem of `rank` dimensions: a single number means a square/cubic problem.
   std::array<std::int64_t, 3> as_rank(int problem_rank) const;
-  std::string label() const;  // "4096" or "4096x2048"
+  // The size with every dimension of a `problem_rank`-dimensional problem spelled out.
+  Size full(int problem_rank) const;
+  std::string label() const;  // "4096" or "4096x2048": the stored form
+  static Size of(std::int64_t x);
+  static Size of(std::int64_t x, std::int64_t y);
+  static Size of(std::int64_t x, std::int64_t y, std::int64_t z);
+  // A stored label: 1 to 3 positive integers joined by 'x'. Throws InputError naming it.
+  static Size parse_label(std::string_view text);
   friend bool operator==(const Size&, const Size&) = default;
   friend auto operator<=>(const Size&, const Size&) = default;
 };

@@ -68,3 +68,24 @@ TEST(SizesBounds, HugeValuesAndCountsAreRefusedAtOnce) {
     EXPECT_NE(std::string(e.what()).find("exceeds the largest problem dimension"), std::string::npos) << e.what();
   }
 }
+
+// The one size type also reads the stored form (a database's size label, a Kernel Tuner cache's
+// problem size): 1 to 3 positive integers joined by 'x', with the rank they spell.
+TEST(SizesLabel, ParsesOneToThreeDimensionsAndRoundTrips) {
+  using tune::sizes::Size;
+  EXPECT_EQ(Size::parse_label("4096"), Size::of(4096));
+  EXPECT_EQ(Size::parse_label("4096x2048"), Size::of(4096, 2048));
+  EXPECT_EQ(Size::parse_label("64x32x2"), Size::of(64, 32, 2));
+  EXPECT_EQ(Size::parse_label("64x32x2").rank, 3);
+  EXPECT_EQ(Size::parse_label("4096x1").label(), "4096x1");  // the rank is kept: not "4096"
+  EXPECT_EQ(Size::parse_label("0064").label(), "64");
+  for (const char* label : {"1", "128x128", "4096x2048x16"}) EXPECT_EQ(Size::parse_label(label).label(), label);
+  for (const char* bad :
+       {"", "x", "4096x", "x4096", "1x2x3x4", "0", "-5", "12a", "4096X2048", "99999999999999999999"}) {
+    EXPECT_THROW(Size::parse_label(bad), tune::InputError) << bad;
+  }
+  // a --sizes item filled to a problem's rank is the stored size of that run
+  EXPECT_EQ(tune::sizes::parse_one("512").full(2), Size::of(512, 512));
+  EXPECT_EQ(tune::sizes::parse_one("512x256").full(3), Size::of(512, 256, 1));
+  EXPECT_EQ(Size::of(3, 4, 5).elements(), 60.0);
+}

@@ -23,7 +23,7 @@ void write_batch(Store& s, std::int64_t run, int from, int count) {
     m.config_id = s.upsert_configuration("k", "h", nlohmann::ordered_json{{"X", i}});
     m.run_id = run;
     m.device = "dev";
-    m.size = ProblemSize::of(1024);
+    m.size = sizes::Size::of(1024);
     m.samples_ms.assign(32, 1.0f + static_cast<float>(i) / 7);
     m.extra = R"({"framework_time":248.33483365364373,"timestamp":"2023-06-26 13:07:07.553168+00:00"})";
     s.record(m);

@@ -105,7 +105,7 @@ class Merger {
         m.run_id = run_of(m.run_id);
         auto s = into_.database().cached(
             "SELECT measured_at FROM measurements WHERE config_id = ? AND device = ? AND size = ?");
-        s->bind_all(m.config_id, m.device, m.size.text);
+        s->bind_all(m.config_id, m.device, m.size.label());
         const bool newer = !s->step() || s->text(0) < m.measured_at;
         s->reset();
         if (!newer) {

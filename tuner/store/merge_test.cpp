@@ -34,7 +34,7 @@ Filled fill(Store& s, const std::string& device, float base, const std::string& 
       m.config_id = cfg;
       m.run_id = f.run;
       m.device = device;
-      m.size = ProblemSize::parse(size);
+      m.size = sizes::Size::parse_label(size);
       m.samples_ms = {t, t * 1.01f, t * 0.99f};
       m.measured_at = when;
       s.record(m);

@@ -86,38 +86,6 @@ std::string canonical_params(std::string_view params_json) {
   return canonical_params(j);
 }
 
-// ---- ProblemSize ----------------------------------------------------------------------------
-
-ProblemSize ProblemSize::parse(std::string_view text) {
-  std::array<std::int64_t, 3> dims{1, 1, 1};
-  std::size_t n = 0;
-  std::string_view rest = text;
-  while (true) {
-    std::size_t cut = rest.find('x');
-    std::string_view part = rest.substr(0, cut);
-    std::int64_t v = 0;
-    auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
-    if (n == 3 || part.empty() || ec != std::errc() || end != part.data() + part.size() || v < 1) {
-      throw InputError("problem size \"" + std::string(text) +
-                       "\" is not 1 to 3 positive integers joined by 'x' (e.g. 4096x2048)");
-    }
-    dims[n++] = v;
-    if (cut == std::string_view::npos) break;
-    rest.remove_prefix(cut + 1);
-  }
-  if (n == 1) return of(dims[0]);
-  if (n == 2) return of(dims[0], dims[1]);
-  return of(dims[0], dims[1], dims[2]);
-}
-
-ProblemSize ProblemSize::of(std::int64_t x) { return {std::to_string(x), x, 1, 1}; }
-ProblemSize ProblemSize::of(std::int64_t x, std::int64_t y) {
-  return {std::to_string(x) + "x" + std::to_string(y), x, y, 1};
-}
-ProblemSize ProblemSize::of(std::int64_t x, std::int64_t y, std::int64_t z) {
-  return {std::to_string(x) + "x" + std::to_string(y) + "x" + std::to_string(z), x, y, z};
-}
-
 // ---- samples --------------------------------------------------------------------------------
 
 TimingSummary TimingSummary::of(const std::vector<float>& samples_ms) {

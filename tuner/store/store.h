@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "decision/decision.h"
+#include "sizes/sizes.h"
 #include "store/sqlite.h"
 
 namespace tune::store {
@@ -60,17 +61,6 @@ std::string canonical_params(std::string_view params_json);
 // byte and the canonical params, as a signed integer.
 std::int64_t configuration_key(std::string_view kernel, std::string_view space_hash, std::string_view params);
 
-// A problem size: text "4096", "4096x2048" or "64x64x64"; missing dimensions are 1.
-struct ProblemSize {
-  std::string text;
-  std::int64_t x = 1, y = 1, z = 1;
-  static ProblemSize parse(std::string_view text);  // throws InputError on a malformed size
-  static ProblemSize of(std::int64_t x);
-  static ProblemSize of(std::int64_t x, std::int64_t y);
-  static ProblemSize of(std::int64_t x, std::int64_t y, std::int64_t z);
-  bool operator==(const ProblemSize&) const = default;
-};
-
 struct RunInfo {
   std::int64_t id = 0;  // set by begin_run / read back by run()
   std::string spec_path, spec_hash, kernel, device;
@@ -107,7 +97,7 @@ struct Measurement {
   std::int64_t config_id = 0;
   std::int64_t run_id = 0;
   std::string device;
-  ProblemSize size;
+  sizes::Size size;
   MeasurementStatus status = MeasurementStatus::ok;
   std::string error;
   std::vector<float> samples_ms;  // must be finite

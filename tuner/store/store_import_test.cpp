@@ -33,13 +33,13 @@ nlohmann::ordered_json load(const std::string& relative) {
   return nlohmann::ordered_json::parse(text);
 }
 
-ProblemSize size_of(const nlohmann::ordered_json& ps) {
-  if (ps.is_number()) return ProblemSize::of(ps.get<std::int64_t>());
+sizes::Size size_of(const nlohmann::ordered_json& ps) {
+  if (ps.is_number()) return sizes::Size::of(ps.get<std::int64_t>());
   std::string text;
   for (const auto& d : ps) {
     text += (text.empty() ? "" : "x") + std::to_string(d.get<std::int64_t>());
   }
-  return ProblemSize::parse(text);
+  return sizes::Size::parse_label(text);
 }
 
 MeasurementStatus status_of(const std::string& failure) {
@@ -62,7 +62,7 @@ nlohmann::ordered_json params_of(const nlohmann::ordered_json& cache, const nloh
 std::int64_t import_cache(Store& s, const nlohmann::ordered_json& cache, std::optional<std::size_t> fail_after = {}) {
   const std::string kernel = cache.at("kernel_name"), device = cache.at("device_name");
   // Caches without a problem size (strategy tests) count as size 1.
-  ProblemSize size = cache.contains("problem_size") ? size_of(cache.at("problem_size")) : ProblemSize::of(1);
+  sizes::Size size = cache.contains("problem_size") ? size_of(cache.at("problem_size")) : sizes::Size::of(1);
   auto batch = s.batch();
   RunInfo info;
   info.kind = RunKind::import;

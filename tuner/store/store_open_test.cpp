@@ -44,7 +44,7 @@ void make_database(const std::string& path, int rows) {
     m.config_id = s.upsert_configuration("k", "h", nlohmann::ordered_json{{"X", i}});
     m.run_id = run;
     m.device = "dev";
-    m.size = ProblemSize::of(1024);
+    m.size = sizes::Size::of(1024);
     m.samples_ms.assign(50, 1.0f + static_cast<float>(i) / 7);
     m.error = std::string(200, 'e');
     s.record(m);

@@ -2,9 +2,17 @@
 // long-lived read-only Store sees each new commit of a writer in another process.
 #include "store/store.h"
 
+#include <algorithm>
+
 namespace tune::store {
 
 namespace {
+
+// A stored size: its dimensions from the columns, its rank from the label's parts.
+sizes::Size stored_size(const std::string& label, std::int64_t x, std::int64_t y, std::int64_t z) {
+  const auto parts = std::count(label.begin(), label.end(), 'x') + 1;
+  return sizes::Size{{x, y, z}, static_cast<int>(std::clamp<std::ptrdiff_t>(parts, 1, 3))};
+}
 
 constexpr const char* kRunColumns =
     "id, spec_path, spec_hash, kernel, device, compute_capability, driver_version,"
@@ -117,7 +125,7 @@ std::vector<StoredMeasurement> Store::measurements(const MeasurementFilter& f) {
     m.config_id = s->int64(1);
     m.run_id = s->int64(2);
     m.device = s->text(3);
-    m.size = ProblemSize{s->text(4), s->int64(5), s->int64(6), s->int64(7)};
+    m.size = stored_size(s->text(4), s->int64(5), s->int64(6), s->int64(7));
     m.status = parse_measurement_status(s->text(8));
     m.error = s->text(9);
     if (!s->is_null(11)) {

@@ -38,7 +38,7 @@ class StoreTest : public ::testing::Test {
     m.config_id = cfg;
     m.run_id = run_id;
     m.device = device;
-    m.size = ProblemSize::parse(size);
+    m.size = sizes::Size::parse_label(size);
     m.samples_ms = std::move(samples);
     return m;
   }
@@ -114,7 +114,7 @@ TEST_F(StoreTest, MeasurementRoundTripsWithSummary) {
   const StoredMeasurement& r = rows[0];
   EXPECT_EQ(r.id, id);
   EXPECT_EQ(r.params, R"({"TILE":32,"BLOCK_ROWS":8})");
-  EXPECT_EQ(r.size, ProblemSize::of(4096, 2048));
+  EXPECT_EQ(r.size, sizes::Size::of(4096, 2048));
   EXPECT_EQ(r.samples_ms, m.samples_ms);  // float32 values come back bit-exact
   ASSERT_TRUE(r.summary);
   EXPECT_EQ(r.summary->count, 4);
@@ -195,7 +195,7 @@ TEST_F(StoreTest, InvalidTimesAreStoredAsInvalidWithTheReason) {
   const auto all = store.measurements({.kernel = "transpose", .ok_only = false, .with_samples = true});
   ASSERT_EQ(all.size(), bad.size() + 1);
   for (const auto& m : all) {
-    EXPECT_EQ(m.status, MeasurementStatus::runtime_error) << m.size.text;
+    EXPECT_EQ(m.status, MeasurementStatus::runtime_error) << m.size.label();
     EXPECT_NE(m.error.find("invalid time"), std::string::npos) << m.error;
     EXPECT_FALSE(m.objective.has_value());
     for (float t : m.samples_ms) EXPECT_TRUE(std::isfinite(t));
@@ -230,7 +230,7 @@ TEST_F(StoreTest, ListsKernelsDevicesAndSizesInNumericOrder) {
   EXPECT_EQ(store.kernels(), std::vector<std::string>{"transpose"});
   auto at = store.measurements({.kernel = "transpose", .device = "GPU A", .size = "4096"});
   ASSERT_EQ(at.size(), 1u);
-  EXPECT_EQ(at[0].size.text, "4096");
+  EXPECT_EQ(at[0].size.label(), "4096");
 }
 
 TEST_F(StoreTest, BatchIsAllOrNothing) {
@@ -318,17 +318,6 @@ TEST_F(StoreTest, ReaderSeesCommitsWithoutBlockingTheWriter) {
   EXPECT_THROW(reader.record(ok(a, "4096", {1.0f})), Error);
   EXPECT_THROW(reader.database().exec("DELETE FROM measurements"), Error);
   EXPECT_EQ(store.measurement_count(), 2);
-}
-
-TEST(ProblemSizeTest, ParsesOneToThreeDimensions) {
-  EXPECT_EQ(ProblemSize::parse("4096"), (ProblemSize{"4096", 4096, 1, 1}));
-  EXPECT_EQ(ProblemSize::parse("4096x2048"), (ProblemSize{"4096x2048", 4096, 2048, 1}));
-  EXPECT_EQ(ProblemSize::parse("64x32x2"), (ProblemSize{"64x32x2", 64, 32, 2}));
-  EXPECT_EQ(ProblemSize::parse("0064").text, "64");
-  for (const char* bad :
-       {"", "x", "4096x", "x4096", "1x2x3x4", "0", "-5", "12a", "4096X2048", "99999999999999999999"}) {
-    EXPECT_THROW(ProblemSize::parse(bad), InputError) << bad;
-  }
 }
 
 TEST(SamplesTest, JsonRoundTripIsExactForFloat32) {

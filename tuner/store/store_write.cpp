@@ -125,7 +125,7 @@ PreparedMeasurement prepare(Measurement m) {
   reject_invalid_times(m);
   auto where = [&] {
     return "measurement of configuration " + std::to_string(m.config_id) + " on " + m.device + " at size " +
-           m.size.text;
+           m.size.label();
   };
   require_json(m.extra, "extra metrics", true);
   settle(m);
@@ -141,9 +141,8 @@ std::int64_t Store::record(const Measurement& m) { return record(prepare(m)); }
 std::int64_t Store::record(const PreparedMeasurement& p) {
   require_writable("record a measurement");
   const Measurement& m = p.m;
-  if (m.device.empty() || m.size.text.empty()) {
-    throw Error("measurement of configuration " + std::to_string(m.config_id) + ": device and size are required");
-  }
+  if (m.device.empty())
+    throw Error("measurement of configuration " + std::to_string(m.config_id) + ": a device is required");
   const std::optional<TimingSummary>& summary = m.summary;
   auto opt = [&](double TimingSummary::*field) -> std::optional<double> {
     return summary ? std::optional<double>((*summary).*field) : std::nullopt;
@@ -156,9 +155,10 @@ std::int64_t Store::record(const PreparedMeasurement& p) {
   // Text is bound without copies: everything bound outlives the statements' leases below.
   const std::string now = m.measured_at.empty() ? utc_now() : std::string();
   const std::string& measured_at = m.measured_at.empty() ? now : m.measured_at;
+  const std::string size = m.size.label();
   using sqlite::Borrowed;
   auto bind = [&](sqlite::Statement& s) {
-    s.bind_all(m.config_id, m.run_id, Borrowed{m.device}, Borrowed{m.size.text}, m.size.x, m.size.y, m.size.z,
+    s.bind_all(m.config_id, m.run_id, Borrowed{m.device}, Borrowed{size}, m.size.x(), m.size.y(), m.size.z(),
                Borrowed{to_string(m.status)}, Borrowed{m.error}, Borrowed{p.samples_json},
                summary ? summary->count : std::int64_t{0}, opt(&TimingSummary::median), opt(&TimingSummary::mean),
                opt(&TimingSummary::min), opt(&TimingSummary::max), opt(&TimingSummary::stddev), m.objective, m.gbps,

@@ -87,9 +87,9 @@ class CheckGpu : public ::testing::Test {
     std::size_t n = 0;
     for (auto& m : db.measurements(f)) {
       const int variant = json::parse(m.params)["variant"].get<int>();
-      auto key = std::pair{variant, m.size.x};
+      auto key = std::pair{variant, m.size.x()};
       if (out.count(key)) {
-        EXPECT_EQ(out[key].status, m.status) << m.params << " at " << m.size.text;
+        EXPECT_EQ(out[key].status, m.status) << m.params << " at " << m.size.label();
       }
       out[key] = std::move(m);
       ++n;

@@ -81,12 +81,8 @@ void Sweep::plan() {
   // the sizes in search order (size_search.h): a guided search starts each from its smaller neighbours
   const int rank = problem_rank(spec_);
   std::vector<sizes::Size> given;
-  std::vector<store::ProblemSize> volumes;
-  for (const auto& size : o_.sizes) {
-    given.push_back(sizes::Size{size.as_rank(rank), std::max(rank, size.rank)});
-    volumes.push_back(store::ProblemSize::of(given.back().dims[0], given.back().dims[1], given.back().dims[2]));
-  }
-  for (std::size_t i : search_order(volumes)) sizes_.push_back(SizeTarget::of(given[i]));
+  for (const auto& size : o_.sizes) given.push_back(size.full(rank));
+  for (std::size_t i : search_order(given)) sizes_.push_back(SizeTarget::of(given[i]));
   configs_.resize(n_configs_);
   for (std::size_t c = 0; c < n_configs_; ++c) {
     configs_[c].params = space_.params_json(c);

@@ -35,16 +35,14 @@ using detail::Clock;
 struct Job {
   interop::CacheFile cache;
   std::string kernel, device;
-  store::ProblemSize size;
+  sizes::Size size;
   std::size_t group = 0;  // (kernel, device) in order of first appearance
 };
 
-bool wanted(const Options& o, const spec::Spec& spec, const std::string& size) {
+bool wanted(const Options& o, const spec::Spec& spec, const sizes::Size& size) {
   if (o.sizes.empty()) return true;
-  for (const auto& s : o.sizes) {
-    sizes::Size full{s.as_rank(problem_rank(spec)), std::max(problem_rank(spec), s.rank)};
-    if (full.label() == size || s.label() == size) return true;
-  }
+  for (const auto& s : o.sizes)
+    if (s.full(problem_rank(spec)) == size || s == size) return true;
   return false;
 }
 
@@ -55,7 +53,7 @@ std::vector<Job> plan(const Options& o, const spec::Spec& spec) {
   for (const auto& file : o.replay) {
     Job j{interop::read_cache(file), "", "", {}, 0};
     j.size = interop::problem_size_of(j.cache.header);
-    if (!wanted(o, spec, j.size.text)) continue;
+    if (!wanted(o, spec, j.size)) continue;
     j.kernel = j.cache.header.value("kernel_name", spec.kernel.name);
     j.device = j.cache.header.value("device_name", "");
     if (j.device.empty()) j.device = "unknown";
@@ -65,7 +63,7 @@ std::vector<Job> plan(const Options& o, const spec::Spec& spec) {
     jobs.push_back(std::move(j));
   }
   // each group in search order (size_search.h), groups in order of first appearance
-  std::vector<store::ProblemSize> sizes;
+  std::vector<sizes::Size> sizes;
   sizes.reserve(jobs.size());
   for (const auto& j : jobs) sizes.push_back(j.size);
   const auto order = search_order(sizes);
@@ -197,7 +195,7 @@ void print_replay_size(const Options& o, const space::Space& space, const SizeRe
   std::string seeded;
   for (const auto& s : r.seeded_from) seeded += (seeded.empty() ? "" : ", ") + s;
   std::printf("replayed %s (recorded on %s, kernel %s, size %s): %zu evaluations, %.1f s simulated; best %s at %.6g ms",
-              r.cache.c_str(), r.device.c_str(), r.kernel.c_str(), r.size.text.c_str(), r.evaluated.size(),
+              r.cache.c_str(), r.device.c_str(), r.kernel.c_str(), r.size.label().c_str(), r.evaluated.size(),
               r.simulated_ms / 1000.0, r.best ? space.params_json(*r.best).c_str() : "(none)", r.best_objective);
   if (r.best && r.true_best) std::printf(" (%.3fx the cache's best)", r.best_objective / r.true_best_objective);
   if (!r.starts.empty()) std::printf("; started from %zu configurations of %s", r.starts.size(), seeded.c_str());
@@ -218,7 +216,7 @@ void print_replay_json(const Options& o, const space::Space& space, const std::v
         {"cache", r.cache},
         {"kernel", r.kernel},
         {"device", r.device},
-        {"size", r.size.text},
+        {"size", r.size.label()},
         {"run_id", r.run_id},
         {"evaluations", r.evaluated.size()},
         {"simulated_s", r.simulated_ms / 1000.0},
@@ -259,7 +257,7 @@ nlohmann::json to_json(const SizeReplay& r) {
   return {{"cache", r.cache},
           {"kernel", r.kernel},
           {"device", r.device},
-          {"size", r.size.text},
+          {"size", r.size.label()},
           {"run_id", r.run_id},
           {"starts", r.starts},
           {"seeded_from", r.seeded_from},
@@ -278,7 +276,7 @@ SizeReplay size_replay_from_json(const nlohmann::json& j) {
   r.cache = j.at("cache").get<std::string>();
   r.kernel = j.at("kernel").get<std::string>();
   r.device = j.at("device").get<std::string>();
-  r.size = store::ProblemSize::parse(j.at("size").get<std::string>());
+  r.size = sizes::Size::parse_label(j.at("size").get<std::string>());
   r.run_id = j.at("run_id").get<std::int64_t>();
   r.starts = j.at("starts").get<std::vector<std::size_t>>();
   r.seeded_from = j.at("seeded_from").get<std::vector<std::string>>();

@@ -26,7 +26,7 @@ namespace tune::tuning {
 struct SizeReplay {
   std::string cache;  // the replayed file
   std::string kernel, device;
-  store::ProblemSize size;
+  sizes::Size size;
   std::int64_t run_id = 0;
   std::vector<std::size_t> starts;                // the Context's starts (neighbours' best)
   std::vector<std::string> seeded_from;           // the sizes they came from

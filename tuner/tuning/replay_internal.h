@@ -30,7 +30,7 @@ double thread_cpu_s();
 // What every stored evaluation of one size shares.
 struct ReplayTarget {
   std::string kernel, space_hash, device;
-  store::ProblemSize size;
+  sizes::Size size;
   std::int64_t run_id = 0;
   const space::Space* space = nullptr;
 };

@@ -259,9 +259,9 @@ TEST(Replay, SizesStartFromTheirNeighboursBest) {
   o.seed = 3;
   auto seeded = tuning::replay(o, tuning::validate(o));
   ASSERT_EQ(seeded.size(), 3u);
-  EXPECT_EQ(seeded[0].size.text, "512x512");
-  EXPECT_EQ(seeded[1].size.text, "768x768");
-  EXPECT_EQ(seeded[2].size.text, "1024x1024");
+  EXPECT_EQ(seeded[0].size.label(), "512x512");
+  EXPECT_EQ(seeded[1].size.label(), "768x768");
+  EXPECT_EQ(seeded[2].size.label(), "1024x1024");
   EXPECT_TRUE(seeded[0].starts.empty());
   // the second size begins with the first size's best, then its second best
   ASSERT_TRUE(seeded[0].best);

@@ -9,8 +9,9 @@ namespace tune::tuning {
 
 namespace {
 
-double log_volume(const store::ProblemSize& s) {
-  return std::log(static_cast<double>(s.x)) + std::log(static_cast<double>(s.y)) + std::log(static_cast<double>(s.z));
+double log_volume(const sizes::Size& s) {
+  return std::log(static_cast<double>(s.x())) + std::log(static_cast<double>(s.y())) +
+         std::log(static_cast<double>(s.z()));
 }
 
 // Records what the search evaluated, in order, around the caller's evaluator.
@@ -34,20 +35,20 @@ class Recording : public search::Evaluator {
 
 }  // namespace
 
-std::vector<std::size_t> search_order(const std::vector<store::ProblemSize>& sizes) {
+std::vector<std::size_t> search_order(const std::vector<sizes::Size>& sizes) {
   std::vector<std::size_t> order(sizes.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     const double va = log_volume(sizes[a]), vb = log_volume(sizes[b]);
     if (va != vb) return va < vb;
-    return std::tie(sizes[a].x, sizes[a].y, sizes[a].z) < std::tie(sizes[b].x, sizes[b].y, sizes[b].z);
+    return sizes[a].dims < sizes[b].dims;
   });
   return order;
 }
 
 SizeSearch::SizeSearch(const space::Space& space, SearchPolicy policy) : space_(space), policy_(std::move(policy)) {}
 
-std::vector<std::size_t> SizeSearch::starts_for(const store::ProblemSize& size, std::vector<std::string>* from) const {
+std::vector<std::size_t> SizeSearch::starts_for(const sizes::Size& size, std::vector<std::string>* from) const {
   std::vector<std::size_t> starts;
   if (!policy_.seed_sizes) return starts;
   std::vector<std::size_t> near;
@@ -72,12 +73,12 @@ std::vector<std::size_t> SizeSearch::starts_for(const store::ProblemSize& size, 
       if (std::find(starts.begin(), starts.end(), c) == starts.end()) starts.push_back(c);
       ++taken;
     }
-    if (from) from->push_back(n.size.text);
+    if (from) from->push_back(n.size.label());
   }
   return starts;
 }
 
-const SizeOutcome& SizeSearch::search(const store::ProblemSize& size, search::Evaluator& evaluator) {
+const SizeOutcome& SizeSearch::search(const sizes::Size& size, search::Evaluator& evaluator) {
   SizeOutcome out;
   out.size = size;
   out.starts = starts_for(size, &out.seeded_from);

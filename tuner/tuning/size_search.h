@@ -34,7 +34,7 @@ struct SearchPolicy {
 
 // One size's search.
 struct SizeOutcome {
-  store::ProblemSize size;
+  sizes::Size size;
   std::vector<std::size_t> starts;                // evaluated first
   std::vector<std::string> seeded_from;           // the sizes they came from
   std::vector<std::size_t> evaluated;             // configurations, in evaluation order
@@ -45,7 +45,7 @@ struct SizeOutcome {
 
 // Positions of `sizes` in search order: by volume (the product of the dimensions), then by the
 // dimensions themselves; equal sizes keep their order.
-std::vector<std::size_t> search_order(const std::vector<store::ProblemSize>& sizes);
+std::vector<std::size_t> search_order(const std::vector<sizes::Size>& sizes);
 
 // The searches of one kernel on one device, size after size (in search_order).
 class SizeSearch {
@@ -53,11 +53,11 @@ class SizeSearch {
   SizeSearch(const space::Space& space, SearchPolicy policy);
 
   // The starts `size` would get from the sizes searched so far.
-  std::vector<std::size_t> starts_for(const store::ProblemSize& size, std::vector<std::string>* from = nullptr) const;
+  std::vector<std::size_t> starts_for(const sizes::Size& size, std::vector<std::string>* from = nullptr) const;
 
   // Searches `size` with `evaluator`: the starts first, then the strategy, within the budget.
   // Exceptions from the evaluator other than search::Stop propagate (the size is not recorded).
-  const SizeOutcome& search(const store::ProblemSize& size, search::Evaluator& evaluator);
+  const SizeOutcome& search(const sizes::Size& size, search::Evaluator& evaluator);
 
   const std::vector<SizeOutcome>& done() const { return done_; }
   const SearchPolicy& policy() const { return policy_; }

@@ -46,7 +46,7 @@ tuning::Options options(const Case& c, const fs::path& db) {
 // + benchmark time), some configurations already stored by an "earlier run".
 std::vector<tuning::SizeOutcome> gpu_path(const tuning::Options& o, const tuning::Prepared& p, bool resumed) {
   std::vector<interop::CacheFile> caches;
-  std::vector<store::ProblemSize> sizes;
+  std::vector<sizes::Size> sizes;
   for (const auto& f : o.replay) {
     caches.push_back(interop::read_cache(f));
     sizes.push_back(interop::problem_size_of(caches.back().header));
@@ -87,9 +87,9 @@ std::vector<tuning::SizeOutcome> gpu_path(const tuning::Options& o, const tuning
 }  // namespace
 
 TEST(SizeSearch, OrderIsByVolumeThenDimensions) {
-  std::vector<store::ProblemSize> s = {store::ProblemSize::parse("64x64"), store::ProblemSize::parse("16x16"),
-                                       store::ProblemSize::parse("32x128"), store::ProblemSize::parse("128x32"),
-                                       store::ProblemSize::parse("16x16")};
+  std::vector<sizes::Size> s = {sizes::Size::parse_label("64x64"), sizes::Size::parse_label("16x16"),
+                                sizes::Size::parse_label("32x128"), sizes::Size::parse_label("128x32"),
+                                sizes::Size::parse_label("16x16")};
   EXPECT_EQ(tuning::search_order(s), (std::vector<std::size_t>{1, 4, 2, 0, 3}));  // 32x128, 64x64, 128x32: one volume
 }
 
@@ -105,7 +105,7 @@ TEST(SizeSearch, GpuPathAndReplayVisitTheSameConfigurationsInTheSameOrder) {
       const auto gpu = gpu_path(o, prepared, resumed);
       ASSERT_EQ(replayed.size(), gpu.size());
       for (std::size_t k = 0; k < gpu.size(); ++k) {
-        SCOPED_TRACE(gpu[k].size.text);
+        SCOPED_TRACE(gpu[k].size.label());
         EXPECT_EQ(replayed[k].size, gpu[k].size);
         EXPECT_EQ(replayed[k].starts, gpu[k].starts);
         EXPECT_EQ(replayed[k].seeded_from, gpu[k].seeded_from);

@@ -73,12 +73,12 @@ struct ConfigState {
   Compiled compiled;
 };
 
-// One problem size of the run, parsed once: the size, its label ("4096x4096") and as stored.
+// One problem size of the run, parsed once (from --sizes, in every dimension of the spec's
+// ProblemSize): the size, as stored, and its label ("4096x4096").
 struct SizeTarget {
   sizes::Size size;
   std::string label;
-  store::ProblemSize stored;
-  static SizeTarget of(const sizes::Size& s) { return {s, s.label(), store::ProblemSize::parse(s.label())}; }
+  static SizeTarget of(const sizes::Size& s) { return {s, s.label()}; }
 };
 
 // What every configuration at one size shares.

@@ -83,7 +83,7 @@ bool Sweep::search_size(std::size_t s, SizeState& st) {
       },
       [this] { return ms_since(start_) / 1000.0; });
   ev.on_prefetch([this](const std::vector<std::size_t>& configs) { prefetch(configs); });
-  const SizeOutcome& done = search_->search(sizes_[s].stored, ev);
+  const SizeOutcome& done = search_->search(sizes_[s].size, ev);
   const bool out_of_time = o_.time_limit_s && ev.elapsed_s() >= *o_.time_limit_s;
   if (out_of_time)
     spdlog::warn("time limit of {} s reached at {}: stopping (a re-run resumes)", *o_.time_limit_s, sizes_[s].label);

@@ -158,7 +158,7 @@ store::Measurement Sweep::measure_config(std::size_t c, SizeState& st, Geometry&
   m.config_id = configs_[c].id;
   m.run_id = run_id_;
   m.device = dev.name;
-  m.size = sizes_[st.index].stored;
+  m.size = sizes_[st.index].size;
   m.compile_ms = k.compile_ms;
   const auto t0 = Clock::now();
   try {

@@ -64,8 +64,8 @@ int main(int argc, char** argv) {
       params["UNROLL"] = c % 4;
       const std::string canonical = canonical_params(params);
       for (int s = 0; s < sizes; ++s) {
-        ProblemSize size = ProblemSize::of(256 << s, 128);
-        if (done.contains(MeasuredKey{canonical, size.text})) {
+        const tune::sizes::Size size = tune::sizes::Size::of(256 << s, 128);
+        if (done.contains(MeasuredKey{canonical, size.label()})) {
           ++skipped;
           continue;
         }
@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
         m.eval_order = c * sizes + s;
         store.record(m);
         ++recorded;
-        std::cout << "committed " << canonical << ' ' << size.text << std::endl;
+        std::cout << "committed " << canonical << ' ' << size.label() << std::endl;
       }
     }
     store.finish_run(run, RunStatus::completed);
