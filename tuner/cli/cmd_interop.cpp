@@ -55,6 +55,14 @@ int cmd_import(const Args& args) {
   o.device = opt(vm, "device");
   o.spec = spec ? &*spec : nullptr;
   o.command_line = joined_args();
+  // Which inputs are databases, asked before the target is open: reading a file's header opens
+  // and closes it, which would drop this process's locks on an open database (output_file.h).
+  const auto& files = vm["file"].as<std::vector<std::string>>();
+  std::vector<bool> is_database;
+  for (const auto& file : files) {
+    if (same_file(file, db_path(vm))) throw InputError("cannot merge " + file + " into itself: give another database");
+    is_database.push_back(is_sqlite_file(file));
+  }
   NewDatabaseGuard created(db_path(vm));
   auto db = store::Store::open(db_path(vm), store::Store::Mode::read_write);
   // All files or none: a bad file among several leaves the database as it was (each file's own
@@ -63,8 +71,9 @@ int cmd_import(const Args& args) {
   std::vector<std::pair<std::string, store::MergeCounts>> merged;  // tune databases, merged whole
   {
     auto all = db.batch();
-    for (const auto& file : vm["file"].as<std::vector<std::string>>()) {
-      if (is_sqlite_file(file)) {
+    for (std::size_t i = 0; i < files.size(); ++i) {
+      const std::string& file = files[i];
+      if (is_database[i]) {
         if (o.kernel || o.device || o.spec)
           throw InputError("tune import " + file +
                            ": a tune database keeps its own kernels and devices: "

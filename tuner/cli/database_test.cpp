@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -167,7 +168,7 @@ TEST(ReadOnly, QueriesWorkOnAFileTheUserCanOnlyRead) {
     EXPECT_EQ(WEXITSTATUS(code), 0) << cmd;
   }
   fs::permissions(dir, fs::perms::owner_all, fs::perm_options::add);
-  EXPECT_EQ(store::testing::file_hash(db), before);
+  EXPECT_EQ(store::testing::file_hash(db), before) << "the target was opened as a writer before the refusal";
 }
 
 // Issue #14: `tune import` of several files is all or nothing: a bad file after good ones is one
@@ -204,4 +205,33 @@ TEST(Import, AFailedFirstWriteLeavesNoNewDatabase) {
   ASSERT_EQ(tune_cmd(replay_into(db)).code, 0);
   EXPECT_EQ(tune_cmd("import " + bad + " --db " + db).code, 2);
   EXPECT_TRUE(fs::exists(db));
+}
+
+// `tune import` of the target database itself (by its name, or by a hard link to it) is refused
+// before the target is opened: reading an input's header opens and closes the file, which would
+// drop this process's SQLite locks on the target if it were open (store/store.h, the setup lock).
+TEST(Import, TheTargetItselfIsRefusedBeforeItIsOpened) {
+  store::testing::TempDir t;
+  const std::string db = t.file("self.db");
+  ASSERT_EQ(tune_cmd(replay_into(db)).code, 0);
+  {  // a run left running by a process that is gone: any writer that opens the file marks it
+    const pid_t child = ::fork();
+    if (child == 0) ::_exit(0);
+    ::waitpid(child, nullptr, 0);
+    auto w = store::Store::open(db, store::Store::Mode::read_write);
+    store::RunInfo info;
+    info.kernel = "transpose";
+    info.pid = child;
+    w.begin_run(info);
+  }
+  const std::string before = store::testing::file_hash(db);
+  const std::string link = t.file("link.db");
+  fs::create_hard_link(db, link);
+  for (const std::string& input : {db, link}) {
+    const Result r = tune_cmd("import " + input + " --db " + db);
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_NE(r.err.find("into itself"), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+  EXPECT_EQ(store::testing::file_hash(db), before) << "the target was opened as a writer before the refusal";
 }

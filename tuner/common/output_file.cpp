@@ -19,7 +19,11 @@ namespace {
 
 [[noreturn]] void refuse(const fs::path& path, const std::string& why) { throw InputError(path.string() + ": " + why); }
 
-// The same file: by path once links are resolved, or by device and inode (hard links).
+// A SQLite database (any program's, ours included) by its 16-byte header, or a WAL file by its
+// magic: never an output's to replace, whether or not the command knows it as its database.
+
+}  // namespace
+
 bool same_file(const fs::path& a, const fs::path& b) {
   std::error_code ec;
   const fs::path ca = fs::weakly_canonical(a, ec), cb = fs::weakly_canonical(b, ec);
@@ -28,11 +32,6 @@ bool same_file(const fs::path& a, const fs::path& b) {
   }, sb{};
   return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
-
-// A SQLite database (any program's, ours included) by its 16-byte header, or a WAL file by its
-// magic: never an output's to replace, whether or not the command knows it as its database.
-
-}  // namespace
 
 bool is_sqlite_file(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -53,13 +52,14 @@ void write_file_atomically(const fs::path& path, std::string_view text, const st
   const fs::file_status st = fs::status(target, ec);
   if (fs::exists(st) && !fs::is_regular_file(st))
     refuse(path, "is not a regular file (a directory, device, FIFO or socket): refusing to replace it");
-  if (fs::exists(st) && is_sqlite_file(target)) refuse(path, "is a SQLite database: refusing to overwrite it");
+  // the command's own database first, by name and inode only: it may be open in this process
   for (const fs::path& k : keep)
     for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
       fs::path p = k;
       p += suffix;
       if (same_file(target, p)) refuse(path, "is the database " + p.string() + ": refusing to overwrite it");
     }
+  if (fs::exists(st) && is_sqlite_file(target)) refuse(path, "is a SQLite database: refusing to overwrite it");
   const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
   if (!fs::is_directory(dir, ec)) {
     fs::create_directories(dir, ec);

@@ -20,8 +20,14 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view t
                            const std::vector<std::filesystem::path>& keep = {});
 
 // Whether the file begins as a SQLite database (or its WAL file) does: refused as an output, and
-// merged whole by `tune import`.
+// merged whole by `tune import`. It opens and closes the file: never ask it of a database this
+// process has open, since closing any descriptor of a file drops every fcntl lock the process
+// holds on it, SQLite's included (see store/store.h, the setup lock).
 bool is_sqlite_file(const std::filesystem::path& path);
+
+// The same file: by path once links are resolved, or by device and inode (hard links). Opens
+// nothing.
+bool same_file(const std::filesystem::path& a, const std::filesystem::path& b);
 
 // A name from stored data (a kernel name) made safe as one file-name component: letters, digits,
 // '.', '-' and '_' kept, anything else '_', no leading '.', at most 100 characters ("kernel" when

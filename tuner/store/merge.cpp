@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "common/error.h"
+#include "common/output_file.h"
 #include "store/sqlite.h"
 
 namespace tune::store {
@@ -17,11 +18,6 @@ using RunKey = std::tuple<std::string, std::string, std::int64_t, std::string, s
 // What makes two run rows the same run: when, where, which process, what and how it ran.
 RunKey run_key(const RunInfo& r) {
   return {r.started_at, r.host, r.pid.value_or(0), r.kernel, r.device, r.command_line, std::string(to_string(r.kind))};
-}
-
-bool same_file(const std::string& a, const std::string& b) {
-  std::error_code ec;
-  return std::filesystem::equivalent(a, b, ec);
 }
 
 class Merger {
