@@ -104,7 +104,7 @@ TEST(Capture, HostileFilesAreRefused) {
   const std::uint32_t header_len =
       std::uint32_t(static_cast<unsigned char>(good[12])) | std::uint32_t(static_cast<unsigned char>(good[13])) << 8;
   const std::string header = good.substr(16, header_len);
-  auto with_header = [&](std::string h) {
+  auto with_header = [&](const std::string& h) {
     std::string out = good.substr(0, 12);
     for (int i = 0; i < 4; ++i) out += static_cast<char>((h.size() >> (8 * i)) & 0xff);
     return out + h + good.substr(16 + header_len);

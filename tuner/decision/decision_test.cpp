@@ -106,6 +106,7 @@ TEST(Decide, TiedIsSymmetric) {
 TEST(Contenders, TheClosestWithinTheWidenedMarginAtMostCap) {
   Rule rule;  // 1%; widen 3: 3% around the best
   std::vector<Entry> e;
+  e.reserve(20);
   for (int i = 0; i < 20; ++i) e.push_back(entry(i, 1.0 + 0.0045 * (19 - i)));  // 1.0855 .. 1.0
   auto c = contenders(e, rule, 3.0, 12);
   ASSERT_EQ(c.size(), 7u);  // 1.000 .. 1.027 (1.0315 is out)

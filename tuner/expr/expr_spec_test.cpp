@@ -33,13 +33,16 @@ thread_local std::size_t g_allocations = 0;
 
 void* operator new(std::size_t n) {
   if (g_counting) ++g_allocations;
-  if (void* p = std::malloc(n ? n : 1)) return p;
+  // a replaced global operator new has only malloc beneath it
+  if (void* p = std::malloc(n ? n : 1)) return p;  // NOLINT(cppcoreguidelines-no-malloc)
   throw std::bad_alloc();
 }
 // Not inlined: GCC would otherwise pair the malloc above with free below at every call site and
 // warn (-Wmismatched-new-delete) although they match.
-[[gnu::noinline]] void operator delete(void* p) noexcept { std::free(p); }
-[[gnu::noinline]] void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+[[gnu::noinline]] void operator delete(void* p) noexcept { std::free(p); }  // NOLINT(cppcoreguidelines-no-malloc)
+[[gnu::noinline]] void operator delete(void* p, std::size_t) noexcept {
+  std::free(p);  // NOLINT(cppcoreguidelines-no-malloc)
+}
 
 namespace tune::expr {
 namespace {

@@ -229,9 +229,11 @@ TEST(ProgramApi, OneProgramEvaluatesFromSeveralThreads) {
     return p.eval(vars).repr();
   };
   std::vector<std::string> want;
+  want.reserve(64);
   for (int n = 0; n < 64; ++n) want.push_back(expected(n));
   std::vector<int> mismatches(4, 0);
   std::vector<std::thread> threads;
+  threads.reserve(4);
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&, t] {
       for (int round = 0; round < 50; ++round)
@@ -246,7 +248,8 @@ TEST(ProgramApi, TestAgreesWithTruthiness) {
   std::vector<std::string> names{"v"};
   for (const char* src : {"v", "v and []", "v or ''", "[v]", "v * 0.0", "'' + str(v)"}) {
     Program p = Program::compile(src, names, kWhere);
-    for (Value v : {Value::integer(0), Value::integer(3), Value::string(""), Value::list({}), Value::real(0.5)}) {
+    for (const Value& v :
+         {Value::integer(0), Value::integer(3), Value::string(""), Value::list({}), Value::real(0.5)}) {
       std::vector<Value> vars{v};
       bool expect_error = false;
       bool truth = false;

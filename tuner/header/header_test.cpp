@@ -234,7 +234,7 @@ TEST(Header, DispatchOfAKernelWithSharedHeadersCompiles) {
       header::generate_dispatch(model, compile::read_kernel_source(spec.kernel.file_path, "gemm", bare).text, "g.db");
   EXPECT_EQ(cuh.find("#include \"common/"), std::string::npos);
   EXPECT_NE(cuh.find("mma.sync"), std::string::npos);
-  const fs::path d = dir.path();
+  const fs::path& d = dir.path();
   write(d / "gemm_dispatch.cuh", cuh);
   write(d / "app.cu",
         "#include \"gemm_dispatch.cuh\"\nint main() { return tune_tuned::gemm::num_variants == 3 ? 0 : 1; }\n");

@@ -61,7 +61,7 @@ TEST(Text, CommentsAndLiteralsCannotEndEarly) {
 
 TEST(Hostile, CachesWithHostileNamesGiveHeadersThatCompileAndKeepNamesAsData) {
   store::testing::TempDir t;
-  const fs::path d = t.path();
+  const fs::path& d = t.path();
   std::error_code ec;
   fs::remove(kMarker, ec);
   const spec::Spec spec = spec::load(kSpec);
@@ -181,7 +181,7 @@ TEST(Hostile, StoredConfigurationsOutsideTheSpaceAreRefused) {
 // header writes nothing and exits 2.
 TEST(Hostile, CommandKeepsOutputInResultsAndRefusesCleanly) {
   store::testing::TempDir t;
-  const fs::path d = t.path();
+  const fs::path& d = t.path();
   const spec::Spec spec = spec::load(kSpec);
   {
     auto db = store::Store::open((d / "h.db").string(), store::Store::Mode::read_write);

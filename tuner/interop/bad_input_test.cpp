@@ -78,7 +78,7 @@ TEST_F(BadInput, ParametersNotMatching) {
   // An entry lacking a parameter of tune_params_keys, in the middle of an otherwise good file.
   ojson c = raw_json(external("benchmark_hub/convolution_milo/A100.json.gz"));
   auto it = std::next(c["cache"].begin(), 2000);
-  const std::string key = it.key();
+  const std::string& key = it.key();
   it.value().erase("tile_size_y");
   expect_refused(write("missing.json", c.dump()), {"missing.json", "entry \"" + key + "\"", "tile_size_y"});
   // A value outside tune_params.

@@ -290,6 +290,7 @@ TEST_F(KernelTunerT1, ReadsTheThirdPartyT1FilesAsTuneDoes) {
   }
   std::sort(found.begin(), found.end());
   std::vector<std::string> listed;
+  listed.reserve(expected.size());
   for (const auto& [file, _] : expected) listed.push_back(file);
   EXPECT_EQ(found, listed);
 

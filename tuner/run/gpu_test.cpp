@@ -210,9 +210,10 @@ TEST_F(Gpu, ResourceAndConfigurationFailuresAreStatusesNotExceptions) {
 
 TEST_F(Gpu, TimesAKernelWithAndWithoutL2Flush) {
   const std::size_t n = 16u << 20;  // 64 MiB of floats each way
+  const std::size_t quads = n / 4;  // the kernel's float4 count
   ArgSet args(session(),
               {buffer("out", n, FillKind::constant, 0.0, true), buffer("in", n, FillKind::random, 1.0),
-               scalar("n4", "int32", static_cast<double>(n / 4))},
+               scalar("n4", "int32", static_cast<double>(quads))},
               5);
   LoadedKernel k(session(), cubin_, "copy4");
   const int blocks = 4 * session().device().sm_count;

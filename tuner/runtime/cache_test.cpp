@@ -140,7 +140,7 @@ TEST(DiskCache, ConcurrentProcessesNeverSeeAPartialFile) {
   std::string key;
   const auto& c = real_cubin(&key);
   const fs::path dir = t.path() / "cache";
-  DiskCache{dir};
+  { const DiskCache creates_the_directory{dir}; }  // before the children race for it
   std::vector<pid_t> kids;
   for (int p = 0; p < 4; ++p) {
     const pid_t pid = ::fork();

@@ -72,7 +72,7 @@ class CheckGpu : public ::testing::Test {
     json j = json::parse(f);
     j["KernelSpecification"]["KernelFile"] = (kSpec.parent_path() / "check.cu").string();
     edit(j["Tune"]);
-    const std::string path = dir_.file("spec.json");
+    std::string path = dir_.file("spec.json");
     std::ofstream(path) << j.dump(1);
     return path;
   }

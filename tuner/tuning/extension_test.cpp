@@ -23,7 +23,7 @@ json transpose_json() {
   return json::parse(f);
 }
 
-spec::Spec with_tune(const json& tune, json problem_size = json()) {
+spec::Spec with_tune(const json& tune, const json& problem_size = json()) {
   json j = transpose_json();
   j["Tune"] = tune;
   if (!problem_size.is_null()) j["KernelSpecification"]["ProblemSize"] = problem_size;
@@ -31,9 +31,9 @@ spec::Spec with_tune(const json& tune, json problem_size = json()) {
 }
 
 // The error message of parse_extension, or "" when it accepts the spec.
-std::string error_of(const json& tune, json problem_size = json()) {
+std::string error_of(const json& tune, const json& problem_size = json()) {
   try {
-    tuning::parse_extension(with_tune(tune, std::move(problem_size)));
+    tuning::parse_extension(with_tune(tune, problem_size));
   } catch (const InputError& e) {
     return e.what();
   }

@@ -40,6 +40,7 @@ std::vector<std::string> measured_params(const std::string& db) {
   auto rows = s.measurements(f);
   std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
   std::vector<std::string> out;
+  out.reserve(rows.size());
   for (const auto& m : rows) out.push_back(m.params);
   return out;
 }

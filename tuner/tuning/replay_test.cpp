@@ -24,7 +24,7 @@ const fs::path kHub = kExternal / "benchmark_hub";
 const fs::path kTranspose = fs::path(TUNE_SOURCE_DIR) / "results" / "recorded" / "transpose";
 const fs::path kTransposeSpec = fs::path(TUNE_SOURCE_DIR) / "spaces" / "transpose.json";
 
-tuning::Options options(const fs::path& spec, std::vector<fs::path> caches, const fs::path& db) {
+tuning::Options options(const fs::path& spec, const std::vector<fs::path>& caches, const fs::path& db) {
   tuning::Options o;
   o.space = spec.string();
   for (const auto& c : caches) o.replay.push_back(c.string());
