@@ -168,7 +168,7 @@ TEST(ReadOnly, QueriesWorkOnAFileTheUserCanOnlyRead) {
     EXPECT_EQ(WEXITSTATUS(code), 0) << cmd;
   }
   fs::permissions(dir, fs::perms::owner_all, fs::perm_options::add);
-  EXPECT_EQ(store::testing::file_hash(db), before) << "the target was opened as a writer before the refusal";
+  EXPECT_EQ(store::testing::file_hash(db), before);
 }
 
 // Issue #14: `tune import` of several files is all or nothing: a bad file after good ones is one

@@ -19,9 +19,6 @@ namespace {
 
 [[noreturn]] void refuse(const fs::path& path, const std::string& why) { throw InputError(path.string() + ": " + why); }
 
-// A SQLite database (any program's, ours included) by its 16-byte header, or a WAL file by its
-// magic: never an output's to replace, whether or not the command knows it as its database.
-
 }  // namespace
 
 bool same_file(const fs::path& a, const fs::path& b) {
@@ -33,6 +30,8 @@ bool same_file(const fs::path& a, const fs::path& b) {
   return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+// A SQLite database (any program's, ours included) by its 16-byte header, or a WAL file by its
+// magic: never an output's to replace, whether or not the command knows it as its database.
 bool is_sqlite_file(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return false;

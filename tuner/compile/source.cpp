@@ -35,8 +35,7 @@ class Reader {
   // Appends `file` (named `name` in #line directives) with its headers written in.
   void add(const fs::path& file, const std::string& name, int depth, const std::string& via) {
     std::error_code ec;
-    const fs::path key = fs::weakly_canonical(file, ec);
-    if (!seen_.insert(ec ? file.lexically_normal() : key).second) return;  // once per program
+    seen_.insert(key_of(file));
     if (out_.files.size() >= options_.max_files)
       fail(via, "more than " + std::to_string(options_.max_files) + " files are included");
     if (depth > options_.max_depth)
@@ -66,6 +65,10 @@ class Reader {
         const std::string included = m[1];
         const fs::path target = file.parent_path() / included;
         if (fs::is_regular_file(target, ec)) {
+          if (seen_.count(key_of(target)) != 0) {  // written in already: once per program
+            out_.text += '\n';                     // keeps the line count
+            continue;
+          }
           const std::string where = file.string() + ":" + std::to_string(line_no) + ": #include \"" + included + "\"";
           std::string header_name = target.lexically_normal().lexically_relative(root_).generic_string();
           if (header_name.empty()) header_name = target.generic_string();
@@ -87,6 +90,12 @@ class Reader {
   KernelSource take() { return std::move(out_); }
 
  private:
+  static fs::path key_of(const fs::path& file) {
+    std::error_code ec;
+    fs::path key = fs::weakly_canonical(file, ec);
+    return ec ? file.lexically_normal() : key;
+  }
+
   [[noreturn]] void fail(const std::string& where, const std::string& why) const {
     throw InputError(what_ + " " + (where.empty() ? std::string() : where + ": ") + why);
   }

@@ -3,49 +3,27 @@
 #include "compile/source.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
-
-#include <fstream>
-#include <sstream>
 
 #include "common/error.h"
 #include "compile/compile.h"
+#include "store/test_util.h"
 
 namespace tune::compile {
 namespace {
 
 namespace fs = std::filesystem;
 
-class Dir {
- public:
-  Dir() {
-    std::string tmpl = (fs::temp_directory_path() / "tune_source_XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = tmpl;
-  }
-  Dir(const Dir&) = delete;
-  Dir& operator=(const Dir&) = delete;
-  ~Dir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
+// The store tests' scratch directory, writing files into sub-folders too.
+struct Dir : store::testing::TempDir {
   fs::path write(const std::string& name, const std::string& text) const {
-    fs::path p = path_ / name;
+    fs::path p = path() / name;
     fs::create_directories(p.parent_path());
-    std::ofstream(p, std::ios::binary) << text;
+    store::testing::write_bytes(p.string(), text);
     return p;
   }
-
- private:
-  fs::path path_;
 };
 
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+std::string slurp(const fs::path& p) { return store::testing::read_bytes(p.string()); }
 
 using Defines = std::vector<std::pair<std::string, std::string>>;
 
@@ -92,15 +70,14 @@ TEST(KernelSource, HeadersAreWrittenInOnceWithLineMarkers) {
             "#line 3 \"common/a.cuh\"\n"
             "int a;\n"
             "#line 3 \"kernels/k.cu\"\n"
-            "#line 1 \"common/b.cuh\"\n"  // the second include of b writes nothing
-            "#line 4 \"kernels/k.cu\"\n"
+            "\n"  // the second include of b: an empty line, so that "int k;" stays line 4
             "int k;\n");
   ASSERT_EQ(s.files.size(), 3u);
   EXPECT_EQ(s.files[1].filename(), "a.cuh");
   EXPECT_EQ(s.files[2].filename(), "b.cuh");
   // without markers: the same program, no #line
   const std::string plain = read_kernel_source(k, "test", bare()).text;
-  EXPECT_EQ(plain, "// k\n\nint b;\nint a;\nint k;\n");
+  EXPECT_EQ(plain, "// k\n\nint b;\nint a;\n\nint k;\n");
 }
 
 TEST(KernelSource, NvrtcNamesTheHeaderAndItsLineInAnError) {
@@ -164,7 +141,7 @@ TEST(KernelSource, BoundsAndMissingFilesAreInputErrorsNamingTheInclude) {
   d.write("q.cuh", "#include \"p.cuh\"\nint q;\n");
   const std::string t =
       read_kernel_source(d.write("cyc.cu", "#include \"self.cuh\"\n#include \"p.cuh\"\n"), "t", bare()).text;
-  EXPECT_EQ(t, "int s;\nint q;\nint p;\n");
+  EXPECT_EQ(t, "\nint s;\n\nint q;\nint p;\n");  // each include of a file already in: an empty line
 }
 
 TEST(KernelSource, TheComputeKernelsShareTheirHelpersAndCompile) {
@@ -173,39 +150,19 @@ TEST(KernelSource, TheComputeKernelsShareTheirHelpersAndCompile) {
     std::vector<std::string> headers;
     Defines mma;  // a tensor-core configuration of the kernel's space
   };
+  // a tensor-core configuration: the tile all three spaces share, and each kernel's own switches
+  auto tensor_cores = [](Defines own) {
+    Defines d = {{"block_size_x", "16"}, {"block_size_y", "8"}, {"tile_size_x", "4"}, {"tile_size_y", "4"},
+                 {"tile_k", "16"},       {"padding", "4"},      {"mma", "1"}};
+    d.insert(d.end(), own.begin(), own.end());
+    return d;
+  };
   const Case cases[] = {
-      {"gemm.cu",
-       {"common/mma_tf32.cuh"},
-       {{"block_size_x", "16"},
-        {"block_size_y", "8"},
-        {"tile_size_x", "4"},
-        {"tile_size_y", "4"},
-        {"tile_k", "16"},
-        {"use_shared", "1"},
-        {"vector", "4"},
-        {"padding", "4"},
-        {"mma", "1"}}},
-      {"matching.cu",
-       {"common/row_stages.cuh", "common/mma_tf32.cuh"},
-       {{"block_size_x", "16"},
-        {"block_size_y", "8"},
-        {"tile_size_x", "4"},
-        {"tile_size_y", "4"},
-        {"tile_k", "16"},
-        {"chunk", "4"},
-        {"padding", "4"},
-        {"mma", "1"}}},
+      {"gemm.cu", {"common/mma_tf32.cuh"}, tensor_cores({{"use_shared", "1"}, {"vector", "4"}})},
+      {"matching.cu", {"common/row_stages.cuh", "common/mma_tf32.cuh"}, tensor_cores({{"chunk", "4"}})},
       {"pairwise.cu",
        {"common/row_stages.cuh", "common/mma_tf32.cuh"},
-       {{"block_size_x", "16"},
-        {"block_size_y", "8"},
-        {"tile_size_x", "4"},
-        {"tile_size_y", "4"},
-        {"tile_k", "16"},
-        {"use_shared", "1"},
-        {"padding", "4"},
-        {"expand", "1"},
-        {"mma", "1"}}},
+       tensor_cores({{"use_shared", "1"}, {"expand", "1"}})},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.file);

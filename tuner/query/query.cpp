@@ -10,9 +10,7 @@
 
 namespace tune::query {
 
-namespace {
-double elements(const std::string& size) { return sizes::Size::parse_label(size).elements(); }
-}  // namespace
+namespace {}  // namespace
 
 std::string resolve_kernel(store::Store& db, const std::optional<std::string>& kernel) {
   auto kernels = db.kernels();
@@ -36,11 +34,11 @@ std::string resolve_kernel(store::Store& db, const std::optional<std::string>& k
 
 std::string nearest_size(const std::vector<std::string>& measured, const std::string& size) {
   if (measured.empty()) return "";
-  double want = std::log(elements(size));
+  double want = std::log(sizes::Size::parse_label(size).elements());
   std::string best;
   double best_d = INFINITY, best_e = 0;
   for (const auto& m : measured) {
-    double e = elements(m), d = std::fabs(std::log(e) - want);
+    double e = sizes::Size::parse_label(m).elements(), d = std::fabs(std::log(e) - want);
     if (d < best_d - 1e-12 || (std::fabs(d - best_d) <= 1e-12 && e < best_e)) best = m, best_d = d, best_e = e;
   }
   return best;
@@ -96,14 +94,10 @@ std::vector<Best> best(store::Store& db, const BestQuery& q) {
       for (const auto& v : all) out.push_back(best_of(kernel, device, v));
       continue;
     }
-    std::string canonical = sizes::Size::parse_label(*q.size).label();
     // "4096" for a kernel measured at 2-D (3-D) sizes means 4096x4096 (x4096), as in --sizes
-    auto rank = std::count(measured[0].begin(), measured[0].end(), 'x');
-    if (canonical.find('x') == std::string::npos)
-      for (long d = 0, n = rank, side = sizes::Size::parse_label(*q.size).x(); d < n; ++d) {
-        canonical += 'x';
-        canonical += std::to_string(side);
-      }
+    const sizes::Size asked = sizes::Size::parse_label(*q.size);
+    const auto measured_rank = static_cast<int>(std::count(measured[0].begin(), measured[0].end(), 'x')) + 1;
+    const std::string canonical = (asked.rank == 1 ? asked.full(measured_rank) : asked).label();
     std::vector<std::string> verified;
     verified.reserve(all.size());
     for (const auto& v : all) verified.push_back(v.size);

@@ -56,8 +56,6 @@ std::optional<double> rate(const std::map<std::string, store::Ceiling>& c, const
   return it->second.time_ms > 0 ? std::optional(elements / it->second.time_ms) : std::nullopt;
 }
 
-double elements(const std::string& size) { return sizes::Size::parse_label(size).elements(); }
-
 }  // namespace
 
 bool implausible(double value, std::optional<double> left, std::optional<double> right) {
@@ -133,10 +131,10 @@ Table run_table(store::Store& db, const std::string& kernel, const std::string& 
   // ceilings that disagree implausibly with both neighbours
   for (std::size_t i = 1; i + 1 < t.rows.size(); ++i)
     for (const auto& [name, c] : ceilings[i]) {
-      const double e = elements(t.rows[i].size);
+      const double e = sizes::Size::parse_label(t.rows[i].size).elements();
       const auto v = rate(ceilings[i], name, e);
-      if (v && implausible(*v, rate(ceilings[i - 1], name, elements(t.rows[i - 1].size)),
-                           rate(ceilings[i + 1], name, elements(t.rows[i + 1].size))))
+      if (v && implausible(*v, rate(ceilings[i - 1], name, sizes::Size::parse_label(t.rows[i - 1].size).elements()),
+                           rate(ceilings[i + 1], name, sizes::Size::parse_label(t.rows[i + 1].size).elements())))
         t.rows[i].ceiling_suspect = true;
     }
   t.timing.assign(timing.begin(), timing.end());

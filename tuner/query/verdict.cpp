@@ -20,8 +20,6 @@ Contender contender(const store::StoredMeasurement& m, decision::Statistic stati
   return c;
 }
 
-double elements(const std::string& size) { return sizes::Size::parse_label(size).elements(); }
-
 // The stored decision, when it still holds: no measurement at the size is newer than it (a later
 // run measured nothing there) and every tied configuration is still stored. The decision ranks the
 // contenders as re-measured side by side; the other configurations' single measurements only
@@ -63,7 +61,7 @@ double SizeVerdict::throughput() const {
   const Contender& c = used();
   if (c.gbps) return *c.gbps;
   if (c.gflops) return *c.gflops;
-  return c.estimate.value > 0 ? elements(size) / c.estimate.value : 0;
+  return c.estimate.value > 0 ? sizes::Size::parse_label(size).elements() / c.estimate.value : 0;
 }
 
 std::vector<SizeVerdict> verdicts(store::Store& db, const std::string& kernel, const std::string& device,

@@ -29,18 +29,27 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-Size parse_item(std::string_view text, std::string_view item) {
+// An item of 1 to 3 dimensions split at any of `separators`, each part read by `read`; a fourth
+// part calls `too_many`, which throws.
+template <class Read, class TooMany>
+Size split_dims(std::string_view item, std::string_view separators, Read read, TooMany too_many) {
   Size s;
   s.rank = 0;
   std::string_view rest = item;
   while (true) {
-    auto x = rest.find_first_of("xX");
-    if (s.rank == 3) bad(text, item, "has more than 3 dimensions");
-    s.dims[s.rank++] = number(text, item, rest.substr(0, x));
-    if (x == std::string_view::npos) break;
-    rest.remove_prefix(x + 1);
+    const auto cut = rest.find_first_of(separators);
+    if (s.rank == 3) too_many();
+    s.dims[static_cast<std::size_t>(s.rank++)] = read(rest.substr(0, cut));
+    if (cut == std::string_view::npos) break;
+    rest.remove_prefix(cut + 1);
   }
   return s;
+}
+
+Size parse_item(std::string_view text, std::string_view item) {
+  return split_dims(
+      item, "xX", [&](std::string_view digits) { return number(text, item, digits); },
+      [&] { bad(text, item, "has more than 3 dimensions"); });
 }
 
 }  // namespace
@@ -67,22 +76,19 @@ Size Size::of(std::int64_t x, std::int64_t y) { return Size{{x, y, 1}, 2}; }
 Size Size::of(std::int64_t x, std::int64_t y, std::int64_t z) { return Size{{x, y, z}, 3}; }
 
 Size Size::parse_label(std::string_view text) {
-  Size s;
-  s.rank = 0;
-  std::string_view rest = text;
-  while (true) {
-    const std::size_t cut = rest.find('x');
-    const std::string_view part = rest.substr(0, cut);
-    std::int64_t v = 0;
-    auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
-    if (s.rank == 3 || part.empty() || ec != std::errc() || end != part.data() + part.size() || v < 1)
-      throw InputError("problem size \"" + std::string(text) +
-                       "\" is not 1 to 3 positive integers joined by 'x' (e.g. 4096x2048)");
-    s.dims[static_cast<std::size_t>(s.rank++)] = v;
-    if (cut == std::string_view::npos) break;
-    rest.remove_prefix(cut + 1);
-  }
-  return s;
+  auto bad_label = [&]() -> void {
+    throw InputError("problem size \"" + std::string(text) +
+                     "\" is not 1 to 3 positive integers joined by 'x' (e.g. 4096x2048)");
+  };
+  return split_dims(
+      text, "x",
+      [&](std::string_view part) {
+        std::int64_t v = 0;
+        auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
+        if (part.empty() || ec != std::errc() || end != part.data() + part.size() || v < 1) bad_label();
+        return v;
+      },
+      bad_label);
 }
 
 Size parse_one(std::string_view item) { return parse_item(item, trim(item)); }
