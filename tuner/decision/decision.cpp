@@ -129,6 +129,12 @@ std::vector<std::size_t> contenders(std::span<const Entry> entries, const Rule& 
   return out;
 }
 
+bool outpaced(const Estimate& c, const Estimate& best, const Rule& rule) {
+  if (!usable(c)) return true;
+  if (!usable(best)) return false;
+  return c.value - c.half_width > (best.value + best.half_width) * (1 + rule.tie_margin);
+}
+
 std::vector<std::optional<std::size_t>> select_across_sizes(const std::vector<std::vector<std::int64_t>>& tied) {
   const std::size_t n = tied.size();
   std::vector<std::set<std::int64_t>> sets(n);

@@ -79,6 +79,11 @@ bool tied(const Estimate& a, const Estimate& b, const Rule& rule);
 std::vector<std::size_t> contenders(std::span<const Entry> entries, const Rule& rule, double widen = 3.0,
                                     std::size_t cap = 12);
 
+// Whether `c` is out of the race against `best` while contenders are measured again round after
+// round: its whole interval lies above the best's by more than the tie margin, so more samples
+// cannot make the two tied or `c` the winner. Unusable estimates are out; `best` itself never is.
+bool outpaced(const Estimate& c, const Estimate& best, const Rule& rule);
+
 // For each size (in sweep order) its tied set (winner first): the index into that set of the
 // configuration to use (see the rule above). Empty sets give std::nullopt.
 std::vector<std::optional<std::size_t>> select_across_sizes(const std::vector<std::vector<std::int64_t>>& tied);

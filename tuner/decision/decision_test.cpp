@@ -154,6 +154,23 @@ std::size_t fewest_switches(const std::vector<std::vector<std::int64_t>>& tied) 
   return best;
 }
 
+TEST(Outpaced, OnlyAnIntervalWhollyBeyondTheBestByTheMarginIsOut) {
+  const Rule rule;  // 1% margin
+  const Estimate best{1.0, 0.005, 32};
+  EXPECT_FALSE(outpaced(best, best, rule));
+  EXPECT_FALSE(outpaced({1.015, 0.005, 32}, best, rule));  // 1.010 .. 1.020: could still tie
+  EXPECT_FALSE(outpaced({1.030, 0.020, 32}, best, rule));  // a wide interval reaching 1.010
+  EXPECT_TRUE(outpaced({1.030, 0.005, 32}, best, rule));   // 1.025 > 1.005 x 1.01
+  EXPECT_TRUE(outpaced({0.0, 0.0, 0}, best, rule));        // unusable
+  // the same values: what decides is the gap against both intervals and the margin
+  EXPECT_FALSE(outpaced({1.030, 0.005, 32}, {1.0, 0.005, 32}, Rule{Statistic::mean, 0.05}));
+  for (double v : {1.0, 1.01, 1.02, 1.05, 1.2}) {  // out of the race means not tied
+    if (outpaced({v, 0.004, 32}, best, rule)) {
+      EXPECT_FALSE(tied({v, 0.004, 32}, best, rule)) << v;
+    }
+  }
+}
+
 TEST(SelectAcrossSizes, KeepsThePreviousChoiceWhileItIsTied) {
   // size 0: {A, B}; 1: {B, A}; 2: {B}; 3: {C, B}
   const std::vector<std::vector<std::int64_t>> tied = {{1, 2}, {2, 1}, {2}, {3, 2}};

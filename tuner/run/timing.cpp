@@ -275,7 +275,8 @@ Timing measure(Session& session, std::span<const LaunchFn> placements, const Tim
 }
 
 std::vector<Timing> measure_interleaved(Session& session, std::span<const std::vector<LaunchFn>> contenders,
-                                        const TimingOptions& o, int rounds, int samples_per_round) {
+                                        const TimingOptions& o, int rounds, int samples_per_round,
+                                        const RoundHook& after_round) {
   std::vector<Timing> out(contenders.size());
   validate(o);
   if (rounds < 1 || samples_per_round < 1)
@@ -286,13 +287,15 @@ std::vector<Timing> measure_interleaved(Session& session, std::span<const std::v
   TimingOptions fixed = o;
   fixed.min_samples = fixed.max_samples = samples_per_round;
   fixed.max_retakes = 1;
-  for (int r = 0; r < rounds; ++r)
+  std::vector<bool> racing(contenders.size(), true);
+  for (int r = 0; r < rounds; ++r) {
     for (std::size_t i = 0; i < contenders.size(); ++i) {
       Timing& t = out[i];
-      if (!t.ok()) continue;
+      if (!t.ok() || !racing[i]) continue;
       Timing one = measure(session, std::span<const LaunchFn>(contenders[i]), fixed);
       if (!one.ok()) {
         t.status = std::move(one.status);
+        racing[i] = false;
         if (t.status.sticky()) return out;  // the context is lost: nothing else runs
         continue;
       }
@@ -306,6 +309,9 @@ std::vector<Timing> measure_interleaved(Session& session, std::span<const std::v
         t.sm_mhz_min = t.sm_mhz_min == 0 ? one.sm_mhz_min : std::min(t.sm_mhz_min, one.sm_mhz_min);
       t.sm_mhz_max = std::max(t.sm_mhz_max, one.sm_mhz_max);
     }
+    if (std::none_of(racing.begin(), racing.end(), [](bool b) { return b; })) break;
+    if (after_round && !after_round(r + 1, out, racing)) break;
+  }
   for (auto& t : out)
     if (t.ok()) t.summary = summarize(t.samples_ms);
   return out;

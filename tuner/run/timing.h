@@ -87,12 +87,17 @@ Timing measure(Session& session, const LaunchFn& launch, const TimingOptions& op
 Timing measure(Session& session, std::span<const LaunchFn> placements, const TimingOptions& options);
 
 // Several contenders measured round robin, so that drift and throttling hit all of them alike:
-// `rounds` rounds, each measuring every contender in turn with measure() itself (its placements,
-// priming, warm-up) for `samples_per_round` samples. The same protocol as a first measurement:
-// timing one kernel batch by batch right after another gave up to 25% other results near the L2's
-// capacity, where what the previous kernel left in L2 matters.
+// up to `rounds` rounds, each measuring every contender still racing in turn with measure()
+// itself (its placements, priming, warm-up) for `samples_per_round` samples. The same protocol as
+// a first measurement: timing one kernel batch by batch right after another gave up to 25% other
+// results near the L2's capacity, where what the previous kernel left in L2 matters.
+// After each round, `after_round(rounds_done, timings, racing)` may take contenders out of the
+// race (racing[i] = false: no more samples) and returns false to stop early; without it every
+// round runs for every contender. A contender whose launch fails leaves the race with its status.
+using RoundHook = std::function<bool(int rounds_done, std::span<const Timing> timings, std::vector<bool>& racing)>;
 std::vector<Timing> measure_interleaved(Session& session, std::span<const std::vector<LaunchFn>> contenders,
-                                        const TimingOptions& options, int rounds, int samples_per_round);
+                                        const TimingOptions& options, int rounds, int samples_per_round,
+                                        const RoundHook& after_round = {});
 
 // The GPU's clocks up and settled, once per session (see above); a no-op afterwards.
 void settle_clocks(Session& session);

@@ -36,8 +36,9 @@ std::string timing_description(const Options& o, const Extension& ext) {
   t.min_samples = o.repetitions;
   t.flush_l2 = o.flush_l2;
   return run::describe(t) + "; objective: the " + std::string(decision::to_string(ext.statistic)) +
-         " of the samples; the contenders at each size measured again over " + std::to_string(kDecisionRounds) +
-         " interleaved rounds";
+         " of the samples; the contenders at each size measured again in " + std::to_string(kDecisionMinRounds) +
+         " to " + std::to_string(kDecisionMaxRounds) + " interleaved rounds of one sample on each of up to " +
+         std::to_string(kPlacements) + " placements of the arguments, a contender leaving the race once outpaced";
 }
 
 }  // namespace
@@ -64,7 +65,7 @@ Sweep::Sweep(const Options& o, Prepared prepared)
   timing_.warmup = o_.warmup;
   timing_.min_samples = o_.repetitions;
   timing_.flush_l2 = o_.flush_l2;
-  timing_.placements = kFirstPlacements;  // the ceilings are timed as the first measurements
+  timing_.placements = static_cast<int>(kFirstPlacements);  // the ceilings are timed as the first measurements
   rule_.statistic = ext_.statistic;
 }
 

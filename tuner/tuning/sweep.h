@@ -51,17 +51,30 @@ struct Counters {
 
 inline run::Dim3 to_dim3(const std::array<std::uint32_t, 3>& d) { return {d[0], d[1], d[2]}; }
 
-// The decision at each size (sweep_decide.cpp): at most this many contenders, within this many
-// times the tie test's margin of the best, measured again over this many interleaved rounds.
+// The decision at each size (sweep_decide.cpp): at most kMaxContenders contenders, within
+// kContenderWiden times the tie test's margin of the best, measured again in interleaved rounds of
+// one sample on each of up to kPlacements placements of the arguments; after kDecisionMinRounds
+// rounds a contender whose interval lies wholly beyond the best's by the tie margin leaves the
+// race (decision::outpaced), and the rounds stop once every contender still racing is known within
+// kDecisionNoise (the 95% half-width of its mean), or after kDecisionMaxRounds.
+// Why so many placements: a configuration's time depends on where its buffers lie, differently
+// for each configuration (about 1% standard deviation from one placement to another on an H100 at
+// 128..4096, measured), and the winner has to hold in another run, on other addresses. With 4
+// placements and 4 rounds two runs of the main job disagreed by more than 2% at 1 of 32 sizes per
+// pair of runs; the spread of a configuration between runs matched what its samples predicted.
 inline constexpr std::size_t kMaxContenders = 8;
 inline constexpr double kContenderWiden = 3.0;
-inline constexpr int kDecisionRounds = 4;   // rounds of run::measure_interleaved
-inline constexpr int kDecisionSamples = 4;  // samples per contender and round (one per placement)
-// Copies of the arguments at other addresses: a first measurement uses kFirstPlacements of them,
-// the decision all kPlacements (measured on an H100: with 2 in both, 2 of 32 sizes of the main job
-// had a winner 2.3 to 2.9% slower in a second run; with 4, 1 size, at 128x128).
-inline constexpr int kPlacements = 4;
-inline constexpr int kFirstPlacements = 2;
+inline constexpr int kDecisionMinRounds = 2;
+inline constexpr int kDecisionMaxRounds = 4;
+inline constexpr double kDecisionNoise = 0.003;
+// Copies of the arguments at other addresses, made with the size's state: a first measurement uses
+// kFirstPlacements of them, the decision all (up to kPlacements, as many as fit in a quarter of the
+// device's memory). Made for the decision alone, right before it, they measured the contenders 10
+// to 25% slower than their first pass near the L2's capacity (2304..2944 on an H100: the fills'
+// lines in L2 against kernels with evict-first cache hints), where made with the state they agree
+// within about 1%.
+inline constexpr std::size_t kPlacements = 16;
+inline constexpr std::size_t kFirstPlacements = 2;
 
 // One configuration of the run: its canonical params, its id in the database, its cubin-cache key,
 // whether any size still needs it, and its compiled kernel.
@@ -85,10 +98,10 @@ struct SizeTarget {
 struct SizeState {
   std::size_t index = 0;
   std::unique_ptr<run::ArgSet> args;
-  // The same arguments at other addresses: every configuration is timed on each (run::measure's
-  // placements), since a transpose's speed depends on where its buffers lie (one configuration
-  // measured 2 to 7% apart between runs on an H100 with one placement). Fewer when the device has
-  // no room for them.
+  // The same arguments at other addresses (Sweep::placements_for in all): a first measurement is
+  // timed on the first kFirstPlacements, the decision on all (run::measure's placements), since a
+  // transpose's speed depends on where its buffers lie (one configuration measured 2 to 7% apart
+  // between runs on an H100 with one placement). Fewer when the device has no room for them.
   std::vector<std::unique_ptr<run::ArgSet>> more_args;
   std::vector<std::size_t> outputs;
   std::vector<expr::Value> bound_default;  // defaults bound to this size (bytes, flops, reference)
@@ -119,6 +132,10 @@ class Sweep {
   // sizes (sweep_size.cpp); false when the time limit stopped the sweep
   bool size_needs_work(std::size_t s) const;
   std::size_t state_bytes(std::size_t s) const;
+  std::size_t args_bytes(std::size_t s) const;  // one placement of the arguments
+  // How many placements of its arguments a size's state holds: kPlacements, fewer where they would
+  // take more than a quarter of the device's memory, at least kFirstPlacements.
+  std::size_t placements_for(std::size_t s) const;
   std::unique_ptr<SizeState> make_state(std::size_t s);  // arguments, reference, ceilings
   void drop_state(SizeState* st);
   bool search_one_size(std::size_t s);
@@ -129,8 +146,10 @@ class Sweep {
   void measure_ceilings(SizeState& st);
   void measure_ceiling(SizeState& st, const std::string& name);
   store::Measurement measure_config(std::size_t c, SizeState& st, Geometry& g);
-  // A launch of `kern` with `g` on each of the first `count` placements of the size's arguments.
-  std::vector<run::LaunchFn> placements(run::LoadedKernel& kern, const Geometry& g, SizeState& st, std::size_t count);
+  // A launch of `kern` with `g` on each of the argument sets (placements of the same arguments).
+  static std::vector<run::LaunchFn> placements(run::LoadedKernel& kern, const Geometry& g,
+                                               std::span<run::ArgSet* const> sets);
+  static std::vector<run::ArgSet*> own_placements(SizeState& st);  // the state's args and more_args
   // measured, stored and counted like the brute-force path does
   store::Measurement measure_and_store(std::size_t c, SizeState& st);
 

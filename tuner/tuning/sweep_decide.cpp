@@ -1,8 +1,9 @@
 // The decision at one size of a GPU sweep (decision/decision.h): once every configuration of the
 // size is measured (brute force) or the strategy is done (guided), the contenders, those within
 // reach of the best, are measured again, interleaved round robin (run::measure_interleaved) so that
-// drift hits all of them alike; their measurements are replaced by the re-measurement (the first
-// pass is kept in `extra`), and the verdict is stored (store::Decision). Then the ceilings: one that
+// drift hits all of them alike, on up to kPlacements placements of the arguments, the clearly
+// slower leaving the race after each round (sweep.h); their measurements are replaced by the
+// re-measurement (the first pass is kept in `extra`), and the verdict is stored (store::Decision). Then the ceilings: one that
 // disagrees implausibly with its neighbouring sizes is measured again before the table prints it.
 #include <spdlog/spdlog.h>
 
@@ -50,7 +51,8 @@ void Sweep::decide_size(std::size_t s, SizeState& st) {
     entries.push_back({static_cast<std::int64_t>(i), estimate_of(rows[i], rule_.statistic)});
   std::vector<std::size_t> pick = decision::contenders(entries, rule_, kContenderWiden, kMaxContenders);
 
-  // Launches of the contenders that can run in this process.
+  // Launches of the contenders that can run in this process, on every placement.
+  const std::vector<run::ArgSet*> sets = own_placements(st);
   std::vector<std::size_t> runnable;                 // indices into rows
   std::vector<std::vector<run::LaunchFn>> launches;  // per contender, one per placement
   std::vector<Geometry> shapes(pick.size());
@@ -60,7 +62,7 @@ void Sweep::decide_size(std::size_t s, SizeState& st) {
     if (!configs_[c].compiled.kernel || configs_[c].compiled.faulted) continue;
     Geometry& g = shapes[runnable.size()];
     g = geometry(spec_, bind_config(spec_, space_.config_values(c), sizes_[s].size));
-    launches.push_back(placements(*configs_[c].compiled.kernel, g, st, kPlacements));
+    launches.push_back(placements(*configs_[c].compiled.kernel, g, sets));
     runnable.push_back(i);
   }
 
@@ -74,10 +76,32 @@ void Sweep::decide_size(std::size_t s, SizeState& st) {
   std::vector<decision::Entry> decided;
   if (runnable.size() >= 2) {
     const auto t0 = Clock::now();
-    auto timings = run::measure_interleaved(session_, launches, timing_, kDecisionRounds, kDecisionSamples);
+    // after each round from the minimum on: out of the race when outpaced by the best; stop once
+    // every one still racing is known within kDecisionNoise
+    auto race = [&](int rounds, std::span<const run::Timing> so_far, std::vector<bool>& racing) {
+      d.rounds = rounds;
+      if (rounds < kDecisionMinRounds) return true;
+      std::vector<std::optional<decision::Estimate>> e(so_far.size());
+      std::optional<decision::Estimate> best;
+      for (std::size_t k = 0; k < so_far.size(); ++k) {
+        if (!so_far[k].ok() || so_far[k].samples_ms.empty()) continue;
+        e[k] = decision::estimate(so_far[k].samples_ms, rule_.statistic);
+        if (!best || e[k]->value < best->value) best = e[k];
+      }
+      bool settled = true;
+      for (std::size_t k = 0; k < so_far.size(); ++k) {
+        if (!racing[k] || !e[k]) continue;
+        if (decision::outpaced(*e[k], *best, rule_))
+          racing[k] = false;
+        else
+          settled = settled && e[k]->relative() <= kDecisionNoise;
+      }
+      return !settled;
+    };
+    auto timings =
+        run::measure_interleaved(session_, launches, timing_, kDecisionMaxRounds, static_cast<int>(sets.size()), race);
     count_.decide_ms += ms_since(t0);
     for (const auto& t : timings) count_.timed_ms += t.timed_ms;
-    d.rounds = kDecisionRounds;
     for (std::size_t k = 0; k < runnable.size(); ++k) {
       const run::Timing& t = timings[k];
       store::StoredMeasurement& m = rows[runnable[k]];
@@ -116,9 +140,11 @@ void Sweep::decide_size(std::size_t s, SizeState& st) {
   d.winner_id = rows[static_cast<std::size_t>(v.winner)].config_id;
   d.noise = v.noise;
   db_.record_decision(d);
-  spdlog::debug("{} at {}: {} contenders measured again over {} rounds; winner {} ({} tied, noise {:.2f}%)", kernel_,
-                d.size, decided.size(), d.rounds, rows[static_cast<std::size_t>(v.winner)].params, v.tied.size() - 1,
-                100.0 * v.noise);
+  spdlog::debug(
+      "{} at {}: {} contenders measured again over {} rounds on {} placements; winner {} ({} tied, noise "
+      "{:.2f}%)",
+      kernel_, d.size, decided.size(), d.rounds, sets.size(), rows[static_cast<std::size_t>(v.winner)].params,
+      v.tied.size() - 1, 100.0 * v.noise);
 }
 
 // A ceiling whose rate is implausible against both neighbouring sizes of this run (query::implausible)

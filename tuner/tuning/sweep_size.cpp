@@ -228,7 +228,10 @@ store::Measurement Sweep::measure_config(std::size_t c, SizeState& st, Geometry&
   }
 
   const auto tb = Clock::now();
-  auto timing = run::measure(session_, placements(kern, g, st, kFirstPlacements), timing_);
+  const std::vector<run::ArgSet*> sets = own_placements(st);
+  auto timing = run::measure(
+      session_, placements(kern, g, std::span(sets).first(std::min<std::size_t>(sets.size(), kFirstPlacements))),
+      timing_);
   m.benchmark_ms = ms_since(tb);
   if (!timing.ok()) {
     m.status =
@@ -255,16 +258,25 @@ store::Measurement Sweep::measure_config(std::size_t c, SizeState& st, Geometry&
   return m;
 }
 
-std::vector<run::LaunchFn> Sweep::placements(run::LoadedKernel& kern, const Geometry& g, SizeState& st,
-                                             std::size_t count) {
+std::vector<run::LaunchFn> Sweep::placements(run::LoadedKernel& kern, const Geometry& g,
+                                             std::span<run::ArgSet* const> sets) {
   std::vector<run::LaunchFn> out;
-  out.reserve(count);
-  std::vector<run::ArgSet*> sets = {st.args.get()};
-  for (const auto& more : st.more_args)
-    if (sets.size() < count) sets.push_back(more.get());
+  out.reserve(sets.size());
   for (run::ArgSet* args : sets)
     out.push_back([&kern, &g, args] { return kern.enqueue(to_dim3(g.grid), to_dim3(g.block), 0, *args); });
   return out;
+}
+
+std::vector<run::ArgSet*> Sweep::own_placements(SizeState& st) {
+  std::vector<run::ArgSet*> sets = {st.args.get()};
+  for (const auto& more : st.more_args) sets.push_back(more.get());
+  return sets;
+}
+
+std::size_t Sweep::placements_for(std::size_t s) const {
+  const std::size_t each = std::max<std::size_t>(1, args_bytes(s));
+  const std::size_t fit = session_.device().global_memory_bytes / 4 / each;
+  return std::clamp<std::size_t>(fit, kFirstPlacements, kPlacements);
 }
 
 bool Sweep::size_needs_work(std::size_t s) const {
@@ -274,16 +286,19 @@ bool Sweep::size_needs_work(std::size_t s) const {
   return false;  // all stored: no reference, no ceilings
 }
 
+std::size_t Sweep::args_bytes(std::size_t s) const {
+  std::size_t args = 0;
+  for (const auto& a : arg_specs(spec_, sizes_[s].size))
+    if (!a.scalar) args += a.count * run::parse_dtype(a.dtype).size();
+  return args;
+}
+
 // Device memory a size's state takes: its arguments on every placement and the reference outputs.
 std::size_t Sweep::state_bytes(std::size_t s) const {
-  std::size_t args = 0, outputs = 0;
-  for (const auto& a : arg_specs(spec_, sizes_[s].size)) {
-    if (a.scalar) continue;
-    const std::size_t bytes = a.count * run::parse_dtype(a.dtype).size();
-    args += bytes;
-    if (a.output) outputs += bytes;
-  }
-  return args * kPlacements + outputs;
+  std::size_t outputs = 0;
+  for (const auto& a : arg_specs(spec_, sizes_[s].size))
+    if (!a.scalar && a.output) outputs += a.count * run::parse_dtype(a.dtype).size();
+  return args_bytes(s) * placements_for(s) + outputs;
 }
 
 std::unique_ptr<SizeState> Sweep::make_state(std::size_t s) {
@@ -295,12 +310,12 @@ std::unique_ptr<SizeState> Sweep::make_state(std::size_t s) {
   if (const capture::Capture* cap = captured(s)) use_captured_inputs(*cap, specs);  // shared, not copied
   st->args = std::make_unique<run::ArgSet>(session_, specs, o_.data_seed);
   try {
-    while (st->more_args.size() + 1 < kPlacements)
+    while (st->more_args.size() + 1 < placements_for(s))
       st->more_args.push_back(std::make_unique<run::ArgSet>(session_, specs, o_.data_seed));
   } catch (const run::CudaError& e) {
     if (e.sticky()) throw;
-    spdlog::warn("{}: no room for {} placements of the arguments ({}): timing on {}", sizes_[s].label, kPlacements,
-                 e.what(), st->more_args.size() + 1);
+    spdlog::warn("{}: no room for {} placements of the arguments ({}): timing on {}", sizes_[s].label,
+                 placements_for(s), e.what(), st->more_args.size() + 1);
   }
   for (std::size_t a = 0; a < st->args->size(); ++a)
     if (st->args->spec(a).output) st->outputs.push_back(a);
