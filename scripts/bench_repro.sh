@@ -6,7 +6,7 @@
 # its regret in the other run (target <= 1.02 both ways at every size), whether both report the
 # tie, the run-to-run spread of each configuration, and the time per measurement
 # (scripts/repro_table.py). The table goes to OUT_DIR/repro.md; the exit status is 1 when a regret
-# exceeds 1.02.
+# exceeds 1.02. RUNS=3 (up to 4) makes that many runs and a table for every pair (repro_ab.md, ...).
 set -uo pipefail
 out=${1:?output folder}
 tune=${2:-build/tune}
@@ -16,12 +16,22 @@ export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 mkdir -p "$out"
 kernel=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['KernelSpecification']['KernelName'])" "$space")
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv | tee "$out/gpu.txt"
-for r in a b; do
+runs=$(echo a b c d | cut -d' ' -f1-"${RUNS:-2}")
+for r in $runs; do
   rm -f "$out/$r.db" "$out/$r.db-wal" "$out/$r.db-shm"
   /usr/bin/time -f "run $r: wall %e s" "$tune" --space "$space" --sizes "$sizes" --db "$out/$r.db" --json \
     > "$out/${r}_run.json" 2> "$out/${r}_run.log"
   tail -n 1 "$out/${r}_run.log"
   "$tune" best --kernel "$kernel" --db "$out/$r.db" --json > "$out/${r}_best.json"
 done
-python3 scripts/repro_table.py "$out/a.db" "$out/b.db" "$out/a_best.json" "$out/b_best.json" \
-  "$out/a_run.json" "$out/b_run.json" | tee "$out/repro.md"
+status=0
+for x in $runs; do
+  for y in $runs; do
+    [[ "$x" < "$y" ]] || continue
+    python3 scripts/repro_table.py "$out/$x.db" "$out/$y.db" "$out/${x}_best.json" "$out/${y}_best.json" \
+      "$out/${x}_run.json" "$out/${y}_run.json" > "$out/repro_$x$y.md" || status=1
+    echo "runs $x, $y: $(grep 'sizes over' "$out/repro_$x$y.md")"
+  done
+done
+cp "$out/repro_ab.md" "$out/repro.md"
+exit $status
