@@ -254,8 +254,10 @@ TEST_F(TimingGpu, ManyPlacementsNearTheL2CapacityMeasureTheWarmTime) {
       out.emplace_back(bytes);
       in.back().memset(1);
     }
+    ptrs.reserve(16);
     for (int p = 0; p < 16; ++p) ptrs.push_back({out[p].data(), in[p].data()});
     std::vector<LaunchFn> fns;
+    fns.reserve(16);
     for (int p = 0; p < 16; ++p)
       fns.push_back([&, p] {
         int count = n;

@@ -158,7 +158,9 @@ void Sweep::remeasure_implausible_ceilings() {
         if (c.gbps || c.gflops) rate[s][c.name] = c.gbps ? *c.gbps : *c.gflops;
     bool again = false;
     for (std::size_t s = 1; s + 1 < sizes_.size(); ++s)
-      for (const auto& [name, value] : rate[s]) {
+      for (const auto& [ceiling, value] : rate[s]) {
+        const std::string& name =
+            ceiling;  // the lambda below captures it: older clangs (clang-tidy's) refuse a structured binding
         auto at = [&](std::size_t t) -> std::optional<double> {
           const auto it = rate[t].find(name);
           return it == rate[t].end() ? std::nullopt : std::optional(it->second);
