@@ -3,8 +3,9 @@
 // reach of the best, are measured again, interleaved round robin (run::measure_interleaved) so that
 // drift hits all of them alike, on up to kPlacements placements of the arguments, the clearly
 // slower leaving the race after each round (sweep.h); their measurements are replaced by the
-// re-measurement (the first pass is kept in `extra`), and the verdict is stored (store::Decision). Then the ceilings: one that
-// disagrees implausibly with its neighbouring sizes is measured again before the table prints it.
+// re-measurement (the first pass is kept in `extra`), and the verdict is stored
+// (store::Decision). Then the ceilings: one that disagrees implausibly with its neighbouring sizes
+// is measured again before the table prints it.
 #include <spdlog/spdlog.h>
 
 #include <nlohmann/json.hpp>
@@ -159,8 +160,8 @@ void Sweep::remeasure_implausible_ceilings() {
     bool again = false;
     for (std::size_t s = 1; s + 1 < sizes_.size(); ++s)
       for (const auto& [ceiling, value] : rate[s]) {
-        const std::string& name =
-            ceiling;  // the lambda below captures it: older clangs (clang-tidy's) refuse a structured binding
+        // the lambda below captures the name: older clangs (clang-tidy's) refuse a structured binding
+        const std::string& name = ceiling;
         auto at = [&](std::size_t t) -> std::optional<double> {
           const auto it = rate[t].find(name);
           return it == rate[t].end() ? std::nullopt : std::optional(it->second);
