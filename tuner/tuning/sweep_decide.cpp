@@ -80,7 +80,6 @@ void Sweep::decide_size(std::size_t s, SizeState& st) {
     // after each round from the minimum on: out of the race when outpaced by the best; stop once
     // every one still racing is known within kDecisionNoise
     auto race = [&](int rounds, std::span<const run::Timing> so_far, std::vector<bool>& racing) {
-      d.rounds = rounds;
       if (rounds < kDecisionMinRounds) return true;
       std::vector<std::optional<decision::Estimate>> e(so_far.size());
       std::optional<decision::Estimate> best;
@@ -102,7 +101,11 @@ void Sweep::decide_size(std::size_t s, SizeState& st) {
     auto timings =
         run::measure_interleaved(session_, launches, timing_, kDecisionMaxRounds, static_cast<int>(sets.size()), race);
     count_.decide_ms += ms_since(t0);
-    for (const auto& t : timings) count_.timed_ms += t.timed_ms;
+    for (const auto& t : timings) {
+      count_.timed_ms += t.timed_ms;
+      d.rounds =
+          std::max(d.rounds, static_cast<std::int64_t>(t.samples_ms.size() / sets.size()));  // a sample a placement
+    }
     for (std::size_t k = 0; k < runnable.size(); ++k) {
       const run::Timing& t = timings[k];
       store::StoredMeasurement& m = rows[runnable[k]];

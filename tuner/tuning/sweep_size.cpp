@@ -35,6 +35,14 @@ std::vector<run::ArgSpec> arg_specs(const spec::Spec& spec, const sizes::Size& s
   return out;
 }
 
+// Bytes of one placement of the arguments (their buffers; scalars take none).
+std::size_t buffer_bytes(const std::vector<run::ArgSpec>& specs) {
+  std::size_t bytes = 0;
+  for (const auto& a : specs)
+    if (!a.scalar) bytes += a.count * run::parse_dtype(a.dtype).size();
+  return bytes;
+}
+
 }  // namespace
 
 // The launch shape of the reference or the check kernel: every parameter at its default.
@@ -273,9 +281,8 @@ std::vector<run::ArgSet*> Sweep::own_placements(SizeState& st) {
   return sets;
 }
 
-std::size_t Sweep::placements_for(std::size_t s) const {
-  const std::size_t each = std::max<std::size_t>(1, args_bytes(s));
-  const std::size_t fit = session_.device().global_memory_bytes / 4 / each;
+std::size_t Sweep::placements_of(std::size_t args_bytes) const {
+  const std::size_t fit = session_.device().global_memory_bytes / 4 / std::max<std::size_t>(1, args_bytes);
   return std::clamp<std::size_t>(fit, kFirstPlacements, kPlacements);
 }
 
@@ -286,19 +293,14 @@ bool Sweep::size_needs_work(std::size_t s) const {
   return false;  // all stored: no reference, no ceilings
 }
 
-std::size_t Sweep::args_bytes(std::size_t s) const {
-  std::size_t args = 0;
-  for (const auto& a : arg_specs(spec_, sizes_[s].size))
-    if (!a.scalar) args += a.count * run::parse_dtype(a.dtype).size();
-  return args;
-}
-
 // Device memory a size's state takes: its arguments on every placement and the reference outputs.
 std::size_t Sweep::state_bytes(std::size_t s) const {
+  const auto specs = arg_specs(spec_, sizes_[s].size);
+  const std::size_t args = buffer_bytes(specs);
   std::size_t outputs = 0;
-  for (const auto& a : arg_specs(spec_, sizes_[s].size))
+  for (const auto& a : specs)
     if (!a.scalar && a.output) outputs += a.count * run::parse_dtype(a.dtype).size();
-  return args_bytes(s) * placements_for(s) + outputs;
+  return args * placements_of(args) + outputs;
 }
 
 std::unique_ptr<SizeState> Sweep::make_state(std::size_t s) {
@@ -309,13 +311,14 @@ std::unique_ptr<SizeState> Sweep::make_state(std::size_t s) {
   auto specs = arg_specs(spec_, size);
   if (const capture::Capture* cap = captured(s)) use_captured_inputs(*cap, specs);  // shared, not copied
   st->args = std::make_unique<run::ArgSet>(session_, specs, o_.data_seed);
+  const std::size_t placements = placements_of(buffer_bytes(specs));
   try {
-    while (st->more_args.size() + 1 < placements_for(s))
+    while (st->more_args.size() + 1 < placements)
       st->more_args.push_back(std::make_unique<run::ArgSet>(session_, specs, o_.data_seed));
   } catch (const run::CudaError& e) {
     if (e.sticky()) throw;
-    spdlog::warn("{}: no room for {} placements of the arguments ({}): timing on {}", sizes_[s].label,
-                 placements_for(s), e.what(), st->more_args.size() + 1);
+    spdlog::warn("{}: no room for {} placements of the arguments ({}): timing on {}", sizes_[s].label, placements,
+                 e.what(), st->more_args.size() + 1);
   }
   for (std::size_t a = 0; a < st->args->size(); ++a)
     if (st->args->spec(a).output) st->outputs.push_back(a);
