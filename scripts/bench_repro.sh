@@ -8,6 +8,7 @@
 # (scripts/repro_table.py). The table goes to OUT_DIR/repro.md; the exit status is 1 when a regret
 # exceeds 1.02. RUNS=3 (up to 4) makes that many runs and a table for every pair (repro_ab.md, ...).
 set -uo pipefail
+[[ ${RUNS:-2} =~ ^[2-4]$ ]] || { echo "bench_repro.sh: RUNS must be 2, 3 or 4 (got '${RUNS}')" >&2; exit 2; }
 out=${1:?output folder}
 tune=${2:-build/tune}
 space=${3:-spaces/transpose.json}
