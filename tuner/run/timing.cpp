@@ -65,19 +65,21 @@ bool enough(std::span<const double> samples, double timed_ms, const TimingOption
 std::string describe(const TimingOptions& o) {
   char buf[512];
   if (o.flush_l2)
-    std::snprintf(buf, sizeof buf,
-                  "one launch per sample between CUDA events, each after a 2 x L2 flush outside its events (cold L2), "
-                  "enqueued behind a stream-blocking kernel; %d warm-up launch(es); mean of %d..%d samples, stopped "
-                  "once its 95%% interval is within %.1f%% (%.0f ms of samples at most); rounds that saw the GPU "
-                  "throttle taken again",
-                  o.warmup, o.min_samples, o.max_samples, 100.0 * o.rel_ci, o.max_time_ms);
+    std::snprintf(
+        buf, sizeof buf,
+        "one launch per sample between CUDA events, each after a 2 x L2 flush outside its events (cold L2), "
+        "enqueued behind a stream-blocking kernel, the host idle while it runs; %d warm-up launch(es); mean of "
+        "%d..%d samples, stopped once its 95%% interval is within %.1f%% (%.0f ms of samples at most); rounds that saw "
+        "the GPU throttle taken again",
+        o.warmup, o.min_samples, o.max_samples, 100.0 * o.rel_ci, o.max_time_ms);
   else
-    std::snprintf(buf, sizeof buf,
-                  "batches of back-to-back launches (>= %.0f us each) between CUDA events, enqueued behind a "
-                  "stream-blocking kernel, warm L2; %d warm-up launch(es); mean of %d..%d samples (ms per launch), "
-                  "stopped once its 95%% interval is within %.1f%% (%.0f ms of samples at most); rounds that saw the "
-                  "GPU throttle taken again",
-                  1000.0 * o.min_batch_ms, o.warmup, o.min_samples, o.max_samples, 100.0 * o.rel_ci, o.max_time_ms);
+    std::snprintf(
+        buf, sizeof buf,
+        "batches of back-to-back launches (>= %.0f us each) between CUDA events, enqueued behind a "
+        "stream-blocking kernel, the host idle while one runs, warm L2; %d warm-up launch(es); mean of %d..%d "
+        "samples (ms per launch), stopped once its 95%% interval is within %.1f%% (%.0f ms of samples at most); rounds "
+        "that saw the GPU throttle taken again",
+        1000.0 * o.min_batch_ms, o.warmup, o.min_samples, o.max_samples, 100.0 * o.rel_ci, o.max_time_ms);
   return buf;
 }
 
@@ -119,7 +121,8 @@ LaunchStatus run_round(Session& session, std::span<const Batch> batches, bool fl
     LaunchStatus drained = session.synchronize("timed launches");
     return drained.sticky() ? drained : s;
   };
-  // Each batch behind its own hold: the host enqueues the next while the GPU runs this one.
+  // Each batch behind its own hold, released once queued; the host then waits for its end before it
+  // queues the next (see timing.h: queuing during a timed batch slowed it).
   for (std::size_t i = 0; i < batches.size(); ++i) {
     if (l2 != nullptr)  // a different byte each time so no layer can skip the write as redundant
       if (cudaError_t c = cudaMemsetAsync(l2->data(), static_cast<int>((ms.size() + i) & 0xFF), l2->bytes(), nullptr);
@@ -138,6 +141,10 @@ LaunchStatus run_round(Session& session, std::span<const Batch> batches, bool fl
       return abandon(classify(c, "cudaEventRecord"));
     blocker.release();
     held = false;
+    // The host stays quiet while the batch runs: the next batch is queued once this one ended.
+    if (i + 1 < batches.size())
+      if (cudaError_t c = cudaEventSynchronize(stop[i].get()); c != cudaSuccess)
+        return abandon(classify(c, "cudaEventSynchronize (timed launches)"));
   }
   if (LaunchStatus s = session.synchronize("timed launches"); !s.ok()) return s;
   timed_out = blocker.timed_out();

@@ -7,12 +7,22 @@
 //     value the batch time / N (ms per launch). N is chosen from one timed launch so that a batch
 //     lasts at least min_batch_ms (event resolution is about 0.5 us and a 2..3 us launch varies by
 //     5% alone: a 3 us kernel gets N = 17 at the default 50 us), at most kMaxLaunchesPerHold / 8;
-//   - no host jitter: the batches of a round are enqueued behind a kernel that holds the stream
-//     (blocker.h) and released together, so they run back to back on the GPU; the first batch
-//     of a block is preceded by an untimed copy of itself (primed): the first launches after a
-//     release ran slower (about 5% on an H100); a kernel that fills a batch alone (N = 1) skips the
+//   - no host jitter: each batch is enqueued behind a kernel that holds the stream (blocker.h) and
+//     released once queued, so its launches run back to back on the GPU; the first batch of a
+//     block is preceded by an untimed copy of itself (primed): the first launches after a release
+//     ran slower (about 5% on an H100); a kernel that fills a batch alone (N = 1) skips the
 //     priming where the launch before was its own on the same placement (a GEMM's launch costs
 //     milliseconds);
+//   - a quiet host: the host waits for a batch to end before it queues the next one, as an
+//     application's timing loop does. With the next batch queued while one ran, the decision's
+//     times of a sweep read 1.5 to 2.3% (median by band of sizes) above the same configurations'
+//     first pass, and an application's loop was up to 7% faster than the recorded time at
+//     128..2944 on an H100; quiet, the two passes agree within about 1% (2026-11-26);
+//   - the floor: a launch's fixed cost depends on the hardware channel behind the stream, which
+//     the driver assigns per context and stream: on an H100 a 2 us transpose took 2.08 to 2.47 us
+//     from one context or stream to another, and stays put within one
+//     (scripts/bench_channels.sh). Below a few microseconds two processes can differ by that much,
+//     whatever the method;
 //   - clocks: with NVML, the SM clock and the throttle reasons are read around each round; a round
 //     that saw power, thermal or hardware slowdown is taken again (up to max_retakes rounds),
 //     counted in Timing::retaken; if it persists the samples are kept and Timing::throttled says so;
