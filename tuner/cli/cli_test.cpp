@@ -261,3 +261,20 @@ TEST(Cli, ASearchWithoutSeedDrawsOneAndSeedRepeatsIt) {
                                " --strategy random_sample --max-fevals 3 --db " + t.file("d.db"));
   EXPECT_NE(text.out.find("drawn for this run: --seed repeats it"), std::string::npos) << text.out;
 }
+
+// --parallel: a replay on K simulated GPUs; outside its range, or for a GPU run, one clear error and
+// nothing written.
+TEST(CliBadInput, ParallelIsForReplaysWithinItsRange) {
+  TempDir t;
+  const std::string replay = "--space " + (kExternal / "benchmark_hub/convolution_milo.json").string() + " --replay " +
+                             (kExternal / "benchmark_hub/convolution_milo/A100.json.gz").string();
+  for (const char* k : {"0", "-3", "257"}) expect_clean_failure(t, replay + " --parallel " + k, "bad --parallel");
+  t.write("k.cu", kKernel);
+  auto s = t.write("s.json", spec(kParams));
+  expect_clean_failure(t, "--space " + s.string() + " --sizes 256 --parallel 2", "--parallel simulates");
+  const Result ok =
+      run_tune(replay + " --strategy greedy_ils --max-fevals 24 --seed 2 --parallel 4 --db " + t.file("p.db"));
+  EXPECT_EQ(ok.code, 0) << ok.err;
+  EXPECT_NE(ok.out.find("4 simulated GPUs evaluating batches at once"), std::string::npos) << ok.out;
+  EXPECT_NE(ok.out.find(": 24 evaluations"), std::string::npos) << ok.out;
+}

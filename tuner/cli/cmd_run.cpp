@@ -21,6 +21,8 @@ std::string strategy_help() {
 
 }  // namespace
 
+constexpr std::int64_t kMaxParallel = 256;  // simulated GPUs: each lane of a strategy is a thread
+
 int cmd_run(const Args& args) {
   po::options_description opts("tune run options");
   opts.add_options()("space", po::value<std::string>()->required(), "T1 search-space file")(
@@ -33,6 +35,8 @@ int cmd_run(const Args& args) {
       "strategy-option", po::value<std::vector<std::string>>()->composing(),
       "key=value: an option of the strategy (Kernel Tuner's names), repeatable")(
       "max-fevals", po::value<std::int64_t>(), "at most this many configurations per size")(
+      "parallel", po::value<std::int64_t>(),
+      "replay only: simulate this many GPUs evaluating at once (1..256); the strategy proposes batches")(
       "time-limit", po::value<double>(), "stop after this many seconds")(
       "seed", po::value<std::uint64_t>(),
       "random seed of the search and the input data (default: the search draws a fresh seed, printed and stored "
@@ -76,6 +80,16 @@ int cmd_run(const Args& args) {
     o.max_fevals = vm["max-fevals"].as<std::int64_t>();
     if (*o.max_fevals <= 0)
       throw InputError("bad --max-fevals " + std::to_string(*o.max_fevals) + ": must be positive");
+  }
+  if (vm.count("parallel")) {
+    const std::int64_t k = vm["parallel"].as<std::int64_t>();
+    if (k < 1 || k > kMaxParallel)
+      throw InputError("bad --parallel " + std::to_string(k) + ": must be 1.." + std::to_string(kMaxParallel));
+    if (o.replay.empty())
+      throw InputError(
+          "--parallel simulates several GPUs in a replay (--replay); a GPU run evaluates in parallel over MPI ranks "
+          "(mpirun -n K tune ...)");
+    o.parallel = static_cast<std::size_t>(k);
   }
   if (vm.count("time-limit")) {
     o.time_limit_s = vm["time-limit"].as<double>();

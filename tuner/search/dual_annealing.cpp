@@ -52,8 +52,12 @@ double visit(Rng& rng, double temperature) {
   const double f2 = std::exp((4.0 - kQv) * std::log(kQv - 1.0));
   const double f3 = std::exp((2.0 - kQv) * std::log(2.0) / (kQv - 1.0));
   const double f4 = std::sqrt(M_PI) * f1 * f2 / (f3 * (3.0 - kQv));
-  const double f5 = 1.0 / (kQv - 1.0) - 0.5;
-  const double f6 = M_PI * (1.0 - f5) / std::sin(M_PI * (1.0 - f5)) / std::exp(std::lgamma(2.0 - f5));
+  // f6 depends on kQv alone: computed once (std::lgamma writes the global signgam, which strategies
+  // running as lanes on threads would race on).
+  static const double f6 = [] {
+    const double f5 = 1.0 / (kQv - 1.0) - 0.5;
+    return M_PI * (1.0 - f5) / std::sin(M_PI * (1.0 - f5)) / std::exp(std::lgamma(2.0 - f5));
+  }();
   const double sigma = std::exp(-(kQv - 1.0) * std::log(f6 / f4) / (3.0 - kQv));
   const double x = sigma * rng.normal();
   const double y = std::max(std::abs(rng.normal()), 1e-300);

@@ -7,6 +7,7 @@
 
 #include "common/error.h"
 #include "common/suggest.h"
+#include "search/lanes.h"
 #include "search/strategies.h"
 
 namespace tune::search {
@@ -50,20 +51,24 @@ Context::Context(const space::Space& space, Evaluator& evaluator, Budget budget,
   std::erase_if(starts_, [&](std::size_t c) { return c >= space.size(); });
 }
 
-std::optional<double> Context::evaluate(std::size_t config) {
-  if (config >= results_.size()) throw Error("search: configuration index " + std::to_string(config) + " out of range");
-  if (results_[config]) {
-    // A strategy that only revisits has converged; end it rather than spin.
-    if (++idle_revisits_ > std::max<std::size_t>(100000, 20 * results_.size())) throw Stop{};
-    return *results_[config];
-  }
-  if (unvisited_.empty()) throw Stop{};
-  if (budget_.max_fevals && evaluations_ >= *budget_.max_fevals) throw Stop{};
-  if (budget_.time_limit_s && evaluator_.elapsed_s() >= *budget_.time_limit_s) throw Stop{};
-  std::optional<double> r = evaluator_.evaluate(config);
-  results_[config] = r;
+bool Context::budget_left() const {
+  if (budget_.max_fevals && evaluations_ >= *budget_.max_fevals) return false;
+  return !(budget_.time_limit_s && evaluator_.elapsed_s() >= *budget_.time_limit_s);
+}
+
+void Context::record(std::size_t config, std::optional<double> r) {
   ++evaluations_;
   idle_revisits_ = 0;
+  remember(config, r);
+}
+
+void Context::learn(std::size_t config, std::optional<double> objective) {
+  if (config >= results_.size()) throw Error("search: configuration index " + std::to_string(config) + " out of range");
+  if (!results_[config]) remember(config, objective);
+}
+
+void Context::remember(std::size_t config, std::optional<double> r) {
+  results_[config] = r;
   // Remove from the unvisited pool (swap with the last).
   const std::size_t at = slot_[config], last = unvisited_.back();
   unvisited_[at] = last;
@@ -73,7 +78,60 @@ std::optional<double> Context::evaluate(std::size_t config) {
     best_objective_ = *r;
     best_ = config;
   }
+}
+
+std::optional<double> Context::evaluate(std::size_t config) {
+  if (config >= results_.size()) throw Error("search: configuration index " + std::to_string(config) + " out of range");
+  if (results_[config]) {
+    // A strategy that only revisits has converged; end it rather than spin.
+    if (++idle_revisits_ > std::max<std::size_t>(100000, 20 * results_.size())) throw Stop{};
+    return *results_[config];
+  }
+  if (unvisited_.empty() || !budget_left()) throw Stop{};
+  std::optional<double> r = evaluator_.evaluate(config);
+  record(config, r);
   return r;
+}
+
+std::vector<std::optional<double>> Context::evaluate_batch(const std::vector<std::size_t>& configs) {
+  if (configs.size() == 1) return {evaluate(configs.front())};
+  std::vector<std::size_t> fresh;
+  bool left_out = false;
+  for (std::size_t c : configs) {
+    if (c >= results_.size()) throw Error("search: configuration index " + std::to_string(c) + " out of range");
+    if (results_[c] || std::find(fresh.begin(), fresh.end(), c) != fresh.end()) continue;
+    if (budget_.max_fevals && evaluations_ + fresh.size() >= *budget_.max_fevals)
+      left_out = true;
+    else
+      fresh.push_back(c);
+  }
+  if (!fresh.empty()) {
+    if (!budget_left()) throw Stop{};
+    const auto rs = evaluator_.evaluate_batch(fresh);
+    if (rs.size() != fresh.size()) throw Error("search: the evaluator answered a batch with a different count");
+    for (std::size_t i = 0; i < fresh.size(); ++i) record(fresh[i], rs[i]);
+  } else if (left_out) {
+    throw Stop{};
+  } else if ((idle_revisits_ += configs.size()) > std::max<std::size_t>(100000, 20 * results_.size())) {
+    throw Stop{};
+  }
+  if (left_out) throw Stop{};
+  std::vector<std::optional<double>> out;
+  out.reserve(configs.size());
+  for (std::size_t c : configs) out.push_back(*results_[c]);
+  return out;
+}
+
+std::vector<std::optional<double>> TableEvaluator::evaluate_batch(const std::vector<std::size_t>& configs) {
+  std::vector<double> busy(lanes_, 0.0);  // each lane's time in this batch
+  std::vector<std::optional<double>> out;
+  out.reserve(configs.size());
+  for (std::size_t c : configs) {
+    *std::min_element(busy.begin(), busy.end()) += cost_s_.at(c);
+    out.push_back(objective_.at(c));
+  }
+  clock_s_ += *std::max_element(busy.begin(), busy.end());
+  return out;
 }
 
 void Context::hint(const std::vector<std::size_t>& configs) {
@@ -229,7 +287,10 @@ StrategyOptions parse_options(const std::vector<std::string>& items) {
 std::size_t run(const std::string& name, Context& ctx) {
   const Strategy& s = find_strategy(name);
   try {
-    s.body(ctx);
+    if (ctx.batch_size() > 1 && !s.batches)
+      run_lanes(s, ctx);
+    else
+      s.body(ctx);
   } catch (const Stop&) {}
   return ctx.evaluations();
 }

@@ -5,6 +5,7 @@
 // Stop out of evaluate()) when the budget is spent or every configuration has been evaluated.
 // Names and option names follow Kernel Tuner's where they exist (strategies.h lists them).
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -44,23 +45,40 @@ class Evaluator {
   virtual void prefetch(const std::vector<std::size_t>& configs) { (void)configs; }
   // Whether prefetch() does anything (strategies skip working out hints otherwise).
   virtual bool wants_prefetch() const { return false; }
+  // How many configurations it evaluates at once (K GPUs, or a replay that simulates K): the
+  // strategies then propose batches of this many (lanes.h). 1: one at a time.
+  virtual std::size_t parallelism() const { return 1; }
+  // Evaluates distinct configurations, not yet evaluated, at once; results in the same order. The
+  // default evaluates them one after another.
+  virtual std::vector<std::optional<double>> evaluate_batch(const std::vector<std::size_t>& configs) {
+    std::vector<std::optional<double>> out;
+    out.reserve(configs.size());
+    for (std::size_t c : configs) out.push_back(evaluate(c));
+    return out;
+  }
 };
 
 // An Evaluator over a table of known results with a simulated clock: each first visit advances the
 // clock by the configuration's cost (Kernel Tuner's simulation mode). For replays and tests.
+// With `lanes` > 1 it simulates that many GPUs: a batch costs the time of its longest lane when
+// its configurations go to the lane free first, in order (every evaluation still counts once
+// against a budget of evaluations).
 class TableEvaluator : public Evaluator {
  public:
-  TableEvaluator(std::vector<std::optional<double>> objective, std::vector<double> cost_s)
-      : objective_(std::move(objective)), cost_s_(std::move(cost_s)) {}
+  TableEvaluator(std::vector<std::optional<double>> objective, std::vector<double> cost_s, std::size_t lanes = 1)
+      : objective_(std::move(objective)), cost_s_(std::move(cost_s)), lanes_(lanes < 1 ? 1 : lanes) {}
   std::optional<double> evaluate(std::size_t config) override {
     clock_s_ += cost_s_.at(config);
     return objective_.at(config);
   }
+  std::vector<std::optional<double>> evaluate_batch(const std::vector<std::size_t>& configs) override;
   double elapsed_s() const override { return clock_s_; }
+  std::size_t parallelism() const override { return lanes_; }
 
  private:
   std::vector<std::optional<double>> objective_;
   std::vector<double> cost_s_;
+  std::size_t lanes_;
   double clock_s_ = 0;
 };
 
@@ -95,6 +113,14 @@ class Context {
   // Stop before a first visit when the budget is spent, after the evaluation that visits the last
   // unvisited configuration, and when a strategy only revisits for too long.
   std::optional<double> evaluate(std::size_t config);
+  // How many configurations the evaluator takes at once (Evaluator::parallelism).
+  std::size_t batch_size() const { return std::max<std::size_t>(1, evaluator_.parallelism()); }
+  // Several configurations at once (Evaluator::evaluate_batch), results in order: revisits are
+  // answered from memory, a configuration given twice is evaluated once, and first visits are taken
+  // in order while the budget lasts. Throws Stop before the batch when nothing can be evaluated (the
+  // budget spent, every configuration visited) and after it when a first visit was left out, so
+  // every evaluation of the batch is recorded first. With one configuration it is evaluate().
+  std::vector<std::optional<double>> evaluate_batch(const std::vector<std::size_t>& configs);
   // Passes the unvisited ones of `configs` (at most kHint of them, in order) to
   // Evaluator::prefetch. A strategy calls it with what it will likely evaluate next.
   void hint(const std::vector<std::size_t>& configs);
@@ -105,6 +131,12 @@ class Context {
   static constexpr double kFailed = 1e300;
 
   bool visited(std::size_t config) const { return results_[config].has_value(); }
+  // The remembered result of `config`: nullopt when unvisited, else its objective (nullopt = failed).
+  const std::optional<std::optional<double>>& result(std::size_t config) const { return results_.at(config); }
+  const StrategyOptions& options() const { return options_; }
+  // Remembers a result evaluated elsewhere (another lane of the same search, lanes.h): a later
+  // evaluate() of it is a free revisit, and it is not counted as an evaluation here.
+  void learn(std::size_t config, std::optional<double> objective);
   std::size_t evaluations() const { return evaluations_; }
   std::optional<std::size_t> best() const { return best_; }  // best successful so far
   double best_objective() const { return best_objective_; }  // kFailed when none
@@ -138,6 +170,9 @@ class Context {
   std::size_t idle_revisits_ = 0;
   std::optional<std::size_t> best_;
   double best_objective_ = kFailed;
+  bool budget_left() const;
+  void record(std::size_t config, std::optional<double> r);
+  void remember(std::size_t config, std::optional<double> r);
 };
 
 // A strategy: its name, the option keys it reads (Kernel Tuner's names), and its body.
@@ -146,6 +181,9 @@ struct Strategy {
   std::vector<std::string> options;
   void (*body)(Context&);
   std::string summary;
+  // Whether the body proposes batches itself (Context::evaluate_batch of Context::batch_size()
+  // configurations); the others run as lanes when the evaluator takes several at once (lanes.h).
+  bool batches = false;
 };
 
 // Every strategy, in the order `tune --help` lists them.

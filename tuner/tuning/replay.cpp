@@ -102,13 +102,14 @@ SizeReplay replay_one(const Options& o, const spec::Spec& spec, const space::Spa
   info.timing = "replayed from the Kernel Tuner cache " + out.cache + " (recorded on " + job.device +
                 "): each configuration's `time`, Kernel Tuner's objective, as recorded";
   nlohmann::json notes{{"replay_of", out.cache}, {"seed", o.seed}, {"seed_drawn", o.seed_drawn}};
+  if (o.parallel > 1) notes["parallel"] = o.parallel;
   if (!out.starts.empty()) notes["seeded_from"] = out.seeded_from;
   info.notes = notes.dump();
   writer.sync();  // the writer is idle: this thread may use the store
   out.run_id = writer.db().begin_run(info);
   writer.target(detail::ReplayTarget{job.kernel, shash, job.device, job.size, out.run_id, &space});
 
-  detail::ReplayEvaluator evaluator(writer, space, cache, recorded);
+  detail::ReplayEvaluator evaluator(writer, space, cache, recorded, o.parallel);
   const auto t0 = Clock::now();
   const double cpu0 = detail::thread_cpu_s(), writer0 = writer.cpu_s();
   try {
@@ -184,10 +185,11 @@ void print_replay_opening(const Options& o) {
   for (const auto& [k, v] : o.strategy_options) options += " " + k + "=" + v;
   std::printf(
       "This is a replay of recorded measurements, not a GPU run: each configuration is looked up in a\n"
-      "Kernel Tuner cache, with Kernel Tuner's simulated clock (strategy %s%s, seed %llu%s%s).\n",
+      "Kernel Tuner cache, with Kernel Tuner's simulated clock (strategy %s%s, seed %llu%s%s%s).\n",
       o.strategy.c_str(), options.c_str(), static_cast<unsigned long long>(o.seed),
       o.seed_drawn ? ", drawn for this run: --seed repeats it" : "",
-      o.seed_sizes ? "; each size starts from the best of the nearest sizes searched before it" : "");
+      o.seed_sizes ? "; each size starts from the best of the nearest sizes searched before it" : "",
+      o.parallel > 1 ? ("; " + std::to_string(o.parallel) + " simulated GPUs evaluating batches at once").c_str() : "");
 }
 
 void print_replay_size(const Options& o, const space::Space& space, const SizeReplay& r) {

@@ -112,10 +112,15 @@ class ReplayWriter {
 class ReplayEvaluator final : public search::Evaluator {
  public:
   // `recorded`'s measurements are moved out as configurations are evaluated (once each).
+  // `lanes` > 1: it simulates that many GPUs (tune run --parallel): a batch of the strategy's
+  // (search/lanes.h) advances the clock by its longest lane, each configuration going to the lane
+  // free first, and each stored measurement's simulated time is its lane's finish.
   ReplayEvaluator(ReplayWriter& writer, const space::Space& space, const interop::CacheFile& cache,
-                  interop::Recorded& recorded);
+                  interop::Recorded& recorded, std::size_t lanes = 1);
 
   std::optional<double> evaluate(std::size_t config) override;
+  std::vector<std::optional<double>> evaluate_batch(const std::vector<std::size_t>& configs) override;
+  std::size_t parallelism() const override { return lanes_; }
   double elapsed_s() const override { return clock_ms_ / 1000.0; }
 
   void start() { last_return_ = Clock::now(); }  // the strategy's time counts from here
@@ -129,11 +134,15 @@ class ReplayEvaluator final : public search::Evaluator {
   const space::Space& space_;
   const interop::CacheFile& cache_;
   interop::Recorded& recorded_;
+  std::size_t lanes_;
   double clock_ms_ = 0;
   double strategy_s_ = 0;
   Clock::time_point last_return_ = Clock::now();
   std::vector<std::size_t> evaluated_;
   std::vector<std::optional<double>> objectives_;
+  double strategy_ms();  // since the last return, added to strategy_s_
+  void check(std::size_t config) const;
+  std::optional<double> take(std::size_t config, double finished_ms, double strategy_ms);
 };
 
 }  // namespace tune::tuning::detail

@@ -290,3 +290,62 @@ TEST(Replay, SizesStartFromTheirNeighboursBest) {
   EXPECT_NE(plain[1].evaluated, plain[0].evaluated);
   EXPECT_NE(plain[1].evaluated, seeded[1].evaluated);
 }
+
+// --parallel K: the strategy's batches on K simulated GPUs. Every evaluation is stored in order, each
+// with its simulated GPU's finish time; a batch ends with its last, and the next batch starts there.
+TEST(Replay, SimulatedGpusEvaluateBatchesAndTheClockTakesEachBatchsLongestLane) {
+  store::testing::TempDir t;
+  const fs::path cache = kHub / "dedispersion_milo/A4000.json.gz";
+  auto o = options(kHub / "dedispersion_milo.json", {cache}, t.path() / "r.db");
+  o.strategy = "random_sample";
+  o.max_fevals = 100;
+  o.seed = 5;
+  o.parallel = 4;
+  const auto r = tuning::replay(o, tuning::validate(o));
+  ASSERT_EQ(r.size(), 1u);
+  ASSERT_EQ(r[0].evaluated.size(), 100u);
+  const auto rows = stored(t.path() / "r.db", r[0].run_id);
+  ASSERT_EQ(rows.size(), 100u);
+  auto file = interop::read_cache(cache);
+  std::map<std::string, double> cost;  // ms per key
+  for (const auto& e : file.entries)
+    cost[e.key] = e.value["compile_time"].get<double>() + e.value["verification_time"].get<double>() +
+                  e.value["benchmark_time"].get<double>();
+  double clock = 0, sequential = 0;
+  for (std::size_t b = 0; b < rows.size(); b += 4) {  // random_sample's batches: four at a time
+    std::vector<double> lane(4, 0.0);
+    for (std::size_t i = b; i < b + 4; ++i) {
+      const auto key = nlohmann::json::parse(rows[i].extra)["kernel_tuner"]["key"].get<std::string>();
+      EXPECT_EQ(rows[i].eval_order, static_cast<std::int64_t>(i));
+      auto free = std::min_element(lane.begin(), lane.end());
+      *free += cost.at(key);
+      sequential += cost.at(key);
+      ASSERT_TRUE(rows[i].simulated_time_ms.has_value());
+      EXPECT_NEAR(*rows[i].simulated_time_ms, clock + *free, 1e-6 * (clock + *free));
+    }
+    clock += *std::max_element(lane.begin(), lane.end());
+  }
+  EXPECT_NEAR(r[0].simulated_ms, clock, 1e-6 * clock);
+  EXPECT_LT(clock, 0.4 * sequential);
+  auto db = store::Store::open((t.path() / "r.db").string(), store::Store::Mode::read_only);
+  const auto notes = nlohmann::json::parse(db.run(r[0].run_id)->notes);
+  EXPECT_EQ(notes.value("parallel", 0), 4);
+}
+
+// The same seed and K give the same evaluations; bayes_opt's lanes (search/lanes.h) included.
+TEST(Replay, SimulatedGpusAreRepeatableForASeed) {
+  std::vector<std::vector<std::size_t>> runs;
+  for (int i = 0; i < 2; ++i) {
+    store::testing::TempDir t;
+    auto o = options(kHub / "convolution_milo.json", {kHub / "convolution_milo/A100.json.gz"}, t.path() / "r.db");
+    o.strategy = "bayes_opt";
+    o.max_fevals = 40;
+    o.seed = 8;
+    o.parallel = 3;
+    const auto r = tuning::replay(o, tuning::validate(o));
+    ASSERT_EQ(r.size(), 1u);
+    EXPECT_EQ(r[0].evaluated.size(), 40u);
+    runs.push_back(r[0].evaluated);
+  }
+  EXPECT_EQ(runs[0], runs[1]);
+}

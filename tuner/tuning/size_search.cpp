@@ -24,6 +24,13 @@ class Recording : public search::Evaluator {
     out_.objectives.push_back(r);
     return r;
   }
+  std::vector<std::optional<double>> evaluate_batch(const std::vector<std::size_t>& configs) override {
+    auto r = inner_.evaluate_batch(configs);
+    out_.evaluated.insert(out_.evaluated.end(), configs.begin(), configs.end());
+    out_.objectives.insert(out_.objectives.end(), r.begin(), r.end());
+    return r;
+  }
+  std::size_t parallelism() const override { return inner_.parallelism(); }
   double elapsed_s() const override { return inner_.elapsed_s(); }
   void prefetch(const std::vector<std::size_t>& configs) override { inner_.prefetch(configs); }
   bool wants_prefetch() const override { return inner_.wants_prefetch(); }

@@ -42,6 +42,9 @@ struct Options {
   bool wide = false;  // the end-of-run table with each configuration inline (query/labels.h)
   std::string command_line;
   std::vector<std::string> replay;  // Kernel Tuner caches to replay instead of a GPU run
+  // A replay simulating this many GPUs evaluating at once: the strategy proposes batches
+  // (search/lanes.h). A GPU run evaluates in parallel over MPI ranks instead.
+  std::size_t parallel = 1;
   // Capture files (tuning/capture_args.h): the sizes, inputs and reference outputs of the
   // application's own launches, in place of --sizes, the fills and Tune.reference.
   std::vector<std::string> capture;
