@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Strategies proposing batches (search/lanes.h), on simulated GPUs: `tune run --replay --parallel K`
+# over recorded sweeps, K = 1, 2, 4, 8, a budget of 10% of the valid configurations, SEEDS seeds:
+# per strategy and K, the mean simulated time of the search (Kernel Tuner's clock: a batch takes its
+# longest simulated GPU) and how often the best found is within 3% of the cache's best.
+#   scripts/bench_parallel.sh [OUT_DIR]     (TUNE=build/tune SEEDS=20 STRATEGIES="...")
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${1:-out}
+tune=${TUNE:-build/tune}
+seeds=${SEEDS:-20}
+strategies=${STRATEGIES:-random_sample greedy_ils genetic_algorithm bayes_opt}
+[[ -x "$tune" ]] || { echo "bench_parallel: $tune is not built (cmake --build build --target tune)" >&2; exit 2; }
+[[ "$seeds" =~ ^[1-9][0-9]{0,2}$ ]] || { echo "bench_parallel: SEEDS must be 1..999" >&2; exit 2; }
+mkdir -p "$out"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cp "$tune" "$work/tune" && tune="$work/tune"  # a rebuild during the run does not pull it away
+{
+  echo "| cache | strategy | K | evaluations | simulated s (mean) | speed-up over K = 1 | within 3% of the best |"
+  echo "|---|---|---|---|---|---|---|"
+  for c in gemm/4096x4096x4096 matching/16384x16384x128; do
+    kernel=${c%%/*}
+    cache=results/recorded/$c.json.gz
+    valid=$("$tune" space --space "spaces/$kernel.json" 2>&1 | grep -oE "valid [0-9]+" | grep -oE "[0-9]+")
+    budget=$(( (valid + 9) / 10 ))
+    for s in $strategies; do
+      base=""
+      for k in 1 2 4 8; do
+        sum=0; hits=0
+        for seed in $(seq "$seeds"); do
+          db="$work/r.db"; rm -f "$db" "$db-wal" "$db-shm"
+          line=$("$tune" --log-level warn run --space "spaces/$kernel.json" --replay "$cache" --strategy "$s" --max-fevals "$budget" \
+                   --seed "$seed" --parallel "$k" --db "$db" | grep "^replayed")
+          sim=$(grep -oE "[0-9.]+ s simulated" <<<"$line" | cut -d' ' -f1)
+          ratio=$(grep -oE "\([0-9.]+x the cache" <<<"$line" | tr -d '(x' | cut -d' ' -f1)
+          sum=$(python3 -c "print($sum + $sim)")
+          hits=$(python3 -c "print($hits + (1 if $ratio <= 1.03 else 0))")
+        done
+        mean=$(python3 -c "print(f'{$sum / $seeds:.1f}')")
+        [[ -z "$base" ]] && base=$mean
+        echo "| $c | $s | $k | $budget | $mean | $(python3 -c "print(f'{$base / $mean:.2f}')") | $hits / $seeds |"
+      done
+    done
+  done
+} | tee "$out/parallel.md"
