@@ -19,6 +19,7 @@ class Batcher {
   // next batch. Throws Stop when the search's budget left it out.
   std::optional<double> request(std::size_t lane, std::size_t config) {
     std::unique_lock lock(mutex_);
+    if (aborted_) throw Stop{};
     if (const auto& known = ctx_.result(config)) return *known;
     Slot& s = slots_[lane];
     s.config = config;
@@ -63,8 +64,11 @@ class Batcher {
       for (const Slot& s : slots_)
         if (!s.answered) batch.push_back(s.config);
       try {
-        ctx_.evaluate_batch(batch);
+        if (!aborted_) ctx_.evaluate_batch(batch);
       } catch (const Stop&) {  // the budget: the lanes left out stop below
+      } catch (...) {          // the evaluator failed: every lane stops, the error goes to the caller
+        error_ = std::current_exception();
+        aborted_ = true;
       }
       for (Slot& s : slots_) {
         if (s.answered) continue;
@@ -73,7 +77,7 @@ class Batcher {
           if (c != s.config && s.ctx != nullptr)
             if (const auto& r = ctx_.result(c)) s.ctx->learn(c, *r);
         const auto& r = ctx_.result(s.config);
-        s.stop = !r.has_value();
+        s.stop = aborted_ || !r.has_value();
         if (r) s.result = *r;
         s.answered = true;
       }
@@ -82,7 +86,19 @@ class Batcher {
     }
   }
 
+  // Lanes that never started (a thread that could not be made) count as ended; the others stop at
+  // their next request.
+  void abort(std::size_t started, std::exception_ptr why) {
+    std::lock_guard lock(mutex_);
+    aborted_ = true;
+    if (!error_) error_ = std::move(why);
+    ended_ += lanes_ - started;
+    changed_.notify_all();
+  }
+
+  // The evaluator's error first, else the first lane's in lane order.
   std::exception_ptr first_error() const {
+    if (error_) return error_;
     for (const Slot& s : slots_)
       if (s.error) return s.error;
     return nullptr;
@@ -100,6 +116,8 @@ class Batcher {
   const std::size_t lanes_;
   std::vector<Slot> slots_ = std::vector<Slot>(lanes_);
   std::size_t waiting_ = 0, ended_ = 0;
+  bool aborted_ = false;
+  std::exception_ptr error_;
   std::mutex mutex_;
   std::condition_variable changed_;
 };
@@ -129,21 +147,25 @@ void run_lanes(const Strategy& strategy, Context& ctx) {
   for (std::size_t i = 0; i < k; ++i) seeds.push_back(ctx.rng().next());
   Batcher batcher(ctx, k);
   std::vector<std::thread> threads;
-  for (std::size_t i = 0; i < k; ++i)
-    threads.emplace_back([&, i] {
-      std::exception_ptr error;
-      try {
-        LaneEvaluator ev(batcher, i, ctx.wants_hints());
-        Context lane(ctx.space(), ev, share, seeds[i], ctx.options(), ctx.starts());
-        batcher.attach(i, &lane);
+  try {
+    for (std::size_t i = 0; i < k; ++i)
+      threads.emplace_back([&, i] {
+        std::exception_ptr error;
         try {
-          strategy.body(lane);
-        } catch (const Stop&) {}
-      } catch (...) {
-        error = std::current_exception();
-      }
-      batcher.finished(i, error);
-    });
+          LaneEvaluator ev(batcher, i, ctx.wants_hints());
+          Context lane(ctx.space(), ev, share, seeds[i], ctx.options(), ctx.starts());
+          batcher.attach(i, &lane);
+          try {
+            strategy.body(lane);
+          } catch (const Stop&) {}
+        } catch (...) {
+          error = std::current_exception();
+        }
+        batcher.finished(i, error);
+      });
+  } catch (...) {  // a thread that could not be made: the started lanes stop
+    batcher.abort(threads.size(), std::current_exception());
+  }
   batcher.serve();
   for (auto& t : threads) t.join();
   if (auto e = batcher.first_error()) std::rethrow_exception(e);

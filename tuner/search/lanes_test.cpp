@@ -175,3 +175,20 @@ TEST(Batch, FourLanesOfBayesOptStillBeatRandomSampling) {
   }
   EXPECT_LT(lanes, random);
 }
+
+TEST(Batch, AnEvaluatorErrorEndsEveryLaneAndReachesTheCaller) {
+  // A replay whose cache lacks a configuration throws from the evaluator, on the batching thread.
+  class Failing : public Batches {
+   public:
+    using Batches::Batches;
+    std::vector<std::optional<double>> evaluate_batch(const std::vector<std::size_t>& configs) override {
+      if (batches.size() == 3) throw InputError("cache.json: a configuration is missing");
+      return Batches::evaluate_batch(configs);
+    }
+  };
+  const Problem& p = dedispersion();
+  Failing ev(p, 4);
+  Context ctx(p.space, ev, Budget{100, std::nullopt}, 3);
+  EXPECT_THROW(run("greedy_ils", ctx), InputError);
+  EXPECT_EQ(ev.batches.size(), 3u);  // nothing evaluated after the failure
+}
