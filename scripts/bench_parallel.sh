@@ -27,19 +27,17 @@ cp "$tune" "$work/tune" && tune="$work/tune"  # a rebuild during the run does no
     for s in $strategies; do
       base=""
       for k in 1 2 4 8; do
-        sum=0; hits=0
+        runs="$work/runs.txt"; : > "$runs"
         for seed in $(seq "$seeds"); do
           db="$work/r.db"; rm -f "$db" "$db-wal" "$db-shm"
-          line=$("$tune" --log-level warn run --space "spaces/$kernel.json" --replay "$cache" --strategy "$s" --max-fevals "$budget" \
-                   --seed "$seed" --parallel "$k" --db "$db" | grep "^replayed")
-          sim=$(grep -oE "[0-9.]+ s simulated" <<<"$line" | cut -d' ' -f1)
-          ratio=$(grep -oE "\([0-9.]+x the cache" <<<"$line" | tr -d '(x' | cut -d' ' -f1)
-          sum=$(python3 -c "print($sum + $sim)")
-          hits=$(python3 -c "print($hits + (1 if $ratio <= 1.03 else 0))")
+          "$tune" --log-level warn run --space "spaces/$kernel.json" --replay "$cache" --strategy "$s" \
+            --max-fevals "$budget" --seed "$seed" --parallel "$k" --db "$db" | grep "^replayed" >> "$runs"
         done
-        mean=$(python3 -c "print(f'{$sum / $seeds:.1f}')")
+        # per run: the simulated seconds and the best found over the cache's best
+        read -r mean hits < <(sed -E 's/.* ([0-9.]+) s simulated.*\(([0-9.]+)x the cache.*/\1 \2/' "$runs" |
+          awk '{ sum += $1; hits += ($2 <= 1.03) } END { printf "%.1f %d\n", sum / NR, hits }')
         [[ -z "$base" ]] && base=$mean
-        echo "| $c | $s | $k | $budget | $mean | $(python3 -c "print(f'{$base / $mean:.2f}')") | $hits / $seeds |"
+        echo "| $c | $s | $k | $budget | $mean | $(awk -v b="$base" -v m="$mean" 'BEGIN { printf "%.2f", b / m }') | $hits / $seeds |"
       done
     done
   done

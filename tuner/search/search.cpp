@@ -63,7 +63,7 @@ void Context::record(std::size_t config, std::optional<double> r) {
 }
 
 void Context::learn(std::size_t config, std::optional<double> objective) {
-  if (config >= results_.size()) throw Error("search: configuration index " + std::to_string(config) + " out of range");
+  check_index(config);
   if (!results_[config]) remember(config, objective);
 }
 
@@ -80,11 +80,20 @@ void Context::remember(std::size_t config, std::optional<double> r) {
   }
 }
 
-std::optional<double> Context::evaluate(std::size_t config) {
+void Context::check_index(std::size_t config) const {
   if (config >= results_.size()) throw Error("search: configuration index " + std::to_string(config) + " out of range");
+}
+
+bool Context::idle(std::size_t n) {
+  idle_revisits_ += n;
+  return idle_revisits_ > std::max<std::size_t>(100000, 20 * results_.size());
+}
+
+std::optional<double> Context::evaluate(std::size_t config) {
+  check_index(config);
   if (results_[config]) {
     // A strategy that only revisits has converged; end it rather than spin.
-    if (++idle_revisits_ > std::max<std::size_t>(100000, 20 * results_.size())) throw Stop{};
+    if (idle(1)) throw Stop{};
     return *results_[config];
   }
   if (unvisited_.empty() || !budget_left()) throw Stop{};
@@ -98,7 +107,7 @@ std::vector<std::optional<double>> Context::evaluate_batch(const std::vector<std
   std::vector<std::size_t> fresh;
   bool left_out = false;
   for (std::size_t c : configs) {
-    if (c >= results_.size()) throw Error("search: configuration index " + std::to_string(c) + " out of range");
+    check_index(c);
     if (results_[c] || std::find(fresh.begin(), fresh.end(), c) != fresh.end()) continue;
     if (budget_.max_fevals && evaluations_ + fresh.size() >= *budget_.max_fevals)
       left_out = true;
@@ -112,7 +121,7 @@ std::vector<std::optional<double>> Context::evaluate_batch(const std::vector<std
     for (std::size_t i = 0; i < fresh.size(); ++i) record(fresh[i], rs[i]);
   } else if (left_out) {
     throw Stop{};
-  } else if ((idle_revisits_ += configs.size()) > std::max<std::size_t>(100000, 20 * results_.size())) {
+  } else if (idle(configs.size())) {
     throw Stop{};
   }
   if (left_out) throw Stop{};
@@ -122,15 +131,27 @@ std::vector<std::optional<double>> Context::evaluate_batch(const std::vector<std
   return out;
 }
 
+LaneSchedule schedule_lanes(const std::vector<double>& costs, std::size_t lanes) {
+  std::vector<double> busy(std::max<std::size_t>(1, lanes), 0.0);  // each lane's time in this batch
+  LaneSchedule out;
+  out.finish.reserve(costs.size());
+  for (double c : costs) {
+    auto lane = std::min_element(busy.begin(), busy.end());
+    *lane += c;
+    out.finish.push_back(*lane);
+  }
+  out.makespan = *std::max_element(busy.begin(), busy.end());
+  return out;
+}
+
 std::vector<std::optional<double>> TableEvaluator::evaluate_batch(const std::vector<std::size_t>& configs) {
-  std::vector<double> busy(lanes_, 0.0);  // each lane's time in this batch
+  std::vector<double> costs;
   std::vector<std::optional<double>> out;
-  out.reserve(configs.size());
   for (std::size_t c : configs) {
-    *std::min_element(busy.begin(), busy.end()) += cost_s_.at(c);
+    costs.push_back(cost_s_.at(c));
     out.push_back(objective_.at(c));
   }
-  clock_s_ += *std::max_element(busy.begin(), busy.end());
+  clock_s_ += schedule_lanes(costs, lanes_).makespan;
   return out;
 }
 

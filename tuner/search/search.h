@@ -58,11 +58,18 @@ class Evaluator {
   }
 };
 
+// A batch on `lanes` simulated GPUs: each configuration (its cost, in order) goes to the lane free
+// first; `finish` is each one's finish from the batch's start, `makespan` the batch's length.
+struct LaneSchedule {
+  std::vector<double> finish;
+  double makespan = 0;
+};
+LaneSchedule schedule_lanes(const std::vector<double>& costs, std::size_t lanes);
+
 // An Evaluator over a table of known results with a simulated clock: each first visit advances the
 // clock by the configuration's cost (Kernel Tuner's simulation mode). For replays and tests.
-// With `lanes` > 1 it simulates that many GPUs: a batch costs the time of its longest lane when
-// its configurations go to the lane free first, in order (every evaluation still counts once
-// against a budget of evaluations).
+// With `lanes` > 1 it simulates that many GPUs: a batch costs its schedule_lanes() makespan (every
+// evaluation still counts once against a budget of evaluations).
 class TableEvaluator : public Evaluator {
  public:
   TableEvaluator(std::vector<std::optional<double>> objective, std::vector<double> cost_s, std::size_t lanes = 1)
@@ -173,6 +180,9 @@ class Context {
   bool budget_left() const;
   void record(std::size_t config, std::optional<double> r);
   void remember(std::size_t config, std::optional<double> r);
+  void check_index(std::size_t config) const;  // throws Error when out of range
+  // Counts `n` revisits; true once a strategy has only revisited for too long (it has converged).
+  bool idle(std::size_t n);
 };
 
 // A strategy: its name, the option keys it reads (Kernel Tuner's names), and its body.

@@ -2,8 +2,6 @@
 // interop::recorded_results. Per evaluation on the search's path: a vector lookup, the simulated
 // clock, and the recorded measurement (mapped once by recorded_results) prepared for the store
 // (samples as JSON, about 1.5 µs) and moved to the writer.
-#include <algorithm>
-
 #include "common/error.h"
 #include "tuning/replay_internal.h"
 
@@ -50,18 +48,20 @@ std::optional<double> ReplayEvaluator::evaluate(std::size_t config) {
 std::vector<std::optional<double>> ReplayEvaluator::evaluate_batch(const std::vector<std::size_t>& configs) {
   if (lanes_ <= 1) return Evaluator::evaluate_batch(configs);
   double ms = strategy_ms();
-  for (std::size_t c : configs) check(c);
   // each configuration to the simulated GPU free first; the batch ends with its last
-  std::vector<double> busy(lanes_, 0.0);
+  std::vector<double> costs;
+  for (std::size_t c : configs) {
+    check(c);
+    costs.push_back(recorded_.cost_ms[c]);
+  }
+  const search::LaneSchedule plan = search::schedule_lanes(costs, lanes_);
   std::vector<std::optional<double>> out;
   out.reserve(configs.size());
-  for (std::size_t c : configs) {
-    auto lane = std::min_element(busy.begin(), busy.end());
-    *lane += recorded_.cost_ms[c];
-    out.push_back(take(c, clock_ms_ + *lane, ms));
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    out.push_back(take(configs[i], clock_ms_ + plan.finish[i], ms));
     ms = 0;  // the strategy's time counts once per batch
   }
-  clock_ms_ += *std::max_element(busy.begin(), busy.end());
+  clock_ms_ += plan.makespan;
   last_return_ = Clock::now();
   return out;
 }
