@@ -4,6 +4,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
 
 #include "common/error.h"
 #include "compile/compile.h"
@@ -54,11 +58,22 @@ compile::CompileRequest Blocker::request(const std::string& arch) {
 
 Blocker::Blocker(Session& session) : session_(session), epoch_(context_epoch()) {
   const compile::CompileRequest r = request(session.device().arch);
-  auto res = compile::compile(r);
-  if (!res.ok()) throw Error("the stream-blocking kernel does not compile: " + res.log);
-  kernel_ =
-      std::make_unique<LoadedKernel>(session, std::vector<char>(res.cubin.begin(), res.cubin.end()), r.kernel_name);
-  busy_ = std::make_unique<LoadedKernel>(session, std::vector<char>(res.cubin.begin(), res.cubin.end()), "tune_busy");
+  // compiled once per architecture in a process: every context's blocker (context.h) loads the same
+  static std::mutex mutex;
+  static std::map<std::string, std::vector<char>> cubins;
+  std::vector<char> cubin;
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    auto it = cubins.find(r.arch);
+    if (it == cubins.end()) {
+      auto res = compile::compile(r);
+      if (!res.ok()) throw Error("the stream-blocking kernel does not compile: " + res.log);
+      it = cubins.emplace(r.arch, std::vector<char>(res.cubin.begin(), res.cubin.end())).first;
+    }
+    cubin = it->second;
+  }
+  kernel_ = std::make_unique<LoadedKernel>(session, cubin, r.kernel_name);
+  busy_ = std::make_unique<LoadedKernel>(session, cubin, "tune_busy");
   void* host = nullptr;
   check(cudaHostAlloc(&host, sizeof(Mapped), cudaHostAllocMapped), "cudaHostAlloc of the blocking flag");
   host_ = static_cast<volatile Mapped*>(host);

@@ -128,7 +128,10 @@ LaunchStatus LoadedKernel::enqueue(Dim3 grid, Dim3 block, std::size_t dyn_smem, 
     }
     attributes_.max_dynamic_smem = static_cast<int>(dyn_smem);
   }
-  if (&args.session() != &session()) throw Error("kernel '" + name_ + "' launched with arguments of another Session");
+  // A session of its own context (Session::OwnContext) on the same device may launch it: the
+  // library is context-independent. Arguments of another device's session are a caller's error.
+  if (&args.session() != &session() && args.session().device().ordinal != session().device().ordinal)
+    throw Error("kernel '" + name_ + "' launched with arguments of a Session on another device");
   check_arguments(args);
   const cudaError_t code = cudaLaunchKernel(handle(), dim3(grid.x, grid.y, grid.z), dim3(block.x, block.y, block.z),
                                             args.launch_args(), dyn_smem, nullptr);

@@ -6,6 +6,7 @@
 
 #include "run/blocker.h"
 #include "run/ceilings.h"
+#include "run/context.h"
 #include "run/cuda.h"
 #include "run/isolate.h"
 #include "run/nvml.h"
@@ -18,7 +19,21 @@ Recoverable::~Recoverable() { session_.remove(this); }
 
 Session::Session(int ordinal) : device_(open_device(ordinal)) {}
 
-Session::~Session() = default;
+Session::Session(const Session& primary, OwnContext)
+    : clocks_settled(true), device_(primary.device_), own_(std::make_unique<Context>(primary.device_.ordinal)) {}
+
+Session::~Session() {
+  if (!own_) return;
+  // the session's own helpers go while their context is current, then the context
+  try {
+    const ContextScope scope(*own_);
+    l2_flush_ = DeviceBuffer();
+    events_.clear();
+    blas_.reset();
+    blocker_.reset();
+  } catch (const CudaError&) {  // the context cannot be made current: its memory goes with it
+  }
+}
 
 void Session::add(Recoverable* resource) { resources_.push_back(resource); }
 
@@ -28,6 +43,7 @@ void Session::remove(Recoverable* resource) noexcept {
 }
 
 void Session::recover() {
+  if (own_) throw CudaError(cudaErrorUnknown, "a session of its own context cannot recover (run/session.h)", true);
   const int ordinal = device_.ordinal;
   const std::string lost =
       "device " + std::to_string(ordinal) + " cannot be used again by this process after a fault (";
@@ -69,6 +85,15 @@ LaunchStatus Session::synchronize(const std::string& what) { return classify(cud
 DeviceBuffer& Session::l2_flush_buffer() {
   if (l2_flush_.bytes() == 0 || !l2_flush_.valid()) l2_flush_ = DeviceBuffer(2 * device_.l2_bytes);
   return l2_flush_;
+}
+
+std::span<Event> Session::events(std::size_t n) {
+  if (events_epoch_ != context_epoch()) {
+    events_.clear();  // died with the old context: dropped without CUDA calls (cuda.h)
+    events_epoch_ = context_epoch();
+  }
+  while (events_.size() < n) events_.emplace_back();
+  return std::span<Event>(events_).first(n);
 }
 
 Blocker& Session::blocker() {

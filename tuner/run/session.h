@@ -16,7 +16,9 @@
 // Session-owned helpers (the L2 flush buffer, the cuBLAS handle) are re-created on next use.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -27,6 +29,7 @@
 namespace tune::run {
 
 class Session;
+class Context;
 class BlasHandle;
 class Blocker;
 class Nvml;
@@ -58,11 +61,20 @@ class Session {
  public:
   // Opens the device (open_device): throws UnavailableError without a GPU.
   explicit Session(int ordinal = 0);
+  // A session in a CUDA context of its own (context.h) on `primary`'s device, to measure in
+  // another context than the primary's: its device info is the primary's (cudaSetDevice would
+  // bind the primary context), its clocks count as settled (the primary's warm-up holds for the
+  // device). Create, use and destroy every resource of it inside ContextScope(*context()).
+  // recover() throws: a fault there is handled in the primary session. Throws CudaError.
+  struct OwnContext {};
+  Session(const Session& primary, OwnContext);
   ~Session();
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
 
   const DeviceInfo& device() const { return device_; }
+  // The context of a session made with OwnContext; nullptr for the primary one.
+  const Context* context() const { return own_.get(); }
 
   // After a LaunchStatus with sticky() (or a CudaError with sticky()): cudaDeviceReset, re-open
   // the device and check it with an allocation, memset and read-back, then re-create every
@@ -81,6 +93,9 @@ class Session {
   DeviceBuffer& l2_flush_buffer();
   // The session's cuBLAS handle, created on first use (ceilings.h).
   BlasHandle& blas();
+  // At least `n` CUDA events of this session's context, created on first use and reused (timing
+  // rounds): the first n of them. Made again after a device reset.
+  std::span<Event> events(std::size_t n);
   // The stream-blocking kernel of the timing method (blocker.h), created on first use.
   Blocker& blocker();
   // NVML for this device (nvml.h), opened on first use; nullptr without NVML (clocks_note() says why).
@@ -95,8 +110,11 @@ class Session {
   void remove(Recoverable* resource) noexcept;
 
   DeviceInfo device_;
+  std::unique_ptr<Context> own_;  // OwnContext: destroyed last
   std::vector<Recoverable*> resources_;
   DeviceBuffer l2_flush_;
+  std::vector<Event> events_;
+  std::uint64_t events_epoch_ = 0;
   std::unique_ptr<BlasHandle> blas_;
   std::unique_ptr<Blocker> blocker_;
   std::unique_ptr<Nvml> nvml_;
