@@ -15,8 +15,8 @@ mkdir -p "$out"
 test_run=$bin/test_run
 [ -x "$test_run" ] || test_run=$bin/tuner/test_run
 echo "== 1. GPU tests"
-timeout 240 "$test_run" --gtest_filter='TimingGpu.*:DeviceOps.*:Gpu.*:ComputeCeilings.*' 2>&1 | tee "$out/gpu_tests.log" |
-  grep -E "^\[  (FAILED|PASSED|SKIPPED)|spin|interleaved|copy4|Failure|Expected|Which is" | head -60
+timeout 240 "$test_run" --gtest_filter='TimingGpu.*:DeviceOps.*:Gpu.*:ComputeCeilings.*:ContextGpu.*' 2>&1 | tee "$out/gpu_tests.log" |
+  grep -E "^\[  (FAILED|PASSED|SKIPPED)|spin|interleaved|copy4|twice|globaltimer|Failure|Expected|Which is" | head -60
 echo "== 2. reproducibility"
 timeout 300 bash scripts/bench_repro.sh "$out/repro" "$bin/tune" | tail -50
 if [ "${TRUST_PARTS:-all}" = all ]; then

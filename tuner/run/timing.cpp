@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <exception>
 #include <numeric>
 #include <optional>
 
@@ -94,24 +95,12 @@ struct Batch {
   bool primed = false;
 };
 
-// Events for a round, created once and reused (created again after a device reset).
-std::span<Event> event_pool(std::size_t n) {
-  static std::vector<Event> pool;
-  static std::uint64_t epoch = 0;
-  if (epoch != context_epoch()) {
-    pool.clear();
-    epoch = context_epoch();
-  }
-  while (pool.size() < n) pool.emplace_back();
-  return std::span<Event>(pool).first(n);
-}
-
 // Runs `batches` behind one hold of the stream and appends each batch's time (ms, whole batch) to
 // `ms`. `timed_out`: the hold ended by its timeout (take the round again).
 LaunchStatus run_round(Session& session, std::span<const Batch> batches, bool flush, std::vector<double>& ms,
                        bool& timed_out) {
   Blocker& blocker = session.blocker();
-  std::span<Event> events = event_pool(2 * batches.size());
+  std::span<Event> events = session.events(2 * batches.size());
   const auto start = events.first(batches.size()), stop = events.last(batches.size());
   DeviceBuffer* l2 = flush ? &session.l2_flush_buffer() : nullptr;
   (void)blocker.timed_out();  // forget an earlier timeout
@@ -121,6 +110,16 @@ LaunchStatus run_round(Session& session, std::span<const Batch> batches, bool fl
     LaunchStatus drained = session.synchronize("timed launches");
     return drained.sticky() ? drained : s;
   };
+  // A launch function that throws (an InputError: arguments that do not fit the kernel) must not
+  // leave the stream held until the blocker's timeout: release, drain, and let the error go on.
+  struct ReleaseOnThrow {
+    Blocker& blocker;
+    const bool& held;
+    const int exceptions = std::uncaught_exceptions();
+    ~ReleaseOnThrow() {
+      if (held && std::uncaught_exceptions() > exceptions) blocker.release();
+    }
+  } guard{blocker, held};
   // Each batch behind its own hold, released once queued; the host then waits for its end before it
   // queues the next (see timing.h: queuing during a timed batch slowed it).
   for (std::size_t i = 0; i < batches.size(); ++i) {

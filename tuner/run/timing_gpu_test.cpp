@@ -24,6 +24,21 @@ extern "C" __global__ void spin(unsigned long long ns) {
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
   do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now)); } while (now - start < ns);
 }
+// The largest step of %globaltimer over 64 of its changes: how far past its target spin can end
+// (the timer's update period depends on the machine: about 1 us on some, several on others).
+extern "C" __global__ void tick(unsigned long long* step) {
+  unsigned long long last, now, most = 0;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(last));
+  for (int changes = 0; changes < 64;) {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    if (now != last) {
+      most = now - last > most ? now - last : most;
+      last = now;
+      ++changes;
+    }
+  }
+  *step = most;
+}
 // A short memory-bound kernel of many blocks, as a small transpose is.
 extern "C" __global__ void copy(const float* in, float* out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -68,12 +83,14 @@ class TimingGpu : public ::testing::Test {
     copy_ = std::make_unique<LoadedKernel>(*session_, cubin, "copy");
     transpose_ = std::make_unique<LoadedKernel>(*session_, cubin, "transpose");
     sleep_hold_ = std::make_unique<LoadedKernel>(*session_, cubin, "sleep_hold");
+    tick_ = std::make_unique<LoadedKernel>(*session_, cubin, "tick");
   }
   static void TearDownTestSuite() {
     spin_.reset();
     copy_.reset();
     transpose_.reset();
     sleep_hold_.reset();
+    tick_.reset();
     session_.reset();
   }
   void SetUp() override {
@@ -90,13 +107,14 @@ class TimingGpu : public ::testing::Test {
     };
   }
   static std::unique_ptr<Session> session_;
-  static std::unique_ptr<LoadedKernel> spin_, copy_, transpose_, sleep_hold_;
+  static std::unique_ptr<LoadedKernel> spin_, copy_, transpose_, sleep_hold_, tick_;
 };
 std::unique_ptr<Session> TimingGpu::session_;
 std::unique_ptr<LoadedKernel> TimingGpu::spin_;
 std::unique_ptr<LoadedKernel> TimingGpu::copy_;
 std::unique_ptr<LoadedKernel> TimingGpu::sleep_hold_;
 std::unique_ptr<LoadedKernel> TimingGpu::transpose_;
+std::unique_ptr<LoadedKernel> TimingGpu::tick_;
 
 // Milliseconds per launch as an application times a kernel (examples/transpose/main.cu): a
 // sleeping kernel holds the stream while k launches are queued between two events, then the host
@@ -133,16 +151,39 @@ double application_loop_ms(const LaunchFn& launch, const LoadedKernel& hold, int
 }
 
 TEST_F(TimingGpu, AKernelOfKnownDurationMeasuresThatDuration) {
+  // spin ends at the first timer update past its target: allow one update period beyond it
+  DeviceBuffer step(sizeof(unsigned long long));
+  void* step_ptr = step.data();
+  void* step_args[] = {&step_ptr};
+  ASSERT_EQ(cudaLaunchKernel(tick_->handle(), dim3(1), dim3(1), step_args, 0, nullptr), cudaSuccess);
+  const double tick_us = static_cast<double>(step.download_as<unsigned long long>().at(0)) / 1000;
+  std::printf("globaltimer step: %.3f us\n", tick_us);
   for (double us : {50.0, 200.0}) {
     const Timing t = measure(*session_, spin(us));
     ASSERT_TRUE(t.ok()) << t.status.message;
     std::printf("spin %.0f us: mean %.2f us +- %.2f (N %d, %zu samples, SM %u..%u MHz, retaken %d)\n", us,
                 1000 * t.summary.mean, 1000 * t.summary.half_width, t.launches_per_sample, t.samples_ms.size(),
                 t.sm_mhz_min, t.sm_mhz_max, t.retaken);
-    EXPECT_GT(1000 * t.summary.mean, us);             // it spins at least that long
-    EXPECT_LT(1000 * t.summary.mean, us * 1.05 + 2);  // plus the launch gap, a microsecond or two
+    EXPECT_GT(1000 * t.summary.mean, us);                       // it spins at least that long
+    EXPECT_LT(1000 * t.summary.mean, us * 1.05 + 2 + tick_us);  // plus the launch gap and a timer step
     EXPECT_LE(t.summary.half_width, 0.01 * t.summary.mean * 1.0001 + 1e-6);
   }
+}
+
+// A launch function that throws lets the stream go at once: the blocker's spin does not run to
+// its timeout (Blocker::kTimeoutNs, 1 s) before the next measurement can start.
+TEST_F(TimingGpu, ALaunchThatThrowsReleasesTheStream) {
+  int calls = 0;
+  const LaunchFn throws = [&]() -> LaunchStatus {
+    if (++calls > 1) throw Error("arguments that do not fit");  // after the calibration launch
+    return spin(2.0)();
+  };
+  EXPECT_THROW(measure(*session_, throws), Error);
+  const auto t0 = std::chrono::steady_clock::now();
+  const Timing after = measure(*session_, spin(2.0));
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_TRUE(after.ok()) << after.status.message;
+  EXPECT_LT(s, 0.5) << "the next measurement waited for the blocker's timeout";
 }
 
 TEST_F(TimingGpu, ShortKernelsAreBatched) {
