@@ -7,6 +7,7 @@
 #include <map>
 #include <numeric>
 #include <set>
+#include <string>
 
 #include "common/error.h"
 
@@ -91,6 +92,43 @@ bool tied(const Estimate& a, const Estimate& b, const Rule& rule) {
   const double diff = std::fabs(a.value - b.value);
   const double noise = std::hypot(a.half_width, b.half_width);
   return diff <= std::max(noise, rule.tie_margin * lo);
+}
+
+std::vector<Estimate> across_contexts(std::span<const std::vector<Estimate>> values) {
+  if (values.empty()) return {};
+  const std::size_t n = values[0].size(), contexts = values.size();
+  std::vector<double> level(contexts, 0.0);
+  for (std::size_t j = 0; j < contexts; ++j) {
+    if (values[j].size() != n)
+      throw Error("across_contexts: context " + std::to_string(j) + " has " + std::to_string(values[j].size()) +
+                  " contenders, context 0 has " + std::to_string(n));
+    double logs = 0;
+    for (const Estimate& e : values[j]) {
+      if (!(std::isfinite(e.value) && e.value > 0))
+        throw Error("across_contexts: a value in context " + std::to_string(j) + " is not positive");
+      logs += std::log(e.value);
+    }
+    level[j] = n > 0 ? std::exp(logs / static_cast<double>(n)) : 1.0;
+  }
+  std::vector<Estimate> out(values[0].begin(), values[0].end());
+  if (contexts < 2) return out;
+  for (std::size_t k = 0; k < n; ++k) {
+    std::vector<double> rel(contexts);
+    std::size_t samples = 0;
+    for (std::size_t j = 0; j < contexts; ++j) {
+      rel[j] = values[j][k].value / level[j];
+      samples += values[j][k].samples;
+    }
+    const double mean = std::accumulate(rel.begin(), rel.end(), 0.0) / static_cast<double>(contexts);
+    double squares = 0;
+    for (double r : rel) squares += (r - mean) * (r - mean);
+    const double sd = std::sqrt(squares / static_cast<double>(contexts - 1));
+    const double across = t95(contexts - 1) * sd / std::sqrt(static_cast<double>(contexts)) * level[0];
+    out[k].value = mean * level[0];
+    out[k].half_width = std::max(values[0][k].half_width, across);
+    out[k].samples = samples;
+  }
+  return out;
 }
 
 Verdict decide(std::span<const Entry> entries, const Rule& rule) {

@@ -84,6 +84,16 @@ std::vector<std::size_t> contenders(std::span<const Entry> entries, const Rule& 
 // cannot make the two tied or `c` the winner. Unusable estimates are out; `best` itself never is.
 bool outpaced(const Estimate& c, const Estimate& best, const Rule& rule);
 
+// Contenders measured in several CUDA contexts (run/context.h), where a kernel of a few
+// microseconds takes another time per launch in each, by a level common to the contenders and a
+// part of its own: values[j][k] is contender k's estimate in context j, context 0 the one its
+// other measurements come from (every row as long as the first; Error otherwise or when a value is
+// not positive). Each context's values are taken relative to its level (the geometric mean of its
+// row); a contender's value is context 0's level times the mean of its relative values, its half
+// width the larger of its context-0 interval and the 95% interval of its relative values across
+// the contexts (Student's t, times that level), its samples the sum. One context: row 0 unchanged.
+std::vector<Estimate> across_contexts(std::span<const std::vector<Estimate>> values);
+
 // For each size (in sweep order) its tied set (winner first): the index into that set of the
 // configuration to use (see the rule above). Empty sets give std::nullopt.
 std::vector<std::optional<std::size_t>> select_across_sizes(const std::vector<std::vector<std::int64_t>>& tied);
