@@ -4,6 +4,7 @@
 #pragma once
 #include <chrono>
 #include <cstdint>
+#include <future>
 #include <map>
 #include <memory>
 #include <optional>
@@ -75,6 +76,28 @@ inline constexpr double kDecisionNoise = 0.003;
 // decision's values stay 1 to 3.7% above the first pass.
 inline constexpr std::size_t kPlacements = 16;
 inline constexpr std::size_t kFirstPlacements = 2;
+// Other CUDA contexts (run/context.h): a kernel of a few microseconds takes another time per
+// launch in each context, by a level common to all configurations and by a part of each one's own
+// (on an H100 at 128..1024: a configuration's time from one process to another moved within a
+// 5% band around the common level, and two runs' winners differed by up to 5.9%). Where the best
+// first pass takes less than kOtherContextsBelowMs and the arguments fit in a quarter of L2 (so
+// that fresh copies of them behave as the state's do), the contenders are those within
+// kContenderWidenElsewhere times the tie margin (at most kMaxContendersElsewhere: a first pass in
+// one context can put a configuration 5% off), measured again in kOtherContexts further contexts
+// of this process too, kDecisionMinRounds rounds on kOtherPlacements placements each, and decided
+// on the mean of their values relative to each context's level (decision::across_contexts). With
+// three further contexts and the usual contenders, two runs still differed by 5.2% at one size:
+// the other run's winner had not been a contender.
+inline constexpr std::size_t kOtherContexts = 5;
+inline constexpr double kOtherContextsBelowMs = 0.02;
+inline constexpr std::size_t kOtherPlacements = 4;
+inline constexpr double kContenderWidenElsewhere = 6.0;
+inline constexpr std::size_t kMaxContendersElsewhere = 12;
+
+// A spec's arguments at a size, as the run module takes them (sweep_size.cpp), and the bytes of
+// one placement of them (their buffers; scalars take none).
+std::vector<run::ArgSpec> arg_specs(const spec::Spec& spec, const sizes::Size& size);
+std::size_t buffer_bytes(const std::vector<run::ArgSpec>& specs);
 
 // One configuration of the run: its canonical params, its id in the database, its cubin-cache key,
 // whether any size still needs it, and its compiled kernel.
@@ -154,6 +177,19 @@ class Sweep {
 
   // the decision at a size, the ceilings checked against their neighbours (sweep_decide.cpp)
   void decide_size(std::size_t s, SizeState& st);
+  // The contenders (their kernels and shapes) measured again in the other contexts, where the
+  // size qualifies (kOtherContexts): one row of estimates per context that measured every one of
+  // them; empty where the size does not qualify or no other context can be had
+  // (sweep_contexts.cpp).
+  // Whether a size's decision takes the other contexts: its best first pass `best_ms` is short and
+  // its arguments are small (kOtherContexts), and further contexts can be had.
+  bool other_contexts_apply(SizeState& st, double best_ms) const;
+  // Creates the other contexts in the background when some size may take them.
+  void start_other_contexts();
+  std::vector<std::vector<decision::Estimate>> measure_in_other_contexts(SizeState& st,
+                                                                         const std::vector<run::LoadedKernel*>& kernels,
+                                                                         const std::vector<Geometry>& shapes,
+                                                                         double best_ms);
   void remeasure_implausible_ceilings();
 
   // a search strategy other than brute force (sweep_search.cpp): at each size the strategy picks
@@ -171,7 +207,11 @@ class Sweep {
   space::Space space_;
   Extension ext_;
   std::string source_, kernel_, space_hash_, nvrtc_;
-  run::Session session_;  // before every GPU resource: destroyed after them
+  run::Session session_;                               // before every GPU resource: destroyed after them
+  std::vector<std::unique_ptr<run::Session>> others_;  // other contexts (kOtherContexts), made on first use
+  bool others_off_ = false;                            // none could be had: decisions in one context
+  // others_ in the making (start_other_contexts); joined before session_ goes
+  std::future<std::vector<std::unique_ptr<run::Session>>> others_ready_;
   store::Store db_;
   std::int64_t run_id_ = 0;
 

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 
 #include "query/table.h"
@@ -25,11 +26,16 @@ decision::Estimate estimate_of(const store::StoredMeasurement& m, decision::Stat
   return decision::estimate(*m.objective, samples, statistic);
 }
 
-// The measurement's extra with the first pass it replaces.
-std::string with_first_pass(const store::StoredMeasurement& m) {
+// The measurement's extra with the first pass it replaces, and in how many CUDA contexts the
+// re-measurement was made (its samples are the first context's; sweep.h: kOtherContexts).
+std::string with_first_pass(const store::StoredMeasurement& m, std::size_t contexts) {
   nlohmann::ordered_json extra = nlohmann::ordered_json::parse(m.extra.empty() ? "{}" : m.extra);
   if (!extra.contains("first_pass"))
     extra["first_pass"] = {{"objective", *m.objective}, {"samples", m.samples_ms.size()}, {"run_id", m.run_id}};
+  if (contexts > 1)
+    extra["contexts"] = contexts;
+  else
+    extra.erase("contexts");
   return extra.dump();
 }
 
@@ -50,7 +56,12 @@ void Sweep::decide_size(std::size_t s, SizeState& st) {
   std::vector<decision::Entry> entries;
   for (std::size_t i = 0; i < rows.size(); ++i)
     entries.push_back({static_cast<std::int64_t>(i), estimate_of(rows[i], rule_.statistic)});
-  std::vector<std::size_t> pick = decision::contenders(entries, rule_, kContenderWiden, kMaxContenders);
+  double best_first = std::numeric_limits<double>::infinity();
+  for (const auto& e : entries) best_first = std::min(best_first, e.estimate.value);
+  const bool elsewhere = other_contexts_apply(st, best_first);  // wider: see kOtherContexts
+  std::vector<std::size_t> pick =
+      decision::contenders(entries, rule_, elsewhere ? kContenderWidenElsewhere : kContenderWiden,
+                           elsewhere ? kMaxContendersElsewhere : kMaxContenders);
 
   // Launches of the contenders that can run in this process, on every placement.
   const std::vector<run::ArgSet*> sets = own_placements(st);
@@ -106,6 +117,8 @@ void Sweep::decide_size(std::size_t s, SizeState& st) {
       d.rounds =
           std::max(d.rounds, static_cast<std::int64_t>(t.samples_ms.size() / sets.size()));  // a sample a placement
     }
+    std::vector<std::size_t> measured;  // indices into runnable
+    std::vector<decision::Estimate> here;
     for (std::size_t k = 0; k < runnable.size(); ++k) {
       const run::Timing& t = timings[k];
       store::StoredMeasurement& m = rows[runnable[k]];
@@ -118,15 +131,37 @@ void Sweep::decide_size(std::size_t s, SizeState& st) {
         }
         continue;
       }
+      measured.push_back(k);
+      here.push_back(decision::estimate(t.samples_ms, rule_.statistic));
+    }
+    // the same contenders in the other contexts, where the size qualifies (sweep.h)
+    std::vector<run::LoadedKernel*> kernels;
+    std::vector<Geometry> measured_shapes;
+    double best_ms = std::numeric_limits<double>::infinity();
+    for (std::size_t i = 0; i < measured.size(); ++i) {
+      kernels.push_back(configs_[config_index_.at(rows[runnable[measured[i]]].params)].compiled.kernel.get());
+      measured_shapes.push_back(shapes[measured[i]]);
+      best_ms = std::min(best_ms, here[i].value);
+    }
+    std::vector<std::vector<decision::Estimate>> contexts = {here};
+    const auto t1 = Clock::now();
+    for (auto& row : measure_in_other_contexts(st, kernels, measured_shapes, best_ms))
+      contexts.push_back(std::move(row));
+    count_.decide_ms += ms_since(t1);
+    const std::vector<decision::Estimate> combined = decision::across_contexts(contexts);
+    for (std::size_t i = 0; i < measured.size(); ++i) {
+      const std::size_t k = measured[i];
+      const run::Timing& t = timings[k];
+      store::StoredMeasurement& m = rows[runnable[k]];
       store::Measurement again = m;
       again.run_id = run_id_;
       again.samples_ms.assign(t.samples_ms.begin(), t.samples_ms.end());
       again.summary.reset();
-      const auto e = decision::estimate(t.samples_ms, rule_.statistic);
+      const decision::Estimate e = combined[i];
       again.objective = e.value;
       if (st.bytes > 0) again.gbps = st.bytes / e.value / 1e6;
       if (st.flops > 0) again.gflops = st.flops / e.value / 1e6;
-      again.extra = with_first_pass(m);
+      again.extra = with_first_pass(m, contexts.size());
       again.measured_at.clear();
       db_.record(again);
       decided.push_back({static_cast<std::int64_t>(runnable[k]), e});

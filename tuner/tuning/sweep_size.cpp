@@ -15,8 +15,6 @@
 
 namespace tune::tuning {
 
-namespace {
-
 std::vector<run::ArgSpec> arg_specs(const spec::Spec& spec, const sizes::Size& size) {
   std::vector<run::ArgSpec> out;
   for (const auto& a : arguments(spec, size)) {
@@ -42,8 +40,6 @@ std::size_t buffer_bytes(const std::vector<run::ArgSpec>& specs) {
     if (!a.scalar) bytes += a.count * run::parse_dtype(a.dtype).size();
   return bytes;
 }
-
-}  // namespace
 
 // The launch shape of the reference or the check kernel: every parameter at its default.
 std::pair<run::Dim3, run::Dim3> Sweep::kernel_shape(const Reference& ref, const SizeState& st) const {
@@ -104,6 +100,7 @@ void Sweep::recover(SizeState& faulted) {
   if (std::find(live.begin(), live.end(), &faulted) == live.end()) live.push_back(&faulted);
   for (SizeState* st : live)
     if (st->check) st->check->forget();
+  others_.clear();  // the other contexts go before the device is reset; made again on next use
   try {
     session_.recover();
   } catch (const run::DeviceLostError&) {

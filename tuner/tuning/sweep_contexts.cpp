@@ -1,0 +1,104 @@
+// The decision's other contexts (sweep.h: kOtherContexts): the contenders of a size whose kernels
+// take a few microseconds measured again in further CUDA contexts of this process, each with its
+// own copies of the arguments, so that one context's draw of the launch channel does not decide
+// (run/context.h).
+#include <spdlog/spdlog.h>
+
+#include "common/error.h"
+#include "run/context.h"
+#include "tuning/sweep.h"
+
+namespace tune::tuning {
+
+void Sweep::start_other_contexts() {
+  if (timing_.flush_l2) return;
+  bool small = false;  // a size whose arguments fit in a quarter of L2 (other_contexts_apply)
+  for (std::size_t s = 0; s < sizes_.size() && !small; ++s)
+    small = size_needs_work(s) && buffer_bytes(arg_specs(spec_, sizes_[s].size)) <= session_.device().l2_bytes / 4;
+  if (!small) return;
+  // made on a thread of their own while the first kernels compile (a context takes a few hundred
+  // milliseconds to create); taken by the first decision that needs them
+  others_ready_ = std::async(std::launch::async, [this] {
+    std::vector<std::unique_ptr<run::Session>> made;
+    while (made.size() < kOtherContexts)
+      made.push_back(std::make_unique<run::Session>(session_, run::Session::OwnContext{}));
+    return made;
+  });
+}
+
+bool Sweep::other_contexts_apply(SizeState& st, double best_ms) const {
+  if (others_off_ || !(best_ms < kOtherContextsBelowMs) || timing_.flush_l2) return false;
+  std::size_t bytes = 0;
+  for (std::size_t a = 0; a < st.args->size(); ++a)
+    if (!st.args->spec(a).scalar) bytes += st.args->buffer(a).bytes();
+  return bytes <= session_.device().l2_bytes / 4;
+}
+
+std::vector<std::vector<decision::Estimate>> Sweep::measure_in_other_contexts(
+    SizeState& st, const std::vector<run::LoadedKernel*>& kernels, const std::vector<Geometry>& shapes,
+    double best_ms) {
+  if (kernels.size() < 2 || !other_contexts_apply(st, best_ms)) return {};
+  std::vector<run::ArgSpec> specs;
+  for (std::size_t a = 0; a < st.args->size(); ++a) specs.push_back(st.args->spec(a));
+  if (others_.empty()) {
+    try {
+      if (others_ready_.valid()) others_ = others_ready_.get();
+      while (others_.size() < kOtherContexts)
+        others_.push_back(std::make_unique<run::Session>(session_, run::Session::OwnContext{}));
+    } catch (const run::CudaError& e) {
+      spdlog::warn("no further CUDA context ({}): each size decided in one context", e.what());
+      others_.clear();
+      others_off_ = true;
+      return {};
+    }
+  }
+  std::vector<std::vector<decision::Estimate>> rows;
+  for (auto& other : others_) {
+    try {
+      const run::ContextScope scope(*other->context());
+      std::vector<std::unique_ptr<run::ArgSet>> own;
+      std::vector<run::ArgSet*> sets;
+      for (std::size_t p = 0; p < kOtherPlacements; ++p) {
+        own.push_back(std::make_unique<run::ArgSet>(*other, specs, st.args->seed()));
+        sets.push_back(own.back().get());
+      }
+      std::vector<std::vector<run::LaunchFn>> launches;
+      for (std::size_t k = 0; k < kernels.size(); ++k) launches.push_back(placements(*kernels[k], shapes[k], sets));
+      // A kernel's first launch in a context loads it there (milliseconds): untimed, before the
+      // timing method calibrates its batch from one launch (which would otherwise time it alone,
+      // launch gaps included: 3.4 us for a 2.2 us kernel on an H100).
+      bool loaded = true;
+      for (const auto& fns : launches) loaded = loaded && fns.front()().ok();
+      if (!loaded || !other->synchronize("loading the contenders in another context").ok()) {
+        spdlog::debug("{}: another context could not load the contenders; left out", sizes_[st.index].label);
+        continue;
+      }
+      const auto timings =
+          run::measure_interleaved(*other, launches, timing_, kDecisionMinRounds, static_cast<int>(sets.size()));
+      std::vector<decision::Estimate> row;
+      for (const auto& t : timings) {
+        count_.timed_ms += t.timed_ms;
+        if (!t.ok() || t.samples_ms.empty()) {
+          spdlog::debug("{}: another context failed a contender ({}); that context left out", sizes_[st.index].label,
+                        t.status.message);
+          if (t.status.sticky()) others_off_ = true;
+          break;
+        }
+        row.push_back(decision::estimate(t.samples_ms, rule_.statistic));
+      }
+      if (row.size() == kernels.size()) rows.push_back(std::move(row));
+      (void)other->synchronize("the other context's measurements");
+    } catch (const run::CudaError& e) {
+      if (e.sticky()) others_off_ = true;
+      spdlog::debug("{}: another context failed ({}); left out", sizes_[st.index].label, e.what());
+    } catch (const Error& e) {  // not the device's doing: no other context for the rest of the run
+      spdlog::warn("{}: another CUDA context could not measure ({}); each size decided in one context from here",
+                   sizes_[st.index].label, e.what());
+      others_off_ = true;
+    }
+    if (others_off_) break;
+  }
+  return rows;
+}
+
+}  // namespace tune::tuning
