@@ -22,7 +22,8 @@
 //     the driver assigns per context and stream: on an H100 a 2 us transpose took 2.08 to 2.47 us
 //     from one context or stream to another, and stays put within one
 //     (scripts/bench_channels.sh). Below a few microseconds two processes can differ by that much,
-//     whatever the method;
+//     whatever the method, and not by the same for every kernel: a sweep's decision at such sizes
+//     measures its contenders in further contexts too (context.h, tuning/sweep.h: kOtherContexts);
 //   - clocks: with NVML, the SM clock and the throttle reasons are read around each round; a round
 //     that saw power, thermal or hardware slowdown is taken again (up to max_retakes rounds),
 //     counted in Timing::retaken; if it persists the samples are kept and Timing::throttled says so;
