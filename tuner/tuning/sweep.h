@@ -177,15 +177,14 @@ class Sweep {
 
   // the decision at a size, the ceilings checked against their neighbours (sweep_decide.cpp)
   void decide_size(std::size_t s, SizeState& st);
-  // The contenders (their kernels and shapes) measured again in the other contexts, where the
-  // size qualifies (kOtherContexts): one row of estimates per context that measured every one of
-  // them; empty where the size does not qualify or no other context can be had
-  // (sweep_contexts.cpp).
-  // Whether a size's decision takes the other contexts: its best first pass `best_ms` is short and
-  // its arguments are small (kOtherContexts), and further contexts can be had.
+  // The other contexts (sweep_contexts.cpp). Whether a size's decision takes them: its best first
+  // pass `best_ms` is short and its arguments are small (kOtherContexts), and they can be had.
   bool other_contexts_apply(SizeState& st, double best_ms) const;
   // Creates the other contexts in the background when some size may take them.
   void start_other_contexts();
+  // The contenders (their kernels and shapes) measured again in the other contexts, where the
+  // size qualifies: one row of estimates per context that measured every one of them; empty where
+  // the size does not qualify or no other context can be had.
   std::vector<std::vector<decision::Estimate>> measure_in_other_contexts(SizeState& st,
                                                                          const std::vector<run::LoadedKernel*>& kernels,
                                                                          const std::vector<Geometry>& shapes,
