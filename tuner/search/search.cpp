@@ -49,6 +49,14 @@ Context::Context(const space::Space& space, Evaluator& evaluator, Budget budget,
   std::iota(unvisited_.begin(), unvisited_.end(), std::size_t{0});
   std::iota(slot_.begin(), slot_.end(), std::size_t{0});
   std::erase_if(starts_, [&](std::size_t c) { return c >= space.size(); });
+  const auto& names = space.names();
+  for (std::size_t px = 0; px < names.size() && mirror_pairs_.size() < kMirrorPairs; ++px) {
+    const std::string& x = names[px];
+    if (x.size() < 2 || x.back() != 'x') continue;
+    const std::string y = x.substr(0, x.size() - 1) + 'y';
+    if (const auto it = std::find(names.begin(), names.end(), y); it != names.end())
+      mirror_pairs_.emplace_back(px, static_cast<std::size_t>(it - names.begin()));
+  }
 }
 
 bool Context::budget_left() const {
@@ -157,9 +165,14 @@ std::vector<std::optional<double>> TableEvaluator::evaluate_batch(const std::vec
 
 void Context::hint(const std::vector<std::size_t>& configs) {
   if (!evaluator_.wants_prefetch()) return;
+  // Near the end of a budget of evaluations, compiles for evaluations that will never come would
+  // only hold the run up at its end: at most twice the evaluations left.
+  std::size_t most = kHint;
+  if (budget_.max_fevals)
+    most = std::min(most, 2 * (*budget_.max_fevals - std::min(*budget_.max_fevals, evaluations_)));
   std::vector<std::size_t> ahead;
   for (std::size_t c : configs) {
-    if (ahead.size() == kHint) break;
+    if (ahead.size() >= most) break;
     if (c < results_.size() && !visited(c) && std::find(ahead.begin(), ahead.end(), c) == ahead.end())
       ahead.push_back(c);
   }
@@ -187,6 +200,28 @@ std::vector<std::size_t> Context::neighbours(std::size_t config, Neighbourhood k
         if (auto c = space_.find(idx)) out.push_back(*c);
       }
       idx[p] = base[p];
+    }
+    return out;
+  }
+  if (kind == Neighbourhood::mirror) {
+    std::vector<std::pair<std::size_t, std::size_t>> swaps;  // value index pairs for each x/y pair
+    std::vector<std::pair<std::size_t, std::size_t>> pairs;
+    for (const auto& [px, py] : mirror_pairs_) {
+      const auto& vx = space_.values(px);
+      const auto& vy = space_.values(py);
+      const auto ix = std::find(vy.begin(), vy.end(), vx[base[px]]);  // x's value, as a y index
+      const auto iy = std::find(vx.begin(), vx.end(), vy[base[py]]);
+      if (ix == vy.end() || iy == vx.end() || (ix - vy.begin() == base[py])) continue;  // equal: no change
+      pairs.emplace_back(px, py);
+      swaps.emplace_back(static_cast<std::size_t>(iy - vx.begin()), static_cast<std::size_t>(ix - vy.begin()));
+    }
+    for (std::size_t subset = (std::size_t{1} << pairs.size()) - 1; subset > 0; --subset) {  // all pairs first
+      for (std::size_t k = 0; k < pairs.size(); ++k) {
+        const bool on = (subset >> k) & 1U;
+        idx[pairs[k].first] = on ? static_cast<space::Index>(swaps[k].first) : base[pairs[k].first];
+        idx[pairs[k].second] = on ? static_cast<space::Index>(swaps[k].second) : base[pairs[k].second];
+      }
+      if (auto c = space_.find(idx)) out.push_back(*c);
     }
     return out;
   }

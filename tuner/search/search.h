@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "space/space.h"
@@ -100,7 +101,12 @@ using StrategyOptions = std::map<std::string, std::string>;
 // Thrown by Context::evaluate when the search must end; run() catches it.
 struct Stop {};
 
-enum class Neighbourhood { hamming, adjacent };
+// hamming: one parameter changed. adjacent: at most one value step in every parameter. mirror: the
+// values of x/y parameter pairs exchanged (names equal but for a final `x` / `y`, as block_size_x
+// and block_size_y), for every non-empty subset of the pairs: a kernel's transposed shape, often
+// as fast as the shape itself and several parameters away from it (GEMM: block 16 x 8 with tile
+// 8 x 16 against block 8 x 16 with tile 16 x 8, four parameters apart).
+enum class Neighbourhood { hamming, adjacent, mirror };
 
 class Context {
  public:
@@ -128,8 +134,9 @@ class Context {
   // budget spent, every configuration visited) and after it when a first visit was left out, so
   // every evaluation of the batch is recorded first. With one configuration it is evaluate().
   std::vector<std::optional<double>> evaluate_batch(const std::vector<std::size_t>& configs);
-  // Passes the unvisited ones of `configs` (at most kHint of them, in order) to
-  // Evaluator::prefetch. A strategy calls it with what it will likely evaluate next.
+  // Passes the unvisited ones of `configs` (at most kHint of them, and at most twice the
+  // evaluations a max_fevals budget has left, in order) to Evaluator::prefetch. A strategy calls it
+  // with what it will likely evaluate next.
   void hint(const std::vector<std::size_t>& configs);
   bool wants_hints() const { return evaluator_.wants_prefetch(); }
   static constexpr std::size_t kHint = 32;
@@ -152,8 +159,9 @@ class Context {
   std::size_t random_config();
   std::size_t random_unvisited();
 
-  // Valid configurations that differ from `config` in exactly one parameter (hamming), or by at
-  // most one step of value index in every parameter (adjacent, excluding config itself).
+  // Valid configurations that differ from `config` in exactly one parameter (hamming), by at most
+  // one step of value index in every parameter (adjacent, excluding config itself), or by
+  // exchanged x/y values (mirror; a value the other parameter does not take leaves the pair out).
   std::vector<std::size_t> neighbours(std::size_t config, Neighbourhood kind) const;
   // The same, without the visited ones (in the same order).
   std::vector<std::size_t> unvisited_neighbours(std::size_t config, Neighbourhood kind) const;
@@ -170,9 +178,11 @@ class Context {
   Rng rng_;
   StrategyOptions options_;
   std::vector<std::size_t> starts_;
-  std::vector<std::optional<std::optional<double>>> results_;  // per config: unvisited, or its result
-  std::vector<std::size_t> unvisited_;                         // swap-remove pool for random_unvisited
-  std::vector<std::size_t> slot_;                              // position of each config in unvisited_
+  std::vector<std::pair<std::size_t, std::size_t>> mirror_pairs_;  // x/y parameter pairs (mirror)
+  static constexpr std::size_t kMirrorPairs = 4;                   // the first four: 15 subsets
+  std::vector<std::optional<std::optional<double>>> results_;      // per config: unvisited, or its result
+  std::vector<std::size_t> unvisited_;                             // swap-remove pool for random_unvisited
+  std::vector<std::size_t> slot_;                                  // position of each config in unvisited_
   std::size_t evaluations_ = 0;
   std::size_t idle_revisits_ = 0;
   std::optional<std::size_t> best_;

@@ -142,3 +142,52 @@ TEST(Search, RandomSampleIsASeededPermutation) {
   EXPECT_EQ(sorted, order_of("brute_force", 0));
   EXPECT_NE(a, sorted);
 }
+
+// Neighbourhood::mirror: the values of x/y parameter pairs exchanged, every non-empty subset of the
+// pairs (all of them first), a pair left out where the values are equal or one is not among the
+// other parameter's values; only valid configurations.
+TEST(Context, MirrorNeighboursExchangeTheValuesOfXYPairs) {
+  auto spec = tune::spec::parse(R"({"General": {"BenchmarkName": "t", "FormatVersion": 1},
+    "ConfigurationSpace": {"TuningParameters": [
+      {"Name": "block_size_x", "Type": "int", "Values": "[4, 8, 16]"},
+      {"Name": "block_size_y", "Type": "int", "Values": "[4, 8, 16, 32]"},
+      {"Name": "tile_size_x", "Type": "int", "Values": "[1, 2, 4]"},
+      {"Name": "tile_size_y", "Type": "int", "Values": "[1, 2, 4]"},
+      {"Name": "z", "Type": "int", "Values": "[0, 1]"}],
+     "Conditions": [{"Expression": "block_size_x * tile_size_x != 64", "Parameters": ["block_size_x", "tile_size_x"]}]},
+    "KernelSpecification": {"Language": "CUDA", "KernelName": "k", "KernelFile": "k.cu",
+      "GlobalSize": {"X": "1"}, "LocalSize": {"X": "1"}}})",
+                                "mirror.json");
+  auto space = tune::space::Space::build(spec);
+  TableEvaluator ev(std::vector<std::optional<double>>(space.size(), 1.0), std::vector<double>(space.size(), 0.1));
+  Context ctx(space, ev, Budget{}, 1);
+  auto find = [&](int bx, int by, int tx, int ty, int z) {
+    const auto v = [](int x, std::initializer_list<int> values) {
+      return static_cast<tune::space::Index>(std::find(values.begin(), values.end(), x) - values.begin());
+    };
+    const std::vector<tune::space::Index> idx{v(bx, {4, 8, 16}), v(by, {4, 8, 16, 32}), v(tx, {1, 2, 4}),
+                                              v(ty, {1, 2, 4}), v(z, {0, 1})};
+    const auto c = space.find(idx);
+    EXPECT_TRUE(c.has_value()) << bx << " " << by << " " << tx << " " << ty << " " << z;
+    return c.value_or(0);
+  };
+  using V = std::vector<std::size_t>;
+  // both pairs differ: both exchanged, then the tiles alone (the blocks alone give 16 * 4 == 64)
+  EXPECT_EQ(ctx.neighbours(find(8, 16, 4, 1, 1), Neighbourhood::mirror),
+            (V{find(16, 8, 1, 4, 1), find(8, 16, 1, 4, 1)}));
+  EXPECT_EQ(ctx.neighbours(find(8, 16, 2, 1, 1), Neighbourhood::mirror),
+            (V{find(16, 8, 1, 2, 1), find(8, 16, 1, 2, 1), find(16, 8, 2, 1, 1)}));
+  // 32 is no block_size_x: the tiles alone
+  EXPECT_EQ(ctx.neighbours(find(8, 32, 2, 1, 0), Neighbourhood::mirror), (V{find(8, 32, 1, 2, 0)}));
+  // equal tiles: the blocks alone
+  EXPECT_EQ(ctx.neighbours(find(4, 8, 2, 2, 0), Neighbourhood::mirror), (V{find(8, 4, 2, 2, 0)}));
+  // the exchange of both breaks the condition (16 * 4 == 64): each pair alone
+  EXPECT_EQ(ctx.neighbours(find(4, 16, 1, 4, 0), Neighbourhood::mirror),
+            (V{find(4, 16, 4, 1, 0), find(16, 4, 1, 4, 0)}));
+  EXPECT_TRUE(ctx.neighbours(find(8, 8, 2, 2, 1), Neighbourhood::mirror).empty());
+  // a space without x/y pairs has no mirrors
+  auto plain = small_space();
+  TableEvaluator ev2(std::vector<std::optional<double>>(plain.size(), 1.0), std::vector<double>(plain.size(), 0.1));
+  Context other(plain, ev2, Budget{}, 1);
+  EXPECT_TRUE(other.neighbours(5, Neighbourhood::mirror).empty());
+}
