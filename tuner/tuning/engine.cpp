@@ -152,33 +152,52 @@ void Sweep::start_compiles() {
   spdlog::info("{} kernels from the binary cache, {} to compile on {} threads", count_.cached, pending_,
                pool_.workers());
 
-  // The reference kernel: compiled once with every parameter at its default.
+  // The reference kernel: compiled once with every parameter at its default; the check kernel
+  // (Tune.check needs Tune.reference) the same way. Brute force loads them now; a guided search at
+  // its first measurement, so that they compile while the strategy's first configurations do.
   if (!ext_.reference) {
     if (captures_.empty()) spdlog::warn("{}: no Tune.reference: results are timed but not verified", o_.space);
     return;
   }
-  reference_ =
-      std::make_unique<run::LoadedKernel>(session_,
-                                          helper_cubin(request(0, ext_.reference->kernel_name, default_values(spec_)),
-                                                       "Tune.reference: the reference kernel"),
-                                          ext_.reference->kernel_name);
-  // The check kernel (Tune.check needs Tune.reference): compiled the same way.
-  if (!ext_.check) return;
-  check_kernel_ = std::make_unique<run::LoadedKernel>(
-      session_,
-      helper_cubin(request(0, ext_.check->kernel_name, default_values(spec_)), "Tune.check: the check kernel"),
-      ext_.check->kernel_name);
+  const auto defaults = default_values(spec_);
+  reference_pending_ = start_helper(request(0, ext_.reference->kernel_name, defaults),
+                                    "Tune.reference: the reference kernel", ext_.reference->kernel_name);
+  if (ext_.check)
+    check_pending_ = start_helper(request(0, ext_.check->kernel_name, defaults), "Tune.check: the check kernel",
+                                  ext_.check->kernel_name);
+  if (!guided_) load_helpers();
 }
 
-// The reference's or check kernel's cubin: from the binary cache when there (every process of an
-// MPI run, and every re-run, would compile it again), else compiled and cached.
-std::vector<char> Sweep::helper_cubin(const compile::CompileRequest& req, const std::string& what) {
-  const std::string key = compile::cache_key(req, nvrtc_);
-  if (auto bin = db_.get_binary(key)) return bin->cubin;
-  auto res = compile::compile(req);
-  if (!res.ok()) throw InputError(o_.space + ": " + what + " does not compile:\n" + res.log);
-  put_cubin(key, res);
-  return {res.cubin.begin(), res.cubin.end()};
+// The reference's or check kernel's cubin from the binary cache (every process of an MPI run, and
+// every re-run, would compile it again), else its compile started on a thread of its own.
+std::optional<PendingHelper> Sweep::start_helper(const compile::CompileRequest& req, std::string what,
+                                                 std::string name) {
+  PendingHelper p;
+  p.key = compile::cache_key(req, nvrtc_);
+  p.what = std::move(what);
+  p.kernel_name = std::move(name);
+  if (auto bin = db_.get_binary(p.key))
+    p.cubin = std::move(bin->cubin);
+  else
+    p.compiling = std::async(std::launch::async, [req] { return compile::compile(req); });
+  return p;
+}
+
+// Waits for a helper's compile (cached on success) and loads it; InputError when it does not compile.
+std::unique_ptr<run::LoadedKernel> Sweep::load_helper(PendingHelper& p) {
+  if (p.compiling.valid()) {
+    const compile::CompileResult res = p.compiling.get();
+    if (!res.ok()) throw InputError(o_.space + ": " + p.what + " does not compile:\n" + res.log);
+    spdlog::debug("compiled {} in {:.1f} ms", p.kernel_name, res.wall_ms);
+    put_cubin(p.key, res);
+    p.cubin.assign(res.cubin.begin(), res.cubin.end());
+  }
+  return std::make_unique<run::LoadedKernel>(session_, p.cubin, p.kernel_name);
+}
+
+void Sweep::load_helpers() {
+  if (reference_pending_) reference_ = load_helper(*reference_pending_), reference_pending_.reset();
+  if (check_pending_) check_kernel_ = load_helper(*check_pending_), check_pending_.reset();
 }
 
 // A compiled cubin into the binary cache, under its key.

@@ -131,6 +131,15 @@ struct SizeState {
   double bytes = 0, flops = 0;
   run::Dim3 check_grid, check_block;        // Tune.check's launch shape at this size
   std::unique_ptr<run::DeviceCheck> check;  // this size's reference outputs, on the device
+  bool reference_ready = false;             // prepare_reference has run (a guided search: at its first measurement)
+};
+
+// The reference or check kernel's cubin on its way: from the binary cache, or compiled on a thread
+// of its own while the sweep goes on (Sweep::load_helpers takes it).
+struct PendingHelper {
+  std::string key, what, kernel_name;
+  std::vector<char> cubin;                        // from the binary cache
+  std::future<compile::CompileResult> compiling;  // else being compiled
 };
 
 class Sweep {
@@ -146,7 +155,12 @@ class Sweep {
                                   const std::vector<expr::Value>& values) const;
   void start_compiles();
   bool load_cached(std::size_t c, const compile::CompileRequest& req);
-  std::vector<char> helper_cubin(const compile::CompileRequest& req, const std::string& what);
+  // The reference and check kernels: compiles started (start_compiles), then loaded once needed
+  // (at once in brute force, at a guided search's first measurement, so that they compile while
+  // the strategy's first configurations do).
+  std::optional<PendingHelper> start_helper(const compile::CompileRequest& req, std::string what, std::string name);
+  std::unique_ptr<run::LoadedKernel> load_helper(PendingHelper& p);
+  void load_helpers();
   void put_cubin(const std::string& key, const compile::CompileResult& r);
   void accept(compile::CompileResult r);
   std::optional<std::size_t> next_config(std::size_t size_index, std::size_t& cursor);
@@ -158,7 +172,10 @@ class Sweep {
   // How many placements of arguments of `args_bytes` a size's state holds: kPlacements, fewer where
   // they would take more than a quarter of the device's memory, at least kFirstPlacements.
   std::size_t placements_of(std::size_t args_bytes) const;
-  std::unique_ptr<SizeState> make_state(std::size_t s);  // arguments, reference, ceilings
+  // Arguments, reference, ceilings; `deferred` (a guided search): arguments only, the reference at
+  // the first measurement (ready_reference), the ceilings after the search.
+  std::unique_ptr<SizeState> make_state(std::size_t s, bool deferred = false);
+  void ready_reference(SizeState& st);
   void drop_state(SizeState* st);
   bool search_one_size(std::size_t s);
   bool measure_window(const std::vector<std::size_t>& window);
@@ -220,15 +237,21 @@ class Sweep {
   std::map<std::string, std::size_t> config_index_;  // params -> index into configs_
   std::vector<SizeTarget> sizes_;                    // in search order
   std::unique_ptr<run::LoadedKernel> reference_;
-  std::unique_ptr<run::LoadedKernel> check_kernel_;  // Tune.check, compiled next to the reference
-  std::unique_ptr<run::CeilingRegistry> ceilings_;   // Tune.ceilings, measured by name
-  std::vector<SizeState*> live_;                     // the sizes whose states are alive (a recovery restores them all)
+  std::unique_ptr<run::LoadedKernel> check_kernel_;                 // Tune.check, compiled next to the reference
+  std::optional<PendingHelper> reference_pending_, check_pending_;  // until load_helpers
+  std::unique_ptr<run::CeilingRegistry> ceilings_;                  // Tune.ceilings, measured by name
+  std::vector<SizeState*> live_;  // the sizes whose states are alive (a recovery restores them all)
   compile::CompilePool pool_;
   std::size_t pending_ = 0;
   std::vector<std::size_t> ready_;      // cached or compiled, in arrival order
   bool guided_ = false;                 // a strategy chooses the configurations (not brute force)
   std::set<std::size_t> ahead_;         // guided: compiles submitted ahead, results not taken yet
   std::unique_ptr<SizeSearch> search_;  // guided: the search path shared with the replay
+  // guided, per size: where an evaluation's wall time went (the log's line per size)
+  struct GuidedTime {
+    double compile_s = 0, measure_s = 0;             // waiting for (or running) a compile; measuring and storing
+    std::size_t ready = 0, waited = 0, inline_ = 0;  // compiled ahead and done; hinted, not done; not hinted
+  } guided_time_;
 
   run::TimingOptions timing_;
   decision::Rule rule_;

@@ -107,7 +107,8 @@ void Sweep::recover(SizeState& faulted) {
     db_.finish_run(run_id_, store::RunStatus::interrupted);
     throw;
   }
-  for (SizeState* st : live) prepare_reference(*st);
+  for (SizeState* st : live)
+    if (st->reference_ready) prepare_reference(*st);
 }
 
 // Ceilings at this size, with the kernels' timing method. A ceiling that cannot run here (out of
@@ -300,7 +301,7 @@ std::size_t Sweep::state_bytes(std::size_t s) const {
   return args * placements_of(args) + outputs;
 }
 
-std::unique_ptr<SizeState> Sweep::make_state(std::size_t s) {
+std::unique_ptr<SizeState> Sweep::make_state(std::size_t s, bool deferred) {
   const sizes::Size& size = sizes_[s].size;
   auto st = std::make_unique<SizeState>();
   st->index = s;
@@ -323,18 +324,28 @@ std::unique_ptr<SizeState> Sweep::make_state(std::size_t s) {
   st->bytes = ext_.bytes ? evaluate_number(spec_, *ext_.bytes, st->bound_default) : 0;
   st->flops = ext_.flops ? evaluate_number(spec_, *ext_.flops, st->bound_default) : 0;
   live_.push_back(st.get());
-  prepare_reference(*st);
+  if (deferred) return st;
+  ready_reference(*st);
   measure_ceilings(*st);
   return st;
+}
+
+void Sweep::ready_reference(SizeState& st) {
+  if (st.reference_ready) return;
+  load_helpers();
+  prepare_reference(st);
+  st.reference_ready = true;
 }
 
 void Sweep::drop_state(SizeState* st) { std::erase(live_, st); }
 
 // A guided search: size after size (each starts from its searched neighbours).
 bool Sweep::search_one_size(std::size_t s) {
-  auto st = make_state(s);
+  auto st = make_state(s, true);
   const bool in_time = search_size(s, *st);
+  for (const std::uint64_t c : pool_.drop_queued()) ahead_.erase(c), --pending_;  // guesses left unstarted
   if (in_time) decide_size(s, *st);
+  measure_ceilings(*st);  // on the GPU while the compiles still running end
   drop_state(st.get());
   return in_time;
 }
