@@ -152,6 +152,8 @@ void Sweep::start_compiles() {
   spdlog::info("{} kernels from the binary cache, {} to compile on {} threads", count_.cached, pending_,
                pool_.workers());
 
+  if (!ceilings_) ceilings_ = std::make_unique<run::CeilingRegistry>(session_);
+  ceilings_->prepare(ext_.ceilings);  // their kernels compile while the sweep begins
   // The reference kernel: compiled once with every parameter at its default; the check kernel
   // (Tune.check needs Tune.reference) the same way. Brute force loads them now; a guided search at
   // its first measurement, so that they compile while the strategy's first configurations do.

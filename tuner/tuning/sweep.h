@@ -131,7 +131,8 @@ struct SizeState {
   double bytes = 0, flops = 0;
   run::Dim3 check_grid, check_block;        // Tune.check's launch shape at this size
   std::unique_ptr<run::DeviceCheck> check;  // this size's reference outputs, on the device
-  bool reference_ready = false;             // prepare_reference has run (a guided search: at its first measurement)
+  bool reference_ready = false;             // prepare_reference has run (Sweep::ready_size)
+  bool ceilings_measured = false;
 };
 
 // The reference or check kernel's cubin on its way: from the binary cache, or compiled on a thread
@@ -172,10 +173,10 @@ class Sweep {
   // How many placements of arguments of `args_bytes` a size's state holds: kPlacements, fewer where
   // they would take more than a quarter of the device's memory, at least kFirstPlacements.
   std::size_t placements_of(std::size_t args_bytes) const;
-  // Arguments, reference, ceilings; `deferred` (a guided search): arguments only, the reference at
-  // the first measurement (ready_reference), the ceilings after the search.
+  // Arguments, reference, ceilings; `deferred` (a guided search): arguments only, the reference and
+  // the ceilings at the first measurement (ready_size).
   std::unique_ptr<SizeState> make_state(std::size_t s, bool deferred = false);
-  void ready_reference(SizeState& st);
+  void ready_size(SizeState& st);
   void drop_state(SizeState* st);
   bool search_one_size(std::size_t s);
   bool measure_window(const std::vector<std::size_t>& window);
@@ -250,6 +251,7 @@ class Sweep {
   // guided, per size: where an evaluation's wall time went (the log's line per size)
   struct GuidedTime {
     double compile_s = 0, measure_s = 0;             // waiting for (or running) a compile; measuring and storing
+    double ready_s = 0;                              // the reference and the ceilings (ready_size)
     std::size_t ready = 0, waited = 0, inline_ = 0;  // compiled ahead and done; hinted, not done; not hinted
   } guided_time_;
 

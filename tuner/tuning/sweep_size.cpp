@@ -124,6 +124,7 @@ void Sweep::measure_ceiling(SizeState& st, const std::string& name) {
   for (int i = 0; i < 3; ++i) args.dims[static_cast<std::size_t>(i)] = static_cast<std::size_t>(size.dims[i]);
   if (!ceilings_) ceilings_ = std::make_unique<run::CeilingRegistry>(session_);
   run::Ceiling c;
+  const auto t0 = Clock::now();
   try {
     c = ceilings_->measure(name, args, timing_);
   } catch (const run::CudaError& e) {
@@ -140,8 +141,8 @@ void Sweep::measure_ceiling(SizeState& st, const std::string& name) {
   // the same statistic as the kernels' objective
   const double ms = decision::estimate(c.timing.samples_ms, rule_.statistic).value;
   const double value = c.value * c.time_ms / ms;  // GB/s or GFLOP/s scale with 1 / time
-  spdlog::debug("ceiling {} at {}: {:.4f} ms = {:.0f} {} ({})", c.name, sizes_[st.index].label, ms, value, c.unit,
-                c.check);
+  spdlog::debug("ceiling {} at {}: {:.4f} ms = {:.0f} {} ({}); set up, timed and checked in {:.0f} ms", c.name,
+                sizes_[st.index].label, ms, value, c.unit, c.check, ms_since(t0));
   store::Ceiling sc;
   sc.run_id = run_id_;
   sc.device = session_.device().name;
@@ -325,16 +326,23 @@ std::unique_ptr<SizeState> Sweep::make_state(std::size_t s, bool deferred) {
   st->flops = ext_.flops ? evaluate_number(spec_, *ext_.flops, st->bound_default) : 0;
   live_.push_back(st.get());
   if (deferred) return st;
-  ready_reference(*st);
-  measure_ceilings(*st);
+  ready_size(*st);
   return st;
 }
 
-void Sweep::ready_reference(SizeState& st) {
-  if (st.reference_ready) return;
-  load_helpers();
-  prepare_reference(st);
-  st.reference_ready = true;
+// The size's reference outputs and ceilings, once: in make_state for brute force; at a guided
+// search's first measurement, so that they take the GPU while the strategy's first configurations
+// compile (the GPU would wait for those compiles anyway).
+void Sweep::ready_size(SizeState& st) {
+  if (!st.reference_ready) {
+    load_helpers();
+    prepare_reference(st);
+    st.reference_ready = true;
+  }
+  if (!st.ceilings_measured) {
+    measure_ceilings(st);
+    st.ceilings_measured = true;
+  }
 }
 
 void Sweep::drop_state(SizeState* st) { std::erase(live_, st); }
@@ -345,7 +353,7 @@ bool Sweep::search_one_size(std::size_t s) {
   const bool in_time = search_size(s, *st);
   for (const std::uint64_t c : pool_.drop_queued()) ahead_.erase(c), --pending_;  // guesses left unstarted
   if (in_time) decide_size(s, *st);
-  measure_ceilings(*st);  // on the GPU while the compiles still running end
+  if (!st->ceilings_measured) measure_ceilings(*st);  // nothing was measured (all stored before)
   drop_state(st.get());
   return in_time;
 }
