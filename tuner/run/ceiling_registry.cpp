@@ -4,6 +4,14 @@
 
 namespace tune::run {
 
+void CeilingRegistry::prepare(const std::vector<std::string>& names) {
+  for (const auto& n : names) {
+    if ((n == "fp32_peak" || n == "cublas_sgemm_argmax") && !kernels_)
+      kernels_ = std::make_unique<CeilingKernels>(session_);
+    if (n.starts_with("cublas")) session_.prepare_blas();
+  }
+}
+
 Ceiling CeilingRegistry::measure(std::string_view name, const CeilingArgs& a, const TimingOptions& o) {
   const auto& d = a.dims;
   if (name == "d2d_copy") return d2d_copy(session_, static_cast<std::size_t>(a.bytes / 2), o);

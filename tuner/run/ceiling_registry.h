@@ -4,7 +4,9 @@
 #include <array>
 #include <cstddef>
 #include <memory>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "run/ceiling_kinds.h"
 #include "run/ceilings.h"
@@ -22,6 +24,9 @@ struct CeilingArgs {
 class CeilingRegistry {
  public:
   explicit CeilingRegistry(Session& session) : session_(session) {}
+  // Starts what the named ceilings will need that takes time off the device (their kernels'
+  // compiles, the cuBLAS handle), so that it is done when they are measured.
+  void prepare(const std::vector<std::string>& names);
   // Throws InputError for an unknown name; CudaError as the ceiling functions do.
   Ceiling measure(std::string_view name, const CeilingArgs& args, const TimingOptions& options);
 

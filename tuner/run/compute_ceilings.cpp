@@ -92,10 +92,11 @@ compile::CompileRequest request(const char* source, const char* name, const std:
   return r;
 }
 
-std::unique_ptr<LoadedKernel> build(Session& session, const compile::CompileRequest& r) {
-  auto res = compile::compile(r);
-  if (!res.ok()) throw Error("the ceiling kernel " + r.kernel_name + " does not compile: " + res.log);
-  return std::make_unique<LoadedKernel>(session, std::vector<char>(res.cubin.begin(), res.cubin.end()), r.kernel_name);
+std::unique_ptr<LoadedKernel> build(Session& session, std::future<compile::CompileResult>& compiling,
+                                    const std::string& name) {
+  const compile::CompileResult res = compiling.get();
+  if (!res.ok()) throw Error("the ceiling kernel " + name + " does not compile: " + res.log);
+  return std::make_unique<LoadedKernel>(session, std::vector<char>(res.cubin.begin(), res.cubin.end()), name);
 }
 
 // The host evaluation of one thread's output (see kFmaSource).
@@ -121,13 +122,21 @@ compile::CompileRequest row_argmax_request(const std::string& arch) {
   return request(kArgmaxSource, "tune_row_argmax", arch);
 }
 
+CeilingKernels::CeilingKernels(Session& session) : session_(session) {
+  auto start = [](compile::CompileRequest r) {
+    return std::async(std::launch::async, [r = std::move(r)] { return compile::compile(r); });
+  };
+  fma_compile_ = start(fp32_peak_request(session.device().arch));
+  argmax_compile_ = start(row_argmax_request(session.device().arch));
+}
+
 LoadedKernel& CeilingKernels::fma() {
-  if (!fma_) fma_ = build(session_, fp32_peak_request(session_.device().arch));
+  if (!fma_) fma_ = build(session_, fma_compile_, fp32_peak_request(session_.device().arch).kernel_name);
   return *fma_;
 }
 
 LoadedKernel& CeilingKernels::argmax() {
-  if (!argmax_) argmax_ = build(session_, row_argmax_request(session_.device().arch));
+  if (!argmax_) argmax_ = build(session_, argmax_compile_, row_argmax_request(session_.device().arch).kernel_name);
   return *argmax_;
 }
 

@@ -6,6 +6,7 @@
 // CeilingKernels object, which a tuning run holds for all its sizes.
 #pragma once
 #include <cstddef>
+#include <future>
 #include <memory>
 #include <string>
 
@@ -28,13 +29,16 @@ compile::CompileRequest row_argmax_request(const std::string& arch);
 
 class CeilingKernels {
  public:
-  explicit CeilingKernels(Session& session) : session_(session) {}
-  // Compiled and loaded on first use; throws Error with NVRTC's log when a kernel does not compile.
+  // Starts both compiles on threads of their own (NVRTC alone: nothing touches the device), so
+  // that a run that makes this early finds them compiled when its first ceiling is measured.
+  explicit CeilingKernels(Session& session);
+  // Loaded on first use; throws Error with NVRTC's log when a kernel does not compile.
   LoadedKernel& fma();
   LoadedKernel& argmax();
 
  private:
   Session& session_;
+  std::future<compile::CompileResult> fma_compile_, argmax_compile_;
   std::unique_ptr<LoadedKernel> fma_, argmax_;
 };
 

@@ -50,10 +50,12 @@ void Session::recover() {
   const std::string restart =
       "): the driver requires a new process; record the configuration and exit with "
       "kDeviceLostExitCode so supervise() resumes the run (run/isolate.h)";
+  if (blas_making_.valid()) blas_making_.wait();  // no cuBLAS call runs through the reset
   const cudaError_t reset = reset_current_device();
   // Session-owned handles are dropped after the reset: their destructors then see the old epoch
   // and make no CUDA calls into the dead context.
   l2_flush_ = DeviceBuffer();
+  blas_making_ = {};  // waited for before the reset (above): made in the old context, dropped now
   blas_.reset();
   blocker_.reset();
   if (reset != cudaSuccess) throw DeviceLostError(reset, lost + "cudaDeviceReset: " + describe(reset) + restart, true);
@@ -120,8 +122,17 @@ std::string Session::clocks_note() {
 }
 
 BlasHandle& Session::blas() {
+  if (blas_making_.valid()) blas_ = blas_making_.get();  // its error, if any, is this call's
   if (!blas_ || !blas_->valid()) blas_ = std::make_unique<BlasHandle>();
   return *blas_;
+}
+
+void Session::prepare_blas() {
+  if (own_ || blas_ || blas_making_.valid()) return;
+  blas_making_ = std::async(std::launch::async, [ordinal = device_.ordinal] {
+    check(cudaSetDevice(ordinal), "cudaSetDevice");  // the primary context of the session's device
+    return std::make_unique<BlasHandle>();
+  });
 }
 
 }  // namespace tune::run

@@ -17,6 +17,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <future>
 #include <memory>
 #include <span>
 #include <string>
@@ -93,6 +94,10 @@ class Session {
   DeviceBuffer& l2_flush_buffer();
   // The session's cuBLAS handle, created on first use (ceilings.h).
   BlasHandle& blas();
+  // Starts creating the cuBLAS handle on a thread of its own, so that blas() finds it made: cuBLAS
+  // takes over a second to create its first handle on an H100 host, on the CPU. The primary
+  // context's session only (others create theirs on first use).
+  void prepare_blas();
   // At least `n` CUDA events of this session's context, created on first use and reused (timing
   // rounds): the first n of them. Made again after a device reset.
   std::span<Event> events(std::size_t n);
@@ -116,6 +121,7 @@ class Session {
   std::vector<Event> events_;
   std::uint64_t events_epoch_ = 0;
   std::unique_ptr<BlasHandle> blas_;
+  std::future<std::unique_ptr<BlasHandle>> blas_making_;  // prepare_blas; after blas_, so it goes first
   std::unique_ptr<Blocker> blocker_;
   std::unique_ptr<Nvml> nvml_;
   bool nvml_tried_ = false;
