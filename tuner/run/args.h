@@ -52,6 +52,7 @@ class ArgSet : public Recoverable {
 
   std::size_t size() const { return specs_.size(); }
   const ArgSpec& spec(std::size_t index) const { return specs_.at(index); }
+  const std::vector<ArgSpec>& specs() const { return specs_; }
   DType dtype(std::size_t index) const { return slots_.at(index).dtype; }
   std::uint64_t seed() const { return seed_; }
   // Index of the argument called `name`; throws Error when there is none.

@@ -197,16 +197,18 @@ class Sweep {
   void decide_size(std::size_t s, SizeState& st);
   // The other contexts (sweep_contexts.cpp). Whether a size's decision takes them: its best first
   // pass `best_ms` is short and its arguments are small (kOtherContexts), and they can be had.
-  bool other_contexts_apply(SizeState& st, double best_ms) const;
+  // Decided once per size, by decide_size.
+  bool other_contexts_apply(const SizeState& st, double best_ms) const;
   // Creates the other contexts in the background when some size may take them.
   void start_other_contexts();
-  // The contenders (their kernels and shapes) measured again in the other contexts, where the
-  // size qualifies: one row of estimates per context that measured every one of them; empty where
-  // the size does not qualify or no other context can be had.
+  // Adds further contexts of the device to `to` until it holds kOtherContexts.
+  void add_other_contexts(std::vector<std::unique_ptr<run::Session>>& to) const;
+  // The contenders (their kernels and shapes) of a size that takes the other contexts
+  // (other_contexts_apply) measured again there: one row of estimates per context that measured
+  // every one of them; empty where no other context can be had.
   std::vector<std::vector<decision::Estimate>> measure_in_other_contexts(SizeState& st,
                                                                          const std::vector<run::LoadedKernel*>& kernels,
-                                                                         const std::vector<Geometry>& shapes,
-                                                                         double best_ms);
+                                                                         const std::vector<Geometry>& shapes);
   void remeasure_implausible_ceilings();
 
   // a search strategy other than brute force (sweep_search.cpp): at each size the strategy picks

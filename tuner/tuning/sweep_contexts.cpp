@@ -20,31 +20,28 @@ void Sweep::start_other_contexts() {
   // milliseconds to create); taken by the first decision that needs them
   others_ready_ = std::async(std::launch::async, [this] {
     std::vector<std::unique_ptr<run::Session>> made;
-    while (made.size() < kOtherContexts)
-      made.push_back(std::make_unique<run::Session>(session_, run::Session::OwnContext{}));
+    add_other_contexts(made);
     return made;
   });
 }
 
-bool Sweep::other_contexts_apply(SizeState& st, double best_ms) const {
+void Sweep::add_other_contexts(std::vector<std::unique_ptr<run::Session>>& to) const {
+  while (to.size() < kOtherContexts) to.push_back(std::make_unique<run::Session>(session_, run::Session::OwnContext{}));
+}
+
+bool Sweep::other_contexts_apply(const SizeState& st, double best_ms) const {
   if (others_off_ || !(best_ms < kOtherContextsBelowMs) || timing_.flush_l2) return false;
-  std::size_t bytes = 0;
-  for (std::size_t a = 0; a < st.args->size(); ++a)
-    if (!st.args->spec(a).scalar) bytes += st.args->buffer(a).bytes();
-  return bytes <= session_.device().l2_bytes / 4;
+  return buffer_bytes(st.args->specs()) <= session_.device().l2_bytes / 4;
 }
 
 std::vector<std::vector<decision::Estimate>> Sweep::measure_in_other_contexts(
-    SizeState& st, const std::vector<run::LoadedKernel*>& kernels, const std::vector<Geometry>& shapes,
-    double best_ms) {
-  if (kernels.size() < 2 || !other_contexts_apply(st, best_ms)) return {};
-  std::vector<run::ArgSpec> specs;
-  for (std::size_t a = 0; a < st.args->size(); ++a) specs.push_back(st.args->spec(a));
+    SizeState& st, const std::vector<run::LoadedKernel*>& kernels, const std::vector<Geometry>& shapes) {
+  if (kernels.size() < 2 || others_off_) return {};
+  const std::vector<run::ArgSpec>& specs = st.args->specs();
   if (others_.empty()) {
     try {
       if (others_ready_.valid()) others_ = others_ready_.get();
-      while (others_.size() < kOtherContexts)
-        others_.push_back(std::make_unique<run::Session>(session_, run::Session::OwnContext{}));
+      add_other_contexts(others_);  // none made in the background, or fewer
     } catch (const run::CudaError& e) {
       spdlog::warn("no further CUDA context ({}): each size decided in one context", e.what());
       others_.clear();

@@ -137,16 +137,14 @@ void Sweep::decide_size(std::size_t s, SizeState& st) {
     // the same contenders in the other contexts, where the size qualifies (sweep.h)
     std::vector<run::LoadedKernel*> kernels;
     std::vector<Geometry> measured_shapes;
-    double best_ms = std::numeric_limits<double>::infinity();
     for (std::size_t i = 0; i < measured.size(); ++i) {
       kernels.push_back(configs_[config_index_.at(rows[runnable[measured[i]]].params)].compiled.kernel.get());
       measured_shapes.push_back(shapes[measured[i]]);
-      best_ms = std::min(best_ms, here[i].value);
     }
     std::vector<std::vector<decision::Estimate>> contexts = {here};
     const auto t1 = Clock::now();
-    for (auto& row : measure_in_other_contexts(st, kernels, measured_shapes, best_ms))
-      contexts.push_back(std::move(row));
+    if (elsewhere)
+      for (auto& row : measure_in_other_contexts(st, kernels, measured_shapes)) contexts.push_back(std::move(row));
     count_.decide_ms += ms_since(t1);
     const std::vector<decision::Estimate> combined = decision::across_contexts(contexts);
     for (std::size_t i = 0; i < measured.size(); ++i) {
