@@ -72,40 +72,39 @@ std::vector<std::size_t> around(const Context& ctx, std::size_t c, bool mirrors)
   return out;
 }
 
-// The local step: with `mirrors` (the endgame) an unvisited mirror of the best configuration
-// first; else a random unvisited neighbour (around) of the best configuration that has one (of the
-// kLocalFrom best), whatever the model predicts there. Mirrors only in the endgame: before it they
-// cost the short budgets of the FGCS scoring (convolution_milo on A4000, A6000: 0.05 to 0.07 lower
-// at 100 repeats), and in the endgame they find the optimum's transposed twin (GEMM).
-std::optional<std::size_t> local_step(Context& ctx, const bo::Model& model, bool mirrors) {
-  const auto ranked = model.ranked();
-  if (mirrors && !ranked.empty())
-    if (const auto m = ctx.unvisited_neighbours(ranked.front(), Neighbourhood::mirror); !m.empty()) return m.front();
-  for (std::size_t k = 0; k < std::min(ranked.size(), kLocalFrom); ++k) {
-    const auto next = around(ctx, ranked[k], mirrors);
-    if (!next.empty()) return next[ctx.rng().below(next.size())];
-  }
-  return std::nullopt;
-}
-
-// What local_step will evaluate next, and after it, once `taken` has been evaluated, with `ranked`
-// the best configurations then and none of the steps a new best: the same walk on a copy of the
-// generator, so nothing is drawn; up to `n` steps.
-std::vector<std::size_t> predicted_local_walk(Context& ctx, const std::vector<std::size_t>& ranked, std::size_t taken,
-                                              std::size_t n, bool mirrors) {
-  std::vector<std::size_t> walk, gone{taken};
+// The local step's choice: with `mirrors` (the endgame) an unvisited mirror of the best
+// configuration first; else a random unvisited neighbour (around) of the best configuration that
+// has one (of the kLocalFrom best), whatever the model predicts there; nothing of `gone`. Mirrors
+// only in the endgame: before it they cost the short budgets of the FGCS scoring
+// (convolution_milo on A4000, A6000: 0.05 to 0.07 lower at 100 repeats), and in the endgame they
+// find the optimum's transposed twin (GEMM).
+std::optional<std::size_t> local_choice(const Context& ctx, const std::vector<std::size_t>& ranked, bool mirrors,
+                                        Rng& rng, const std::vector<std::size_t>& gone = {}) {
   auto fresh = [&](std::vector<std::size_t> v) {
     std::erase_if(v, [&](std::size_t c) { return std::find(gone.begin(), gone.end(), c) != gone.end(); });
     return v;
   };
+  if (mirrors && !ranked.empty())
+    if (const auto m = fresh(ctx.unvisited_neighbours(ranked.front(), Neighbourhood::mirror)); !m.empty())
+      return m.front();
+  for (std::size_t k = 0; k < std::min(ranked.size(), kLocalFrom); ++k)
+    if (const auto a = fresh(around(ctx, ranked[k], mirrors)); !a.empty()) return a[rng.below(a.size())];
+  return std::nullopt;
+}
+
+std::optional<std::size_t> local_step(Context& ctx, const bo::Model& model, bool mirrors) {
+  return local_choice(ctx, model.ranked(), mirrors, ctx.rng());
+}
+
+// What local_step will evaluate next, and after it, once `taken` has been evaluated, with `ranked`
+// the best configurations then and none of the steps a new best: the same choice on a copy of the
+// generator, so nothing is drawn; up to `n` steps.
+std::vector<std::size_t> predicted_local_walk(Context& ctx, const std::vector<std::size_t>& ranked, std::size_t taken,
+                                              std::size_t n, bool mirrors) {
+  std::vector<std::size_t> walk, gone{taken};
   Rng probe = ctx.rng();
   while (walk.size() < n) {
-    std::optional<std::size_t> next;
-    if (mirrors && !ranked.empty())
-      if (const auto m = fresh(ctx.unvisited_neighbours(ranked.front(), Neighbourhood::mirror)); !m.empty())
-        next = m.front();
-    for (std::size_t k = 0; !next && k < std::min(ranked.size(), kLocalFrom); ++k)
-      if (const auto a = fresh(around(ctx, ranked[k], mirrors)); !a.empty()) next = a[probe.below(a.size())];
+    const auto next = local_choice(ctx, ranked, mirrors, probe, gone);
     if (!next) break;
     walk.push_back(*next);
     gone.push_back(*next);
