@@ -214,7 +214,10 @@ class Sweep {
   // a search strategy other than brute force (sweep_search.cpp): at each size the strategy picks
   // the configurations, each compiled when first asked for
   bool search_size(std::size_t s, SizeState& st);
-  void ensure_compiled(std::size_t c);
+  // Compiles or loads `c` unless done; says whether it was ready, hinted (compile-ahead) but not
+  // done, or not hinted.
+  enum class Readiness { ready, hinted, not_hinted };
+  Readiness ensure_compiled(std::size_t c);
   // Compile-ahead for a guided search (search::Context::hint): the hinted configurations go to the
   // compile pool, replacing earlier guesses no worker has started.
   void prefetch(const std::vector<std::size_t>& configs);

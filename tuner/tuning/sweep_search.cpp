@@ -18,22 +18,11 @@
 
 namespace tune::tuning {
 
-void Sweep::ensure_compiled(std::size_t c) {
+Sweep::Readiness Sweep::ensure_compiled(std::size_t c) {
   Compiled& k = configs_[c].compiled;
-  const auto t0 = Clock::now();
-  struct Tally {  // adds the wait to guided_time_ however this returns
-    GuidedTime& g;
-    Clock::time_point t0;
-    ~Tally() {
-      const double ms = ms_since(t0);
-      g.compile_s += ms / 1000.0;
-      if (ms >= 1) spdlog::debug("evaluation {}: waited {:.0f} ms for its compile", g.ready + g.waited + g.inline_, ms);
-    }
-  } tally{guided_time_, t0};
-  if (k.kernel || k.status != store::MeasurementStatus::ok) return void(++guided_time_.ready);
-  const bool ahead = ahead_.contains(c);
-  ++(ahead ? guided_time_.waited : guided_time_.inline_);
-  if (ahead) {
+  if (k.kernel || k.status != store::MeasurementStatus::ok) return Readiness::ready;
+  const Readiness was = ahead_.contains(c) ? Readiness::hinted : Readiness::not_hinted;
+  if (was == Readiness::hinted) {
     if (pool_.withdraw(c)) {  // still queued behind other guesses: compile it here, now
       ahead_.erase(c);
       --pending_;
@@ -45,11 +34,12 @@ void Sweep::ensure_compiled(std::size_t c) {
         ahead_.erase(r->tag);
         accept(std::move(*r));
       }
-      if (k.kernel || k.status != store::MeasurementStatus::ok) return;
+      if (k.kernel || k.status != store::MeasurementStatus::ok) return was;
     }
   }
   auto req = request(c, kernel_, space_.config_values(c));
   if (!load_cached(c, req)) accept(compile::compile(req));
+  return was;
 }
 
 void Sweep::accept_finished() {
@@ -92,10 +82,26 @@ bool Sweep::search_size(std::size_t s, SizeState& st) {
         const auto t0 = Clock::now();
         ready_size(st);  // the first time: the reference and ceilings, while the first configurations compile
         guided_time_.ready_s += ms_since(t0) / 1000.0;
-        ensure_compiled(c);
+        GuidedTime& g = guided_time_;
+        const std::size_t evaluation = g.ready + g.waited + g.inline_;
         const auto t1 = Clock::now();
+        switch (ensure_compiled(c)) {
+          case Readiness::ready:
+            ++g.ready;
+            break;
+          case Readiness::hinted:
+            ++g.waited;
+            break;
+          case Readiness::not_hinted:
+            ++g.inline_;
+            break;
+        }
+        const double waited_ms = ms_since(t1);
+        g.compile_s += waited_ms / 1000.0;
+        if (waited_ms >= 1) spdlog::debug("evaluation {}: waited {:.0f} ms for its compile", evaluation, waited_ms);
+        const auto t2 = Clock::now();
         store::Measurement m = measure_and_store(c, st);
-        guided_time_.measure_s += ms_since(t1) / 1000.0;
+        guided_time_.measure_s += ms_since(t2) / 1000.0;
         return m.status == store::MeasurementStatus::ok ? m.objective : std::nullopt;
       },
       [this] { return ms_since(start_) / 1000.0; });
