@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <future>
 #include <map>
 #include <mutex>
 #include <string>
@@ -56,22 +57,38 @@ compile::CompileRequest Blocker::request(const std::string& arch) {
   return r;
 }
 
+namespace {
+// Compiled once per architecture in a process: every context's blocker (context.h) loads the same.
+std::mutex cubins_mutex;
+std::map<std::string, std::vector<char>> cubins;
+std::future<void> precompiling;  // Blocker::precompile; waited for at exit
+
+std::vector<char> cubin_for(const std::string& arch) {
+  const std::lock_guard<std::mutex> lock(cubins_mutex);
+  auto it = cubins.find(arch);
+  if (it == cubins.end()) {
+    auto res = compile::compile(Blocker::request(arch));
+    if (!res.ok()) throw Error("the stream-blocking kernel does not compile: " + res.log);
+    it = cubins.emplace(arch, std::vector<char>(res.cubin.begin(), res.cubin.end())).first;
+  }
+  return it->second;
+}
+}  // namespace
+
+void Blocker::precompile(const std::string& arch) {
+  const std::lock_guard<std::mutex> lock(cubins_mutex);
+  if (precompiling.valid() || cubins.contains(arch)) return;
+  precompiling = std::async(std::launch::async, [arch] {
+    try {
+      cubin_for(arch);
+    } catch (const Error&) {  // the first Blocker compiles it again and reports the error
+    }
+  });
+}
+
 Blocker::Blocker(Session& session) : session_(session), epoch_(context_epoch()) {
   const compile::CompileRequest r = request(session.device().arch);
-  // compiled once per architecture in a process: every context's blocker (context.h) loads the same
-  static std::mutex mutex;
-  static std::map<std::string, std::vector<char>> cubins;
-  std::vector<char> cubin;
-  {
-    const std::lock_guard<std::mutex> lock(mutex);
-    auto it = cubins.find(r.arch);
-    if (it == cubins.end()) {
-      auto res = compile::compile(r);
-      if (!res.ok()) throw Error("the stream-blocking kernel does not compile: " + res.log);
-      it = cubins.emplace(r.arch, std::vector<char>(res.cubin.begin(), res.cubin.end())).first;
-    }
-    cubin = it->second;
-  }
+  const std::vector<char> cubin = cubin_for(r.arch);
   kernel_ = std::make_unique<LoadedKernel>(session, cubin, r.kernel_name);
   busy_ = std::make_unique<LoadedKernel>(session, cubin, "tune_busy");
   void* host = nullptr;

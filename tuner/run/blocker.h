@@ -47,6 +47,9 @@ class Blocker {
 
   // The NVRTC request of its kernels for `arch`: tests compile it without a GPU.
   static compile::CompileRequest request(const std::string& arch);
+  // Starts compiling the kernels for `arch` on a thread of its own (NVRTC only), so that the
+  // process's first Blocker finds them compiled; a no-op once started or done.
+  static void precompile(const std::string& arch);
 
  private:
   Session& session_;

@@ -12,6 +12,12 @@ void CeilingRegistry::prepare(const std::vector<std::string>& names) {
   }
 }
 
+bool CeilingRegistry::ready(std::string_view name) {
+  if (name.starts_with("cublas") && !session_.blas_ready()) return false;
+  if ((name == "fp32_peak" || name == "cublas_sgemm_argmax") && kernels_) return kernels_->ready();
+  return true;
+}
+
 Ceiling CeilingRegistry::measure(std::string_view name, const CeilingArgs& a, const TimingOptions& o) {
   const auto& d = a.dims;
   if (name == "d2d_copy") return d2d_copy(session_, static_cast<std::size_t>(a.bytes / 2), o);

@@ -27,6 +27,9 @@ class CeilingRegistry {
   // Starts what the named ceilings will need that takes time off the device (their kernels'
   // compiles, the cuBLAS handle), so that it is done when they are measured.
   void prepare(const std::vector<std::string>& names);
+  // Whether what prepare() started for the named ceiling is done, so that measuring it now keeps
+  // the device busy rather than waiting on the CPU (an unknown name: true; measure() says why).
+  bool ready(std::string_view name);
   // Throws InputError for an unknown name; CudaError as the ceiling functions do.
   Ceiling measure(std::string_view name, const CeilingArgs& args, const TimingOptions& options);
 

@@ -22,5 +22,11 @@ void check_blas(cublasStatus_t status, const std::string& what);
 int as_int(std::size_t v, const char* what);
 // Fills time_ms/value from the timing; `amount` is bytes (GB/s) or flops (GFLOP/s).
 void finish(Ceiling& c, double amount);
+// The timing options for a cuBLAS call: at least one untimed launch before the calibration
+// (TimingOptions::warmup), outside any hold of the stream. cuBLAS's first call in a process waits
+// for the device (its workspace made), and behind the timing method's hold (blocker.h) it stalled
+// until the hold's 1 s timeout: on an H100 the first cublasSgeam's calibration took 1,000 ms, the
+// first cublasSgemm's 1,030 ms; after one untimed call, 1 to 3 ms.
+TimingOptions for_blas(TimingOptions options);
 
 }  // namespace tune::run::detail

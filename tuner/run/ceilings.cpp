@@ -2,6 +2,7 @@
 
 #include "run/device_ops.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -37,6 +38,11 @@ void finish(Ceiling& c, double amount) {
   if (!c.timing.ok()) return;
   c.time_ms = c.timing.summary.mean;
   c.value = c.time_ms > 0 ? amount / (c.time_ms * 1e-3) / 1e9 : 0.0;
+}
+
+TimingOptions for_blas(TimingOptions options) {
+  options.warmup = std::max(1, options.warmup);
+  return options;
 }
 
 }  // namespace detail
@@ -126,7 +132,7 @@ Ceiling cublas_sgeam_transpose(Session& session, std::size_t rows, std::size_t c
   }
   auto* pa = static_cast<const float*>(ins[0].data());
   auto* pc = static_cast<float*>(outs[0].data());
-  c.timing = measure(session, geams, options);
+  c.timing = measure(session, geams, for_blas(options));
   finish(c, 2.0 * static_cast<double>(rows * cols * sizeof(float)));
   if (!c.timing.ok()) return c;
   // every element, on the device (device_ops.h)
@@ -167,7 +173,7 @@ Ceiling cublas_sgemm(Session& session, std::size_t m, std::size_t n, std::size_t
         return blas_status(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, im, in, ik, &alpha, pa, im, pb, ik, &beta, pc, im),
                            "cublasSgemm");
       },
-      options);
+      for_blas(options));
   finish(c, 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k));
   if (!c.timing.ok()) return c;
   // 64 sampled entries: only row i of A (strided), column j of B and C(i, j) travel

@@ -1,5 +1,6 @@
 #include "run/compute_ceilings.h"
 
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <span>
@@ -130,6 +131,13 @@ CeilingKernels::CeilingKernels(Session& session) : session_(session) {
   argmax_compile_ = start(row_argmax_request(session.device().arch));
 }
 
+bool CeilingKernels::ready() const {
+  const auto done = [](const std::future<compile::CompileResult>& f) {
+    return !f.valid() || f.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+  };
+  return done(fma_compile_) && done(argmax_compile_);
+}
+
 LoadedKernel& CeilingKernels::fma() {
   if (!fma_) fma_ = build(session_, fma_compile_, fp32_peak_request(session_.device().arch).kernel_name);
   return *fma_;
@@ -221,7 +229,7 @@ Ceiling cublas_sgemm_argmax(Session& session, CeilingKernels& kernels, std::size
         if (!st.ok()) return st;
         return classify(cudaLaunchKernel(argmax.handle(), dim3(grid), dim3(256), argv, 0, nullptr), what);
       },
-      options);
+      for_blas(options));
   finish(c, 2.0 * static_cast<double>(n1) * static_cast<double>(n2) * static_cast<double>(dim));
   if (!c.timing.ok()) return c;
   const std::vector<float> h1 = set1.download_as<float>(), h2 = set2.download_as<float>(),

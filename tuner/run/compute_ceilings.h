@@ -35,6 +35,8 @@ class CeilingKernels {
   // Loaded on first use; throws Error with NVRTC's log when a kernel does not compile.
   LoadedKernel& fma();
   LoadedKernel& argmax();
+  // Both compiles have ended (loading them then takes no compile time).
+  bool ready() const;
 
  private:
   Session& session_;

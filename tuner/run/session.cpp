@@ -1,6 +1,7 @@
 #include "run/session.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include <cuda_runtime_api.h>
 
@@ -125,6 +126,10 @@ BlasHandle& Session::blas() {
   if (blas_making_.valid()) blas_ = blas_making_.get();  // its error, if any, is this call's
   if (!blas_ || !blas_->valid()) blas_ = std::make_unique<BlasHandle>();
   return *blas_;
+}
+
+bool Session::blas_ready() const {
+  return !blas_making_.valid() || blas_making_.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
 }
 
 void Session::prepare_blas() {

@@ -98,6 +98,8 @@ class Session {
   // takes over a second to create its first handle on an H100 host, on the CPU. The primary
   // context's session only (others create theirs on first use).
   void prepare_blas();
+  // Whether blas() returns at once: no handle is being made on prepare_blas's thread.
+  bool blas_ready() const;
   // At least `n` CUDA events of this session's context, created on first use and reused (timing
   // rounds): the first n of them. Made again after a device reset.
   std::span<Event> events(std::size_t n);
@@ -108,6 +110,8 @@ class Session {
   std::string clocks_note();
   // Whether the clocks were warmed up and settled already (timing.h: settle_clocks), once per session.
   bool clocks_settled = false;
+  // Measurements in a row whose rounds stayed throttled through their retakes (timing.h: clocks).
+  int throttled_in_a_row = 0;
 
  private:
   friend class Recoverable;

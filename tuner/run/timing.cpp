@@ -63,24 +63,30 @@ bool enough(std::span<const double> samples, double timed_ms, const TimingOption
   return e.value > 0 && e.half_width <= o.rel_ci * e.value;
 }
 
+bool take_again(bool throttled, bool timed_out, int attempt, int max_retakes, int throttled_in_a_row) {
+  if (attempt >= max_retakes) return false;
+  return timed_out || (throttled && throttled_in_a_row < kSteadyThrottle);
+}
+
 std::string describe(const TimingOptions& o) {
-  char buf[512];
+  char buf[1024];
   if (o.flush_l2)
     std::snprintf(
         buf, sizeof buf,
         "one launch per sample between CUDA events, each after a 2 x L2 flush outside its events (cold L2), "
         "enqueued behind a stream-blocking kernel, the host idle while it runs; %d warm-up launch(es); mean of "
         "%d..%d samples, stopped once its 95%% interval is within %.1f%% (%.0f ms of samples at most); rounds that saw "
-        "the GPU throttle taken again",
-        o.warmup, o.min_samples, o.max_samples, 100.0 * o.rel_ci, o.max_time_ms);
+        "the GPU throttle taken again, unless throttling persisted through %d measurements in a row",
+        o.warmup, o.min_samples, o.max_samples, 100.0 * o.rel_ci, o.max_time_ms, kSteadyThrottle);
   else
     std::snprintf(
         buf, sizeof buf,
         "batches of back-to-back launches (>= %.0f us each) between CUDA events, enqueued behind a "
         "stream-blocking kernel, the host idle while one runs, warm L2; %d warm-up launch(es); mean of %d..%d "
         "samples (ms per launch), stopped once its 95%% interval is within %.1f%% (%.0f ms of samples at most); rounds "
-        "that saw the GPU throttle taken again",
-        1000.0 * o.min_batch_ms, o.warmup, o.min_samples, o.max_samples, 100.0 * o.rel_ci, o.max_time_ms);
+        "that saw the GPU throttle taken again, unless throttling persisted through %d measurements in a row",
+        1000.0 * o.min_batch_ms, o.warmup, o.min_samples, o.max_samples, 100.0 * o.rel_ci, o.max_time_ms,
+        kSteadyThrottle);
   return buf;
 }
 
@@ -212,13 +218,20 @@ void add_block(std::vector<Batch>& round, const LaunchFn& fn, int n, int batches
 Timing measure_unguarded(Session& session, std::span<const LaunchFn> placements, const TimingOptions& o) {
   validate(o);
   if (placements.empty()) throw InputError("measure: no launch function");
+  using Clock = std::chrono::steady_clock;
+  const auto since = [](Clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+  };
+  const auto t0 = Clock::now();
   settle_clocks(session);
   Timing t;
+  const auto tp = Clock::now();
   for (std::size_t p = placements.size(); p-- > 0;) {  // warm-ups, then N from the first placement, launched last
     int n = 1;
     if (LaunchStatus s = prepare(session, placements[p], o, n, p == 0); !s.ok()) return failed(std::move(s));
     if (p == 0) t.launches_per_sample = n;
   }
+  t.prepare_ms = since(tp);
   const int n = t.launches_per_sample;
   const int places = static_cast<int>(placements.size());
   std::size_t last = 0;  // the placement launched last (the calibration's)
@@ -254,14 +267,17 @@ Timing measure_unguarded(Session& session, std::span<const LaunchFn> placements,
       timed_out = timed_out || out;
     }
     watch.read(t);
-    if ((watch.throttled || timed_out) && attempt < o.max_retakes) {
+    if (take_again(watch.throttled, timed_out, attempt, o.max_retakes, session.throttled_in_a_row)) {
       ++t.retaken;
       continue;
     }
     t.throttled = watch.throttled;
+    t.steady_throttle = t.throttled && session.throttled_in_a_row >= kSteadyThrottle;
     t.samples_ms = std::move(samples);
     break;
   }
+  session.throttled_in_a_row = t.throttled ? session.throttled_in_a_row + 1 : 0;
+  t.wall_ms = since(t0);
   t.summary = summarize(t.samples_ms);
   return t;
 }

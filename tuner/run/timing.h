@@ -26,7 +26,11 @@
 //     measures its contenders in further contexts too (context.h, tuning/sweep.h: kOtherContexts);
 //   - clocks: with NVML, the SM clock and the throttle reasons are read around each round; a round
 //     that saw power, thermal or hardware slowdown is taken again (up to max_retakes rounds),
-//     counted in Timing::retaken; if it persists the samples are kept and Timing::throttled says so;
+//     counted in Timing::retaken; if it persists the samples are kept and Timing::throttled says so.
+//     Once kSteadyThrottle measurements in a row stayed throttled through their retakes, throttling
+//     is the GPU's steady state (an H100 at its power limit under a 4096^3 GEMM's best
+//     configurations): rounds are not taken again for it (Timing::steady_throttle) until a
+//     measurement's round runs unthrottled;
 //   - stop: after at least min_samples samples, as soon as the 95% confidence interval of the mean
 //     is within rel_ci of it and min_time_ms has passed; at max_samples or max_time_ms otherwise;
 //   - L2: by default warm (back to back: a problem that fits in L2 runs from L2, as in an
@@ -81,7 +85,9 @@ struct Timing {
   double timed_ms = 0;                      // GPU time of every timed batch (retaken rounds included)
   int retaken = 0;                          // rounds taken again because the GPU throttled or the hold timed out
   bool throttled = false;                   // throttling persisted through the retakes
+  bool steady_throttle = false;             // throttled, and not taken again: the steady state (above)
   unsigned sm_mhz_min = 0, sm_mhz_max = 0;  // SM clock seen around the rounds (0: not monitored)
+  double wall_ms = 0, prepare_ms = 0;       // host time of measure(), and of its warm-up and calibration
   bool ok() const { return status.ok(); }
 };
 
@@ -121,6 +127,12 @@ std::string describe(const TimingOptions& options);
 int launches_per_sample(double single_ms, const TimingOptions& options);
 // Whether the samples are enough by the stop rule, `timed_ms` of batches so far.
 bool enough(std::span<const double> samples, double timed_ms, const TimingOptions& options);
+// Measurements in a row throttled through their retakes, after which throttling is the steady state.
+inline constexpr int kSteadyThrottle = 3;
+// Whether a round is taken again: the hold timed out, or the GPU throttled and that is not its
+// steady state (throttled_in_a_row measurements before this one stayed throttled), while `attempt`
+// (0 for the first round) is below max_retakes.
+bool take_again(bool throttled, bool timed_out, int attempt, int max_retakes, int throttled_in_a_row);
 // Throws InputError naming the option when the options are inconsistent.
 void validate(const TimingOptions& options);
 

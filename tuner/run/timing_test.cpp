@@ -93,6 +93,24 @@ TEST(Throttle, OnlySlowdownReasonsCount) {
   EXPECT_EQ(describe_reasons(1ull << 40), "other");
 }
 
+TEST(Throttle, RetakesUntilThrottlingIsTheSteadyState) {
+  // a throttled round is taken again up to max_retakes times
+  EXPECT_TRUE(take_again(true, false, 0, 3, 0));
+  EXPECT_TRUE(take_again(true, false, 2, 3, kSteadyThrottle - 1));
+  EXPECT_FALSE(take_again(true, false, 3, 3, 0));
+  EXPECT_FALSE(take_again(false, false, 0, 3, 0));
+  // once kSteadyThrottle measurements in a row stayed throttled, throttling alone takes no round again
+  EXPECT_FALSE(take_again(true, false, 0, 3, kSteadyThrottle));
+  EXPECT_FALSE(take_again(true, false, 0, 3, kSteadyThrottle + 5));
+  // a hold that timed out is taken again whatever the throttling
+  EXPECT_TRUE(take_again(true, true, 0, 3, kSteadyThrottle));
+  EXPECT_TRUE(take_again(false, true, 1, 3, 0));
+  EXPECT_FALSE(take_again(false, true, 1, 1, 0));
+  // and the method says so
+  EXPECT_NE(describe(TimingOptions{}).find("unless throttling persisted through 3 measurements in a row"),
+            std::string::npos);
+}
+
 TEST(Throttle, WithoutADriverNvmlIsAbsentAndSaysWhy) {
   const auto nvml = Nvml::open("0000:00:00.0");
   if (nvml) GTEST_SKIP() << "NVML is present on this machine";
