@@ -10,6 +10,7 @@
 #include "compile/source.h"
 #include "query/flags.h"
 #include "query/table.h"
+#include "run/blocker.h"
 #include "tuning/sweep.h"
 
 namespace tune::tuning {
@@ -152,6 +153,7 @@ void Sweep::start_compiles() {
   spdlog::info("{} kernels from the binary cache, {} to compile on {} threads", count_.cached, pending_,
                pool_.workers());
 
+  run::Blocker::precompile(session_.device().arch);  // the timing method's kernels, for the first measurement
   if (!ceilings_) ceilings_ = std::make_unique<run::CeilingRegistry>(session_);
   ceilings_->prepare(ext_.ceilings);  // their kernels compile while the sweep begins
   // The reference kernel: compiled once with every parameter at its default; the check kernel
@@ -195,6 +197,13 @@ std::unique_ptr<run::LoadedKernel> Sweep::load_helper(PendingHelper& p) {
     p.cubin.assign(res.cubin.begin(), res.cubin.end());
   }
   return std::make_unique<run::LoadedKernel>(session_, p.cubin, p.kernel_name);
+}
+
+bool Sweep::helpers_compiled() const {
+  const auto done = [](const std::optional<PendingHelper>& p) {
+    return !p || !p->compiling.valid() || p->compiling.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+  };
+  return done(reference_pending_) && done(check_pending_);
 }
 
 void Sweep::load_helpers() {
@@ -285,11 +294,14 @@ int Sweep::run() {
   }
   // Guided: compile-ahead guesses no worker started are not needed any more.
   for (const std::uint64_t c : pool_.drop_queued()) ahead_.erase(c), --pending_;
+  const auto t0 = Clock::now();
+  const std::size_t left = pending_;
   while (pending_ > 0) {  // compiles nobody waited for (time limit; guided: guesses in progress)
     auto r = pool_.next();
     --pending_;
     if (r) accept(std::move(*r));
   }
+  if (left > 0) spdlog::debug("{} compiles nobody waited for ended {:.0f} ms after the last size", left, ms_since(t0));
   progress_->finish();
   finish(out_of_time);
   return 0;
@@ -299,9 +311,13 @@ int Sweep::run() {
 // sweep, and a re-run stores the same flags again, once), the run's end, and the table.
 void Sweep::finish(bool out_of_time) {
   const std::string& device = session_.device().name;
+  const auto t0 = Clock::now();
   if (!out_of_time) remeasure_implausible_ceilings();
+  const double ceilings_ms = ms_since(t0);
   query::refresh_flags(db_, kernel_, device);
   db_.finish_run(run_id_, out_of_time ? store::RunStatus::interrupted : store::RunStatus::completed);
+  spdlog::debug("run's end: ceilings checked in {:.0f} ms, flags and the run's record in {:.0f} ms", ceilings_ms,
+                ms_since(t0) - ceilings_ms);
 
   query::RunTotals totals;
   totals.compiled = count_.compiled;
@@ -318,6 +334,16 @@ void Sweep::finish(bool out_of_time) {
   query::print_run_table(db_, kernel_, device, labels, totals, o_.json, o_.wide);
 }
 
-int run_engine(const Options& opts, Prepared prepared) { return Sweep(opts, std::move(prepared)).run(); }
+int run_engine(const Options& opts, Prepared prepared) {
+  const auto t0 = Clock::now();
+  int rc = 0;
+  {
+    Sweep sweep(opts, std::move(prepared));
+    rc = sweep.run();
+    spdlog::debug("the run's table printed; releasing the GPU and the compile threads");
+  }
+  spdlog::debug("the GPU and the compile threads released; {:.0f} ms in all", ms_since(t0));
+  return rc;
+}
 
 }  // namespace tune::tuning

@@ -4,6 +4,7 @@
 #pragma once
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <future>
 #include <map>
 #include <memory>
@@ -132,7 +133,7 @@ struct SizeState {
   run::Dim3 check_grid, check_block;        // Tune.check's launch shape at this size
   std::unique_ptr<run::DeviceCheck> check;  // this size's reference outputs, on the device
   bool reference_ready = false;             // prepare_reference has run (Sweep::ready_size)
-  bool ceilings_measured = false;
+  std::set<std::string> ceilings_done;      // Tune.ceilings measured at this size
 };
 
 // The reference or check kernel's cubin on its way: from the binary cache, or compiled on a thread
@@ -162,6 +163,7 @@ class Sweep {
   std::optional<PendingHelper> start_helper(const compile::CompileRequest& req, std::string what, std::string name);
   std::unique_ptr<run::LoadedKernel> load_helper(PendingHelper& p);
   void load_helpers();
+  bool helpers_compiled() const;  // load_helpers would not wait for a compile
   void put_cubin(const std::string& key, const compile::CompileResult& r);
   void accept(compile::CompileResult r);
   std::optional<std::size_t> next_config(std::size_t size_index, std::size_t& cursor);
@@ -173,17 +175,25 @@ class Sweep {
   // How many placements of arguments of `args_bytes` a size's state holds: kPlacements, fewer where
   // they would take more than a quarter of the device's memory, at least kFirstPlacements.
   std::size_t placements_of(std::size_t args_bytes) const;
-  // Arguments, reference, ceilings; `deferred` (a guided search): arguments only, the reference and
-  // the ceilings at the first measurement (ready_size).
+  // Arguments, reference, ceilings; `deferred` (a guided search): arguments only, the reference at
+  // the first measurement (ready_size), the ceilings while the search waits for compiles
+  // (idle_work) or after it.
   std::unique_ptr<SizeState> make_state(std::size_t s, bool deferred = false);
   void ready_size(SizeState& st);
+  // One piece of GPU work a guided search owes anyway, done while it waits for a compile (the GPU
+  // is idle then): the clocks' warm-up (run::settle_clocks), then the size's next ceiling whose
+  // cuBLAS handle and kernels are ready. False when there is none (for now).
+  bool idle_work(SizeState& st);
   void drop_state(SizeState* st);
   bool search_one_size(std::size_t s);
   bool measure_window(const std::vector<std::size_t>& window);
   std::pair<run::Dim3, run::Dim3> kernel_shape(const Reference& ref, const SizeState& st) const;  // grid, block
   void prepare_reference(SizeState& st);
   void recover(SizeState& st);
-  void measure_ceilings(SizeState& st);
+  void measure_ceilings(SizeState& st);  // those not measured yet
+  // The first ceiling not measured yet at this size (`only_ready`: of those whose cuBLAS handle
+  // and kernels are made already); false when there is none.
+  bool measure_next_ceiling(SizeState& st, bool only_ready = false);
   void measure_ceiling(SizeState& st, const std::string& name);
   store::Measurement measure_config(std::size_t c, SizeState& st, Geometry& g);
   // A launch of `kern` with `g` on each of the argument sets (placements of the same arguments).
@@ -214,10 +224,14 @@ class Sweep {
   // a search strategy other than brute force (sweep_search.cpp): at each size the strategy picks
   // the configurations, each compiled when first asked for
   bool search_size(std::size_t s, SizeState& st);
+  // The search's evaluation of `c` at the size: compiled (ensure_compiled, with idle_work while it
+  // waits), measured and stored; the time of each part counted in guided_time_.
+  std::optional<double> evaluate_guided(std::size_t c, SizeState& st);
   // Compiles or loads `c` unless done; says whether it was ready, hinted (compile-ahead) but not
-  // done, or not hinted.
+  // done, or not hinted. While a compile of `c` in the pool runs, `idle` is called until it returns
+  // false (it does some other work each time).
   enum class Readiness { ready, hinted, not_hinted };
-  Readiness ensure_compiled(std::size_t c);
+  Readiness ensure_compiled(std::size_t c, const std::function<bool()>& idle = {});
   // Compile-ahead for a guided search (search::Context::hint): the hinted configurations go to the
   // compile pool, replacing earlier guesses no worker has started.
   void prefetch(const std::vector<std::size_t>& configs);
@@ -256,7 +270,8 @@ class Sweep {
   // guided, per size: where an evaluation's wall time went (the log's line per size)
   struct GuidedTime {
     double compile_s = 0, measure_s = 0;             // waiting for (or running) a compile; measuring and storing
-    double ready_s = 0;                              // the reference and the ceilings (ready_size)
+    double ready_s = 0;                              // the reference (ready_size)
+    double idle_s = 0;                               // idle_work while waiting for compiles
     std::size_t ready = 0, waited = 0, inline_ = 0;  // compiled ahead and done; hinted, not done; not hinted
   } guided_time_;
 

@@ -18,7 +18,7 @@
 
 namespace tune::tuning {
 
-Sweep::Readiness Sweep::ensure_compiled(std::size_t c) {
+Sweep::Readiness Sweep::ensure_compiled(std::size_t c, const std::function<bool()>& idle) {
   Compiled& k = configs_[c].compiled;
   if (k.kernel || k.status != store::MeasurementStatus::ok) return Readiness::ready;
   const Readiness was = ahead_.contains(c) ? Readiness::hinted : Readiness::not_hinted;
@@ -27,7 +27,12 @@ Sweep::Readiness Sweep::ensure_compiled(std::size_t c) {
       ahead_.erase(c);
       --pending_;
     } else {  // in progress (or done): wait for it, taking the others that finish first
+      bool busy = static_cast<bool>(idle);
       while (ahead_.contains(c)) {
+        if (busy && (busy = idle())) {  // other work while it compiles
+          accept_finished();
+          continue;
+        }
         auto r = pool_.next();
         if (!r) break;
         --pending_;
@@ -64,6 +69,46 @@ void Sweep::prefetch(const std::vector<std::size_t>& configs) {
   }
 }
 
+std::optional<double> Sweep::evaluate_guided(std::size_t c, SizeState& st) {
+  GuidedTime& g = guided_time_;
+  double idle_ms = 0;
+  const auto idle = [&] {
+    const auto ti = Clock::now();
+    const bool did = idle_work(st);
+    idle_ms += ms_since(ti);
+    return did;
+  };
+  if (!st.reference_ready)  // the first time: the reference, compiled while the first configurations were
+    while (!helpers_compiled() && idle()) {}
+  const auto t0 = Clock::now();
+  ready_size(st);
+  g.ready_s += ms_since(t0) / 1000.0;
+  const std::size_t evaluation = g.ready + g.waited + g.inline_;
+  const auto t1 = Clock::now();
+  const double idle_before_ms = idle_ms;
+  switch (ensure_compiled(c, idle)) {
+    case Readiness::ready:
+      ++g.ready;
+      break;
+    case Readiness::hinted:
+      ++g.waited;
+      break;
+    case Readiness::not_hinted:
+      ++g.inline_;
+      break;
+  }
+  const double waited_ms = ms_since(t1) - (idle_ms - idle_before_ms);
+  g.compile_s += waited_ms / 1000.0;
+  g.idle_s += idle_ms / 1000.0;
+  if (waited_ms >= 1 || idle_ms > 0)
+    spdlog::debug("evaluation {}: waited {:.0f} ms for its compile{}", evaluation, waited_ms,
+                  idle_ms > 0 ? fmt::format(", {:.0f} ms of other GPU work meanwhile", idle_ms) : "");
+  const auto t2 = Clock::now();
+  store::Measurement m = measure_and_store(c, st);
+  g.measure_s += ms_since(t2) / 1000.0;
+  return m.status == store::MeasurementStatus::ok ? m.objective : std::nullopt;
+}
+
 bool Sweep::search_size(std::size_t s, SizeState& st) {
   // What an earlier run stored at this size answers without a measurement.
   std::map<std::string, std::optional<double>> stored;
@@ -78,43 +123,18 @@ bool Sweep::search_size(std::size_t s, SizeState& st) {
 
   SweepEvaluator ev(
       std::move(stored), [this](std::size_t c) -> const std::string& { return configs_[c].params; },
-      [&](std::size_t c) -> std::optional<double> {
-        const auto t0 = Clock::now();
-        ready_size(st);  // the first time: the reference and ceilings, while the first configurations compile
-        guided_time_.ready_s += ms_since(t0) / 1000.0;
-        GuidedTime& g = guided_time_;
-        const std::size_t evaluation = g.ready + g.waited + g.inline_;
-        const auto t1 = Clock::now();
-        switch (ensure_compiled(c)) {
-          case Readiness::ready:
-            ++g.ready;
-            break;
-          case Readiness::hinted:
-            ++g.waited;
-            break;
-          case Readiness::not_hinted:
-            ++g.inline_;
-            break;
-        }
-        const double waited_ms = ms_since(t1);
-        g.compile_s += waited_ms / 1000.0;
-        if (waited_ms >= 1) spdlog::debug("evaluation {}: waited {:.0f} ms for its compile", evaluation, waited_ms);
-        const auto t2 = Clock::now();
-        store::Measurement m = measure_and_store(c, st);
-        guided_time_.measure_s += ms_since(t2) / 1000.0;
-        return m.status == store::MeasurementStatus::ok ? m.objective : std::nullopt;
-      },
-      [this] { return ms_since(start_) / 1000.0; });
+      [this, &st](std::size_t c) { return evaluate_guided(c, st); }, [this] { return ms_since(start_) / 1000.0; });
   ev.on_prefetch([this](const std::vector<std::size_t>& configs) { prefetch(configs); });
   guided_time_ = {};
   const auto t0 = Clock::now();
   const SizeOutcome& done = search_->search(sizes_[s].size, ev);
   const GuidedTime& g = guided_time_;
   spdlog::info(
-      "{} at {}: search {:.2f} s: reference and ceilings {:.2f} s, measuring {:.2f} s, waiting for compiles "
-      "{:.2f} s ({} compiled ahead, {} hinted but not done, {} not hinted), the strategy and the rest {:.2f} s",
+      "{} at {}: search {:.2f} s: reference {:.2f} s, measuring {:.2f} s, waiting for compiles {:.2f} s ({} "
+      "compiled ahead, {} hinted but not done, {} not hinted), clock warm-up and ceilings while waiting {:.2f} s, the "
+      "strategy and the rest {:.2f} s",
       kernel_, sizes_[s].label, ms_since(t0) / 1000.0, g.ready_s, g.measure_s, g.compile_s, g.ready, g.waited,
-      g.inline_, ms_since(t0) / 1000.0 - g.ready_s - g.measure_s - g.compile_s);
+      g.inline_, g.idle_s, ms_since(t0) / 1000.0 - g.ready_s - g.measure_s - g.compile_s - g.idle_s);
   const bool out_of_time = o_.time_limit_s && ev.elapsed_s() >= *o_.time_limit_s;
   if (out_of_time)
     spdlog::warn("time limit of {} s reached at {}: stopping (a re-run resumes)", *o_.time_limit_s, sizes_[s].label);
