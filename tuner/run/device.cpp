@@ -92,6 +92,13 @@ DeviceIdentity identify_device(int local_rank) {
   return id;
 }
 
+std::future<void> start_device(int ordinal) {
+  return std::async(std::launch::async, [ordinal] {
+    if (cudaSetDevice(ordinal) == cudaSuccess) (void)cudaFree(nullptr);
+    (void)cudaGetLastError();  // open_device reports what went wrong
+  });
+}
+
 DeviceInfo open_device(int ordinal) {
   const int count = device_count();
   if (ordinal < 0 || ordinal >= count)

@@ -130,6 +130,9 @@ std::uint64_t draw_seed() {
 }
 
 int tune(const Options& given) {
+  // A worker process (run/isolate.h) opens the device while it validates and builds the space.
+  const std::future<void> device =
+      run::worker_generation() >= 0 && given.replay.empty() ? run::start_device(given.device) : std::future<void>{};
   Prepared prepared = validate(given);
   Options opts = given;
   opts.strategy = prepared.strategy;
