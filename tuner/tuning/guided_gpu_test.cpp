@@ -3,7 +3,9 @@
 // (Sweep::prefetch). Every evaluation is measured and stored once, the budget holds, the same seed
 // starts with the same initial sample (after it, the model follows the measurements, which differ
 // from run to run on a GPU), and the compile-ahead shows in the binary cache: more kernels
-// compiled than measured (guesses the search did not take), none of them measured.
+// compiled than measured (guesses the search did not take), none of them measured. The size's
+// ceilings, measured while the search waits for compiles (Sweep::idle_work) or after it, are each
+// stored once.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
@@ -74,6 +76,10 @@ TEST(GuidedGpu, CompileAheadMeasuresEachEvaluationOnce) {
               static_cast<long long>(compiled));
   EXPECT_GT(compiled, 24);
   EXPECT_LE(compiled, 24 + 24 * 32);
+  for (const char* db : {"a.db", "b.db"}) {  // Tune.ceilings of spaces/transpose.json: d2d_copy, cublas_sgeam
+    EXPECT_EQ(count(dir.file(db), "SELECT count(*) FROM ceilings WHERE size = '2048x2048'"), 2) << db;
+    EXPECT_EQ(count(dir.file(db), "SELECT count(DISTINCT name) FROM ceilings WHERE size = '2048x2048'"), 2) << db;
+  }
 }
 
 }  // namespace
