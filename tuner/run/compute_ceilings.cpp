@@ -1,11 +1,11 @@
 #include "run/compute_ceilings.h"
 
-#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <span>
 #include <vector>
 
+#include "common/ready.h"
 #include "run/ceiling_util.h"
 #include "run/cuda.h"
 #include "run/verify.h"
@@ -131,12 +131,7 @@ CeilingKernels::CeilingKernels(Session& session) : session_(session) {
   argmax_compile_ = start(row_argmax_request(session.device().arch));
 }
 
-bool CeilingKernels::ready() const {
-  const auto done = [](const std::future<compile::CompileResult>& f) {
-    return !f.valid() || f.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
-  };
-  return done(fma_compile_) && done(argmax_compile_);
-}
+bool CeilingKernels::ready() const { return tune::ready(fma_compile_) && tune::ready(argmax_compile_); }
 
 LoadedKernel& CeilingKernels::fma() {
   if (!fma_) fma_ = build(session_, fma_compile_, fp32_peak_request(session_.device().arch).kernel_name);

@@ -1,10 +1,10 @@
 #include "run/session.h"
 
 #include <algorithm>
-#include <chrono>
 
 #include <cuda_runtime_api.h>
 
+#include "common/ready.h"
 #include "run/blocker.h"
 #include "run/ceilings.h"
 #include "run/context.h"
@@ -128,9 +128,7 @@ BlasHandle& Session::blas() {
   return *blas_;
 }
 
-bool Session::blas_ready() const {
-  return !blas_making_.valid() || blas_making_.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
-}
+bool Session::blas_ready() const { return ready(blas_making_); }
 
 void Session::prepare_blas() {
   if (own_ || blas_ || blas_making_.valid()) return;

@@ -7,6 +7,7 @@
 
 #include "common/error.h"
 #include "common/progress.h"
+#include "common/ready.h"
 #include "compile/source.h"
 #include "query/flags.h"
 #include "query/table.h"
@@ -200,9 +201,7 @@ std::unique_ptr<run::LoadedKernel> Sweep::load_helper(PendingHelper& p) {
 }
 
 bool Sweep::helpers_compiled() const {
-  const auto done = [](const std::optional<PendingHelper>& p) {
-    return !p || !p->compiling.valid() || p->compiling.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
-  };
+  const auto done = [](const std::optional<PendingHelper>& p) { return !p || ready(p->compiling); };
   return done(reference_pending_) && done(check_pending_);
 }
 

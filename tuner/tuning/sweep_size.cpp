@@ -118,9 +118,8 @@ void Sweep::measure_ceilings(SizeState& st) {
 }
 
 bool Sweep::measure_next_ceiling(SizeState& st, bool only_ready) {
-  if (!ceilings_) ceilings_ = std::make_unique<run::CeilingRegistry>(session_);
-  for (const auto& name : ext_.ceilings) {
-    if (st.ceilings_done.contains(name) || (only_ready && !ceilings_->ready(name))) continue;
+  for (const auto& name : ext_.ceilings) {  // ceilings_ is made by start_compiles, or by measure_ceiling
+    if (st.ceilings_done.contains(name) || (only_ready && ceilings_ && !ceilings_->ready(name))) continue;
     st.ceilings_done.insert(name);
     measure_ceiling(st, name);
     return true;
@@ -367,7 +366,7 @@ bool Sweep::idle_work(SizeState& st) {
     run::settle_clocks(session_);
     return true;
   }
-  return measure_next_ceiling(st, true);  // not one whose cuBLAS handle is still being made (1 to 2 s)
+  return measure_next_ceiling(st, true);  // not one whose cuBLAS handle or kernels are still being made
 }
 
 void Sweep::drop_state(SizeState* st) { std::erase(live_, st); }
