@@ -41,14 +41,15 @@ std::string timing_description(const Options& o, const Extension& ext) {
          " of the samples; the contenders at each size measured again in " + std::to_string(kDecisionMinRounds) +
          " to " + std::to_string(kDecisionMaxRounds) + " interleaved rounds of one sample on each of up to " +
          std::to_string(kPlacements) + " placements of the arguments, a contender leaving the race once outpaced" +
-         (o.flush_l2 ? std::string()
-                     : "; where the best takes under " + fmt::format("{:g}", kOtherContextsBelowMs * 1000) +
-                           " us and the arguments fit in a quarter of L2, the contenders within " +
-                           fmt::format("{:g}", kContenderWidenElsewhere) + " times the tie margin (up to " +
-                           std::to_string(kMaxContendersElsewhere) + ") measured in " + std::to_string(kOtherContexts) +
-                           " further CUDA contexts too (" + std::to_string(kDecisionMinRounds) + " rounds on " +
-                           std::to_string(kOtherPlacements) +
-                           " placements each), each value taken relative to its context's level");
+         (o.flush_l2
+              ? std::string()
+              : "; where the best takes under " + fmt::format("{:g}", kOtherContextsBelowMs * 1000) +
+                    " us and the arguments fit in a quarter of L2, the contenders within " +
+                    fmt::format("{:g}", kContenderWidenElsewhere) + " times the tie margin (up to " +
+                    std::to_string(kMaxContendersElsewhere) + ") raced on " + std::to_string(kOtherPlacements) +
+                    " placements and measured in " + std::to_string(kOtherContexts) + " further CUDA contexts too (" +
+                    std::to_string(kDecisionMinRounds) + " rounds on " + std::to_string(kOtherPlacements) +
+                    " placements each), each value taken relative to its context's level");
 }
 
 }  // namespace

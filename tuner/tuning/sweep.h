@@ -85,15 +85,19 @@ inline constexpr std::size_t kFirstPlacements = 2;
 // that fresh copies of them behave as the state's do), the contenders are those within
 // kContenderWidenElsewhere times the tie margin (at most kMaxContendersElsewhere: a first pass in
 // one context can put a configuration 5% off), measured again in kOtherContexts further contexts
-// of this process too, kDecisionMinRounds rounds on kOtherPlacements placements each, and decided
-// on the mean of their values relative to each context's level (decision::across_contexts). With
-// three further contexts and the usual contenders, two runs still differed by 5.2% at one size:
-// the other run's winner had not been a contender.
+// of this process too, kDecisionMinRounds rounds on kOtherPlacements placements each (this
+// context's race on as many), and decided on the mean of their values relative to each context's
+// level (decision::across_contexts). With three further contexts and the usual contenders, two runs
+// still differed by 5.2% at one size: the other run's winner had not been a contender. With at most
+// 12, again (H100, 2026-11-27: at 384x384 19 configurations had a first pass within 6% of the
+// best, the other run's winner 15th of them, 4.5% off, and measured 5.2% off as no contender;
+// the other run's winners were 0th to 15th by first pass at 128..1152, within 4.6%). So up to 24,
+// and this context's race on kOtherPlacements placements rather than kPlacements pays for them.
 inline constexpr std::size_t kOtherContexts = 5;
 inline constexpr double kOtherContextsBelowMs = 0.02;
 inline constexpr std::size_t kOtherPlacements = 4;
 inline constexpr double kContenderWidenElsewhere = 6.0;
-inline constexpr std::size_t kMaxContendersElsewhere = 12;
+inline constexpr std::size_t kMaxContendersElsewhere = 24;
 
 // A spec's arguments at a size, as the run module takes them (sweep_size.cpp), and the bytes of
 // one placement of them (their buffers; scalars take none).

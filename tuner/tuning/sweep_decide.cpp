@@ -63,8 +63,10 @@ void Sweep::decide_size(std::size_t s, SizeState& st) {
       decision::contenders(entries, rule_, elsewhere ? kContenderWidenElsewhere : kContenderWiden,
                            elsewhere ? kMaxContendersElsewhere : kMaxContenders);
 
-  // Launches of the contenders that can run in this process, on every placement.
-  const std::vector<run::ArgSet*> sets = own_placements(st);
+  // Launches of the contenders that can run in this process, on every placement (where the other
+  // contexts decide too, on as many as each of them: kOtherPlacements).
+  std::vector<run::ArgSet*> sets = own_placements(st);
+  if (elsewhere && sets.size() > kOtherPlacements) sets.resize(kOtherPlacements);
   std::vector<std::size_t> runnable;                 // indices into rows
   std::vector<std::vector<run::LaunchFn>> launches;  // per contender, one per placement
   std::vector<Geometry> shapes(pick.size());
