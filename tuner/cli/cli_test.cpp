@@ -278,3 +278,12 @@ TEST(CliBadInput, ParallelIsForReplaysWithinItsRange) {
   EXPECT_NE(ok.out.find("4 simulated GPUs evaluating batches at once"), std::string::npos) << ok.out;
   EXPECT_NE(ok.out.find(": 24 evaluations"), std::string::npos) << ok.out;
 }
+
+// --compile-threads: outside 1..1024 one clear error and nothing written.
+TEST(CliBadInput, CompileThreadsWithinItsRange) {
+  TempDir t;
+  t.write("k.cu", kKernel);
+  auto s = t.write("s.json", spec(kParams));
+  for (const char* n : {"0", "-1", "1025"})
+    expect_clean_failure(t, "--space " + s.string() + " --sizes 256 --compile-threads " + n, "bad --compile-threads");
+}

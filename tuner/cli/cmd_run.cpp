@@ -22,6 +22,7 @@ std::string strategy_help() {
 }  // namespace
 
 constexpr std::int64_t kMaxParallel = 256;  // simulated GPUs: each lane of a strategy is a thread
+constexpr std::int64_t kMaxCompileThreads = 1024;
 
 int cmd_run(const Args& args) {
   po::options_description opts("tune run options");
@@ -38,6 +39,8 @@ int cmd_run(const Args& args) {
       "parallel", po::value<std::int64_t>(),
       "replay only: simulate this many GPUs evaluating at once (1..256); the strategy proposes batches")(
       "time-limit", po::value<double>(), "stop after this many seconds")(
+      "compile-threads", po::value<std::int64_t>(),
+      "GPU runs: compile this many configurations at once (1..1024; default: one per core of the machine)")(
       "seed", po::value<std::uint64_t>(),
       "random seed of the search and the input data (default: the search draws a fresh seed, printed and stored "
       "with the run; the input data use 1)")("device", po::value<int>()->default_value(0), "CUDA device ordinal")(
@@ -90,6 +93,13 @@ int cmd_run(const Args& args) {
           "--parallel simulates several GPUs in a replay (--replay); a GPU run evaluates in parallel over MPI ranks "
           "(mpirun -n K tune ...)");
     o.parallel = static_cast<std::size_t>(k);
+  }
+  if (vm.count("compile-threads")) {
+    const std::int64_t n = vm["compile-threads"].as<std::int64_t>();
+    if (n < 1 || n > kMaxCompileThreads)
+      throw InputError("bad --compile-threads " + std::to_string(n) + ": must be 1.." +
+                       std::to_string(kMaxCompileThreads));
+    o.compile_threads = static_cast<unsigned>(n);
   }
   if (vm.count("time-limit")) {
     o.time_limit_s = vm["time-limit"].as<double>();

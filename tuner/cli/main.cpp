@@ -1,4 +1,10 @@
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <cstdlib>
+
 #include "cli/cli.h"
+#include "compile/pool.h"
 
 #ifdef TUNE_HAVE_MPI
 #include <optional>
@@ -7,10 +13,22 @@
 #endif
 
 int main(int argc, char** argv) {
+  int rc = 0;
+  {
 #ifdef TUNE_HAVE_MPI
-  // One of the ranks of `mpirun -n K tune ...` (tuner/mpi): MPI lives as long as the command.
-  std::optional<tune::mpi::World> world;
-  if (tune::mpi::launched()) world.emplace(&argc, &argv);
+    // One of the ranks of `mpirun -n K tune ...` (tuner/mpi): MPI lives as long as the command.
+    std::optional<tune::mpi::World> world;
+    if (tune::mpi::launched()) world.emplace(&argc, &argv);
 #endif
-  return tune::cli::main(argc, argv);
+    rc = tune::cli::main(argc, argv);
+  }
+  // Compiles a run gave up (compile/pool.h) may still be inside NVRTC on their threads: everything
+  // of the command is closed (the database, the GPU, MPI), so end here without the static
+  // destructors they could still be using.
+  if (tune::compile::abandoned_running() > 0) {
+    spdlog::default_logger()->flush();
+    std::fflush(nullptr);
+    std::_Exit(rc);
+  }
+  return rc;
 }

@@ -1,110 +1,138 @@
 #include "compile/pool.h"
 
 #include <algorithm>
+#include <atomic>
 #include <utility>
 
 namespace tune::compile {
 
-CompilePool::CompilePool(unsigned workers, CompileFn fn) : fn_(std::move(fn)) {
+namespace {
+std::atomic<std::size_t> g_abandoned_running{0};
+}
+
+std::size_t abandoned_running() { return g_abandoned_running.load(); }
+
+CompilePool::CompilePool(unsigned workers, CompileFn fn) : s_(std::make_shared<State>(std::move(fn))) {
   if (workers == 0) workers = std::thread::hardware_concurrency();
   if (workers == 0) workers = 1;
   threads_.reserve(workers);
-  for (unsigned i = 0; i < workers; ++i) threads_.emplace_back([this] { work(); });
+  for (unsigned i = 0; i < workers; ++i) threads_.emplace_back([s = s_] { work(s); });
 }
 
 CompilePool::~CompilePool() {
+  bool abandoned = false;
   {
-    std::lock_guard lock(mutex_);
-    stopping_ = true;
-    queue_.clear();
+    std::lock_guard lock(s_->mutex);
+    s_->stopping = true;
+    s_->queue.clear();
+    abandoned = s_->abandoned;
   }
-  work_ready_.notify_all();
-  for (auto& t : threads_) t.join();
+  s_->work_ready.notify_all();
+  for (auto& t : threads_) abandoned ? t.detach() : t.join();
+}
+
+void CompilePool::abandon() {
+  {
+    std::lock_guard lock(s_->mutex);
+    if (s_->abandoned) return;
+    s_->abandoned = s_->stopping = true;
+    s_->queue.clear();
+    s_->done.clear();
+    s_->outstanding = 0;
+    g_abandoned_running += threads_.size();  // each worker takes itself off as it ends
+  }
+  s_->work_ready.notify_all();
+  s_->done_ready.notify_all();
 }
 
 void CompilePool::submit(CompileRequest request) {
   {
-    std::lock_guard lock(mutex_);
-    queue_.push_back(std::move(request));
-    ++outstanding_;
+    std::lock_guard lock(s_->mutex);
+    if (s_->abandoned) return;
+    s_->queue.push_back(std::move(request));
+    ++s_->outstanding;
   }
-  work_ready_.notify_one();
+  s_->work_ready.notify_one();
 }
 
-void CompilePool::work() {
+void CompilePool::work(const std::shared_ptr<State>& s) {
+  const auto end = [&s] {  // under the lock
+    if (s->abandoned) --g_abandoned_running;
+  };
   for (;;) {
     CompileRequest req;
     {
-      std::unique_lock lock(mutex_);
-      work_ready_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-      if (stopping_) return;
-      req = std::move(queue_.front());
-      queue_.pop_front();
+      std::unique_lock lock(s->mutex);
+      s->work_ready.wait(lock, [&s] { return s->stopping || !s->queue.empty(); });
+      if (s->stopping) return end();
+      req = std::move(s->queue.front());
+      s->queue.pop_front();
     }
     Done d;
     try {
-      d.result = fn_(req);
+      d.result = s->fn(req);
     } catch (...) {
       d.error = std::current_exception();
     }
     {
-      std::lock_guard lock(mutex_);
-      done_.push_back(std::move(d));
+      std::lock_guard lock(s->mutex);
+      if (s->abandoned) return end();  // nobody takes it
+      s->done.push_back(std::move(d));
     }
-    done_ready_.notify_one();
+    s->done_ready.notify_one();
   }
 }
 
 std::optional<CompileResult> CompilePool::take(std::unique_lock<std::mutex>& lock) {
-  Done d = std::move(done_.front());
-  done_.pop_front();
-  const bool last = --outstanding_ == 0;
+  Done d = std::move(s_->done.front());
+  s_->done.pop_front();
+  const bool last = --s_->outstanding == 0;
   lock.unlock();
-  if (last) done_ready_.notify_all();  // wake other consumers waiting in next()
+  if (last) s_->done_ready.notify_all();  // wake other consumers waiting in next()
   if (d.error) std::rethrow_exception(d.error);
   return std::move(d.result);
 }
 
 std::optional<CompileResult> CompilePool::next() {
-  std::unique_lock lock(mutex_);
-  done_ready_.wait(lock, [this] { return !done_.empty() || outstanding_ == 0; });
-  if (done_.empty()) return std::nullopt;
+  std::unique_lock lock(s_->mutex);
+  s_->done_ready.wait(lock, [this] { return !s_->done.empty() || s_->outstanding == 0; });
+  if (s_->done.empty()) return std::nullopt;
   return take(lock);
 }
 
 std::optional<CompileResult> CompilePool::try_next() {
-  std::unique_lock lock(mutex_);
-  if (done_.empty()) return std::nullopt;
+  std::unique_lock lock(s_->mutex);
+  if (s_->done.empty()) return std::nullopt;
   return take(lock);
 }
 
 std::vector<std::uint64_t> CompilePool::drop_queued() {
   std::vector<std::uint64_t> tags;
   {
-    std::lock_guard lock(mutex_);
-    for (const auto& r : queue_) tags.push_back(r.tag);
-    outstanding_ -= queue_.size();
-    queue_.clear();
+    std::lock_guard lock(s_->mutex);
+    for (const auto& r : s_->queue) tags.push_back(r.tag);
+    s_->outstanding -= s_->queue.size();
+    s_->queue.clear();
   }
-  done_ready_.notify_all();  // next() may now have nothing left to wait for
+  s_->done_ready.notify_all();  // next() may now have nothing left to wait for
   return tags;
 }
 
 bool CompilePool::withdraw(std::uint64_t tag) {
   {
-    std::lock_guard lock(mutex_);
-    auto it = std::find_if(queue_.begin(), queue_.end(), [&](const CompileRequest& r) { return r.tag == tag; });
-    if (it == queue_.end()) return false;
-    queue_.erase(it);
-    --outstanding_;
+    std::lock_guard lock(s_->mutex);
+    auto it = std::find_if(s_->queue.begin(), s_->queue.end(), [&](const CompileRequest& r) { return r.tag == tag; });
+    if (it == s_->queue.end()) return false;
+    s_->queue.erase(it);
+    --s_->outstanding;
   }
-  done_ready_.notify_all();
+  s_->done_ready.notify_all();
   return true;
 }
 
 std::size_t CompilePool::outstanding() const {
-  std::lock_guard lock(mutex_);
-  return outstanding_;
+  std::lock_guard lock(s_->mutex);
+  return s_->outstanding;
 }
 
 }  // namespace tune::compile

@@ -6,6 +6,7 @@
 #include <deque>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -24,7 +25,7 @@ class CompilePool {
   explicit CompilePool(unsigned workers = 0, CompileFn fn = compile);
   CompilePool(const CompilePool&) = delete;
   CompilePool& operator=(const CompilePool&) = delete;
-  // Drops requests not yet started and waits for those in progress.
+  // Drops requests not yet started and waits for those in progress, unless abandon() was called.
   ~CompilePool();
 
   // Queues a request; thread-safe.
@@ -44,6 +45,12 @@ class CompilePool {
   // Removes the queued request with this tag if no worker has started it; true when it did.
   bool withdraw(std::uint64_t tag);
 
+  // Gives up the results not taken yet: queued requests are dropped, and a compile in progress
+  // (an NVRTC call cannot be interrupted) ends on its own thread, detached, its result discarded;
+  // the destructor then returns at once. A guided search's last guesses cost the user nothing so.
+  // The process must not run its static destructors under such a thread: abandoned_running().
+  void abandon();
+
   // Submitted requests whose results have not been taken yet.
   std::size_t outstanding() const;
   unsigned workers() const { return static_cast<unsigned>(threads_.size()); }
@@ -53,18 +60,27 @@ class CompilePool {
     std::optional<CompileResult> result;
     std::exception_ptr error;
   };
-  void work();
+  // What the workers share with the pool; a detached worker keeps it alive until it ends.
+  struct State {
+    explicit State(CompileFn f) : fn(std::move(f)) {}
+    CompileFn fn;
+    std::mutex mutex;
+    std::condition_variable work_ready, done_ready;
+    std::deque<CompileRequest> queue;
+    std::deque<Done> done;
+    std::size_t outstanding = 0;
+    bool stopping = false, abandoned = false;
+  };
+  static void work(const std::shared_ptr<State>& s);
   std::optional<CompileResult> take(std::unique_lock<std::mutex>& lock);
 
-  CompileFn fn_;
-  mutable std::mutex mutex_;
-  std::condition_variable work_ready_;
-  std::condition_variable done_ready_;
-  std::deque<CompileRequest> queue_;
-  std::deque<Done> done_;
-  std::size_t outstanding_ = 0;
-  bool stopping_ = false;
+  std::shared_ptr<State> s_;
   std::vector<std::thread> threads_;
 };
+
+// Worker threads of abandoned pools that have not ended yet, in this process. While any runs, the
+// process ends with std::_Exit (cli/main.cpp) rather than through static destructors that NVRTC's
+// code in those threads may still use.
+std::size_t abandoned_running();
 
 }  // namespace tune::compile

@@ -179,5 +179,45 @@ TEST(CompilePool, QueuedRequestsCanBeDroppedOrWithdrawn) {
   EXPECT_EQ(started.load(), 1);
 }
 
+// The end of a guided search: compiles still in progress are nobody's any more. abandon() lets
+// the destructor return at once; the compile ends on its detached thread, its result discarded,
+// and abandoned_running() counts that thread until it does.
+TEST(CompilePool, AnAbandonedPoolReturnsAtOnceAndItsCompileEndsDetached) {
+  struct Shared {  // outlives the pool: the detached worker still uses it
+    std::mutex gate;
+    std::atomic<int> started{0}, finished{0};
+  };
+  auto shared = std::make_shared<Shared>();
+  std::unique_lock hold(shared->gate);  // the worker blocks in its first request until released
+  const std::size_t before = abandoned_running();
+  {
+    auto pool = std::make_unique<CompilePool>(2, [shared](const CompileRequest& r) {
+      ++shared->started;
+      std::lock_guard wait(shared->gate);
+      ++shared->finished;
+      CompileResult res;
+      res.tag = r.tag;
+      return res;
+    });
+    for (std::uint64_t i = 0; i < 5; ++i) pool->submit(fake(i));
+    while (shared->started.load() < 2) std::this_thread::sleep_for(1ms);  // both workers busy
+    pool->abandon();
+    EXPECT_EQ(pool->outstanding(), 0u);
+    EXPECT_FALSE(pool->next().has_value());  // nothing left to wait for
+    pool->submit(fake(9));                   // ignored: the pool is given up
+    EXPECT_EQ(pool->outstanding(), 0u);
+    EXPECT_EQ(abandoned_running(), before + 2);
+    const auto t0 = std::chrono::steady_clock::now();
+    pool.reset();  // the compiles are still blocked: a joining destructor would never return
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, 500ms);
+  }
+  EXPECT_EQ(shared->finished.load(), 0);
+  hold.unlock();  // the detached workers finish their compiles and end
+  for (int i = 0; i < 2000 && abandoned_running() > before; ++i) std::this_thread::sleep_for(1ms);
+  EXPECT_EQ(abandoned_running(), before);
+  EXPECT_EQ(shared->started.load(), 2);  // the queued three were never started
+  EXPECT_EQ(shared->finished.load(), 2);
+}
+
 }  // namespace
 }  // namespace tune::compile

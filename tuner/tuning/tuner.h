@@ -35,6 +35,7 @@ struct Options {
   // The input data's seed: --seed when given, else 1, so every run times the same inputs.
   std::uint64_t data_seed = 1;
   int device = 0;
+  unsigned compile_threads = 0;  // NVRTC compiles at once (--compile-threads); 0: one per core
   bool flush_l2 = false;
   int warmup = 0;        // extra untimed launches (run::TimingOptions::warmup)
   int repetitions = 10;  // at least this many samples (run::TimingOptions::min_samples)
