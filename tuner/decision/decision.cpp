@@ -173,6 +173,15 @@ bool outpaced(const Estimate& c, const Estimate& best, const Rule& rule) {
   return c.value - c.half_width > (best.value + best.half_width) * (1 + rule.tie_margin);
 }
 
+std::vector<std::int64_t> eligible(std::span<const std::pair<std::int64_t, double>> tied, double tie_margin) {
+  std::vector<std::int64_t> out;
+  if (tied.empty()) return out;
+  const double limit = tied.front().second * (1.0 + tie_margin);
+  for (std::size_t i = 0; i < tied.size(); ++i)
+    if (i == 0 || tied[i].second <= limit) out.push_back(tied[i].first);
+  return out;
+}
+
 std::vector<std::optional<std::size_t>> select_across_sizes(const std::vector<std::vector<std::int64_t>>& tied) {
   const std::size_t n = tied.size();
   std::vector<std::set<std::int64_t>> sets(n);

@@ -23,6 +23,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace tune::decision {
@@ -93,6 +94,11 @@ bool outpaced(const Estimate& c, const Estimate& best, const Rule& rule);
 // width the larger of its context-0 interval and the 95% interval of its relative values across
 // the contexts (Student's t, times that level), its samples the sum. One context: row 0 unchanged.
 std::vector<Estimate> across_contexts(std::span<const std::vector<Estimate>> values);
+
+// The configurations the tie-break across sizes may use at a size, from its tied set (winner
+// first, with values): the winner and the tied ones whose value is within `tie_margin` of the
+// winner's (one tied only by a wide interval is indistinguishable, not as good), in that order.
+std::vector<std::int64_t> eligible(std::span<const std::pair<std::int64_t, double>> tied, double tie_margin);
 
 // For each size (in sweep order) its tied set (winner first): the index into that set of the
 // configuration to use (see the rule above). Empty sets give std::nullopt.

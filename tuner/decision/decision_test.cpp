@@ -172,6 +172,16 @@ TEST(Outpaced, OnlyAnIntervalWhollyBeyondTheBestByTheMarginIsOut) {
   }
 }
 
+// What the tie-break may use: the winner, and the tied ones within the margin of its value; one
+// tied only through a wide interval is left out, and the order of the tied set is kept.
+TEST(Eligible, TheWinnerAndTheTiedWithinTheMargin) {
+  const std::vector<std::pair<std::int64_t, double>> tied = {{7, 1.000}, {3, 1.004}, {9, 1.0101}, {4, 1.010}};
+  EXPECT_EQ(eligible(tied, 0.01), (std::vector<std::int64_t>{7, 3, 4}));
+  EXPECT_EQ(eligible(tied, 0.0), (std::vector<std::int64_t>{7}));
+  EXPECT_EQ(eligible(tied, 0.02), (std::vector<std::int64_t>{7, 3, 9, 4}));
+  EXPECT_TRUE(eligible({}, 0.01).empty());
+}
+
 TEST(SelectAcrossSizes, KeepsThePreviousChoiceWhileItIsTied) {
   // size 0: {A, B}; 1: {B, A}; 2: {B}; 3: {C, B}
   const std::vector<std::vector<std::int64_t>> tied = {{1, 2}, {2, 1}, {2}, {3, 2}};

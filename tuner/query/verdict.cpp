@@ -95,13 +95,14 @@ std::vector<SizeVerdict> verdicts(store::Store& db, const std::string& kernel, c
     if (d == decided.end() || !apply_decision(d->second, newest, v)) decide_from_samples(rule, v);
     out.push_back(std::move(v));
   }
-  // The tie-break may use a tied configuration only within the margin of the winner's value: a
-  // configuration tied by a wide interval alone is indistinguishable, not as good.
+  // The tie-break may use a tied configuration only within the margin of the winner's value
+  // (decision::eligible).
   std::vector<std::vector<std::int64_t>> tied(out.size());
-  for (std::size_t s = 0; s < out.size(); ++s)
-    for (const auto& c : out[s].tied)
-      if (c.estimate.value <= out[s].winner().estimate.value * (1.0 + out[s].tie_margin))
-        tied[s].push_back(c.config_id);
+  for (std::size_t s = 0; s < out.size(); ++s) {
+    std::vector<std::pair<std::int64_t, double>> values;
+    for (const auto& c : out[s].tied) values.emplace_back(c.config_id, c.estimate.value);
+    tied[s] = decision::eligible(values, out[s].tie_margin);
+  }
   const auto pick = decision::select_across_sizes(tied);
   for (std::size_t s = 0; s < out.size(); ++s) out[s].chosen = pick[s].value_or(0);
   return out;

@@ -265,6 +265,12 @@ class Sweep {
   std::optional<PendingHelper> reference_pending_, check_pending_;  // until load_helpers
   std::unique_ptr<run::CeilingRegistry> ceilings_;                  // Tune.ceilings, measured by name
   std::vector<SizeState*> live_;  // the sizes whose states are alive (a recovery restores them all)
+  // Per size decided in this run (index into sizes_): the configurations the tie-break across sizes
+  // may use there (decision::eligible). They are contenders at the next size too, so that a choice
+  // kept across sizes stands on a decision's measurement at both, not on one first pass (on an
+  // H100, 2026-11-27: run B kept a configuration from 1920x1920 at 2048x2048, 0.9% off its best
+  // there, that run A's first pass had put 4.7% off, outside its contenders: regret 1.047).
+  std::map<std::size_t, std::set<std::string>> eligible_;
   compile::CompilePool pool_;
   std::size_t pending_ = 0;
   std::vector<std::size_t> ready_;      // cached or compiled, in arrival order

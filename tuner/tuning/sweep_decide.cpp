@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <set>
 
 #include "query/table.h"
 #include "tuning/sweep.h"
@@ -62,6 +63,12 @@ void Sweep::decide_size(std::size_t s, SizeState& st) {
   std::vector<std::size_t> pick =
       decision::contenders(entries, rule_, elsewhere ? kContenderWidenElsewhere : kContenderWiden,
                            elsewhere ? kMaxContendersElsewhere : kMaxContenders);
+  // and what the tie-break may use at the size decided before it (sweep.h: eligible_)
+  std::size_t from_neighbour = 0;
+  if (const auto prev = s > 0 ? eligible_.find(s - 1) : eligible_.end(); prev != eligible_.end())
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      if (prev->second.contains(rows[i].params) && std::find(pick.begin(), pick.end(), i) == pick.end())
+        pick.push_back(i), ++from_neighbour;
 
   // Launches of the contenders that can run in this process, on every placement (where the other
   // contexts decide too, on as many as each of them: kOtherPlacements).
@@ -179,11 +186,19 @@ void Sweep::decide_size(std::size_t s, SizeState& st) {
   d.winner_id = rows[static_cast<std::size_t>(v.winner)].config_id;
   d.noise = v.noise;
   db_.record_decision(d);
+  std::vector<std::pair<std::int64_t, double>> tied_values;
+  for (const std::int64_t id : v.tied)
+    for (const auto& e : decided)
+      if (e.id == id) tied_values.emplace_back(id, e.estimate.value);
+  std::set<std::string>& usable = eligible_[s];
+  usable.clear();
+  for (const std::int64_t id : decision::eligible(tied_values, rule_.tie_margin))
+    usable.insert(rows[static_cast<std::size_t>(id)].params);
   spdlog::debug(
-      "{} at {}: {} contenders measured again over {} rounds on {} placements; winner {} ({} tied, noise "
-      "{:.2f}%)",
-      kernel_, d.size, decided.size(), d.rounds, sets.size(), rows[static_cast<std::size_t>(v.winner)].params,
-      v.tied.size() - 1, 100.0 * v.noise);
+      "{} at {}: {} contenders ({} of them eligible at the size before) measured again over {} rounds on {} "
+      "placements; winner {} ({} tied, noise {:.2f}%)",
+      kernel_, d.size, decided.size(), from_neighbour, d.rounds, sets.size(),
+      rows[static_cast<std::size_t>(v.winner)].params, v.tied.size() - 1, 100.0 * v.noise);
 }
 
 // A ceiling whose rate is implausible against both neighbouring sizes of this run (query::implausible)
