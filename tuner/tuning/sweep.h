@@ -77,6 +77,13 @@ inline constexpr double kDecisionNoise = 0.003;
 // decision's values stay 1 to 3.7% above the first pass.
 inline constexpr std::size_t kPlacements = 16;
 inline constexpr std::size_t kFirstPlacements = 2;
+// Arguments of at least this many times the L2's size get the decision's further placements right
+// before the decision, not with the state: far from the L2's capacity a fresh copy behaves as the
+// state's do, and a window of such sizes then holds several of them, so that each configuration is
+// measured at all of them as it compiles. With all placements made with the state, a window held one
+// size of the transposes at 10880..16384 on an H100 (20 GB each), and the first size waited for
+// compiles for about 4 of its 7 s (wall / measurement 1.29 to 1.36).
+inline constexpr std::size_t kLatePlacementsOverL2 = 16;
 // Other CUDA contexts (run/context.h): a kernel of a few microseconds takes another time per
 // launch in each context, by a level common to all configurations and by a part of each one's own
 // (on an H100 at 128..1024: a configuration's time from one process to another moved within a
@@ -131,6 +138,10 @@ struct SizeState {
   // transpose's speed depends on where its buffers lie (one configuration measured 2 to 7% apart
   // between runs on an H100 with one placement). Fewer when the device has no room for them.
   std::vector<std::unique_ptr<run::ArgSet>> more_args;
+  // How many placements the decision uses (Sweep::placements_of). Where the arguments are far
+  // larger than L2 (kLatePlacementsOverL2), the state holds kFirstPlacements of them until the
+  // decision makes the rest (Sweep::add_placements).
+  std::size_t placements = 0;
   std::vector<std::size_t> outputs;
   std::vector<expr::Value> bound_default;  // defaults bound to this size (bytes, flops, reference)
   double bytes = 0, flops = 0;
@@ -179,6 +190,12 @@ class Sweep {
   // How many placements of arguments of `args_bytes` a size's state holds: kPlacements, fewer where
   // they would take more than a quarter of the device's memory, at least kFirstPlacements.
   std::size_t placements_of(std::size_t args_bytes) const;
+  // How many placements a state holds from the start: placements_of, or kFirstPlacements where
+  // the arguments are at least kLatePlacementsOverL2 times the L2's size.
+  std::size_t first_placements_of(std::size_t args_bytes) const;
+  // Makes placements of the state's arguments until it holds `count` (fewer, with a warning, when
+  // the device has no room for them).
+  void add_placements(SizeState& st, std::size_t count);
   // Arguments, reference, ceilings; `deferred` (a guided search): arguments only, the reference at
   // the first measurement (ready_size), the ceilings while the search waits for compiles
   // (idle_work) or after it.

@@ -297,6 +297,23 @@ std::vector<run::ArgSet*> Sweep::own_placements(SizeState& st) {
   return sets;
 }
 
+void Sweep::add_placements(SizeState& st, std::size_t count) {
+  try {
+    while (st.more_args.size() + 1 < count)
+      st.more_args.push_back(std::make_unique<run::ArgSet>(session_, st.args->specs(), st.args->seed()));
+  } catch (const run::CudaError& e) {
+    if (e.sticky()) throw;
+    spdlog::warn("{}: no room for {} placements of the arguments ({}): timing on {}", sizes_[st.index].label, count,
+                 e.what(), st.more_args.size() + 1);
+  }
+}
+
+std::size_t Sweep::first_placements_of(std::size_t args_bytes) const {
+  const std::size_t all = placements_of(args_bytes);
+  if (args_bytes / kLatePlacementsOverL2 < session_.device().l2_bytes) return all;
+  return std::min(all, kFirstPlacements);
+}
+
 std::size_t Sweep::placements_of(std::size_t args_bytes) const {
   const std::size_t fit = session_.device().global_memory_bytes / 4 / std::max<std::size_t>(1, args_bytes);
   return std::clamp<std::size_t>(fit, kFirstPlacements, kPlacements);
@@ -316,7 +333,7 @@ std::size_t Sweep::state_bytes(std::size_t s) const {
   std::size_t outputs = 0;
   for (const auto& a : specs)
     if (!a.scalar && a.output) outputs += a.count * run::parse_dtype(a.dtype).size();
-  return args * placements_of(args) + outputs;
+  return args * first_placements_of(args) + outputs;
 }
 
 std::unique_ptr<SizeState> Sweep::make_state(std::size_t s, bool deferred) {
@@ -327,15 +344,8 @@ std::unique_ptr<SizeState> Sweep::make_state(std::size_t s, bool deferred) {
   auto specs = arg_specs(spec_, size);
   if (const capture::Capture* cap = captured(s)) use_captured_inputs(*cap, specs);  // shared, not copied
   st->args = std::make_unique<run::ArgSet>(session_, specs, o_.data_seed);
-  const std::size_t placements = placements_of(buffer_bytes(specs));
-  try {
-    while (st->more_args.size() + 1 < placements)
-      st->more_args.push_back(std::make_unique<run::ArgSet>(session_, specs, o_.data_seed));
-  } catch (const run::CudaError& e) {
-    if (e.sticky()) throw;
-    spdlog::warn("{}: no room for {} placements of the arguments ({}): timing on {}", sizes_[s].label, placements,
-                 e.what(), st->more_args.size() + 1);
-  }
+  st->placements = placements_of(buffer_bytes(specs));
+  add_placements(*st, first_placements_of(buffer_bytes(specs)));
   for (std::size_t a = 0; a < st->args->size(); ++a)
     if (st->args->spec(a).output) st->outputs.push_back(a);
   st->bound_default = bind_config(spec_, default_values(spec_), size);
@@ -404,9 +414,10 @@ bool Sweep::measure_window(const std::vector<std::size_t>& window) {
     }
     if (!in_time) break;
   }
-  for (auto& st : states) {
+  for (auto& st : states) {  // each state goes once decided: a decision may add placements to its own
     if (in_time) decide_size(st->index, *st);
     drop_state(st.get());
+    st.reset();
   }
   return in_time;
 }
