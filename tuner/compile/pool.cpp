@@ -2,13 +2,24 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <cstdlib>
 #include <utility>
 
 namespace tune::compile {
 
 namespace {
 std::atomic<std::size_t> g_abandoned_running{0};
+
+// At exit, before the static objects made before the first abandon() are destroyed (NVRTC's among
+// them), the abandoned compiles end (a minute at most): a process that ends through exit() (a test
+// binary, an application linking the library) does not destroy what they use. The tune command
+// ends with std::_Exit instead (cli/main.cpp) and does not wait.
+void wait_for_abandoned() {
+  for (int i = 0; i < 6000 && g_abandoned_running.load() > 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
 }
+}  // namespace
 
 std::size_t abandoned_running() { return g_abandoned_running.load(); }
 
@@ -32,6 +43,8 @@ CompilePool::~CompilePool() {
 }
 
 void CompilePool::abandon() {
+  static const bool registered = std::atexit(wait_for_abandoned) == 0;
+  (void)registered;
   {
     std::lock_guard lock(s_->mutex);
     if (s_->abandoned) return;

@@ -48,7 +48,8 @@ class CompilePool {
   // Gives up the results not taken yet: queued requests are dropped, and a compile in progress
   // (an NVRTC call cannot be interrupted) ends on its own thread, detached, its result discarded;
   // the destructor then returns at once. A guided search's last guesses cost the user nothing so.
-  // The process must not run its static destructors under such a thread: abandoned_running().
+  // A process that ends through exit() waits for such threads first (an atexit handler); the tune
+  // command ends with std::_Exit and does not (abandoned_running()).
   void abandon();
 
   // Submitted requests whose results have not been taken yet.
@@ -79,8 +80,8 @@ class CompilePool {
 };
 
 // Worker threads of abandoned pools that have not ended yet, in this process. While any runs, the
-// process ends with std::_Exit (cli/main.cpp) rather than through static destructors that NVRTC's
-// code in those threads may still use.
+// tune command ends with std::_Exit (cli/main.cpp) rather than through static destructors that
+// NVRTC's code in those threads may still use; any other process waits for them at exit.
 std::size_t abandoned_running();
 
 }  // namespace tune::compile

@@ -297,7 +297,7 @@ int Sweep::run() {
   // finished ones go to the binary cache, the rest are given up rather than waited for (an NVRTC
   // call cannot be stopped; on an H100 host they held a guided run's end up for 0.1 to 1.8 s).
   accept_finished();
-  for (const std::uint64_t c : pool_.drop_queued()) ahead_.erase(c), --pending_;
+  drop_guesses();
   if (pending_ > 0) {
     spdlog::debug("{} compiles in progress that nobody waits for: given up", pending_);
     pool_.abandon();

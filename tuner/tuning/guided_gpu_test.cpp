@@ -84,7 +84,7 @@ TEST(GuidedGpu, CompileAheadMeasuresEachEvaluationOnce) {
     EXPECT_EQ(count(dir.file(db), "SELECT count(DISTINCT name) FROM ceilings WHERE size = '2048x2048'"), 2) << db;
   }
   // The compile-ahead guesses a run gave up at its end (compile::CompilePool::abandon) end on their
-  // own threads; this process waits for them rather than run its static destructors under NVRTC.
+  // own threads, within a minute.
   for (int i = 0; i < 600 && compile::abandoned_running() > 0; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   EXPECT_EQ(compile::abandoned_running(), 0u);

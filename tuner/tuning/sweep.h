@@ -137,11 +137,9 @@ struct SizeState {
   // timed on the first kFirstPlacements, the decision on all (run::measure's placements), since a
   // transpose's speed depends on where its buffers lie (one configuration measured 2 to 7% apart
   // between runs on an H100 with one placement). Fewer when the device has no room for them.
+  // Where the arguments are far larger than L2 (kLatePlacementsOverL2), the state holds
+  // kFirstPlacements of them until the decision makes the rest (Sweep::add_placements).
   std::vector<std::unique_ptr<run::ArgSet>> more_args;
-  // How many placements the decision uses (Sweep::placements_of). Where the arguments are far
-  // larger than L2 (kLatePlacementsOverL2), the state holds kFirstPlacements of them until the
-  // decision makes the rest (Sweep::add_placements).
-  std::size_t placements = 0;
   std::vector<std::size_t> outputs;
   std::vector<expr::Value> bound_default;  // defaults bound to this size (bytes, flops, reference)
   double bytes = 0, flops = 0;
@@ -257,6 +255,7 @@ class Sweep {
   // compile pool, replacing earlier guesses no worker has started.
   void prefetch(const std::vector<std::size_t>& configs);
   void accept_finished();  // takes the pool's finished results without waiting
+  void drop_guesses();     // drops the compile-ahead guesses no worker has started
 
   const Options& o_;
   const Clock::time_point start_ = Clock::now();

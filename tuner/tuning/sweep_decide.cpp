@@ -72,7 +72,7 @@ void Sweep::decide_size(std::size_t s, SizeState& st) {
 
   // Launches of the contenders that can run in this process, on every placement (where the other
   // contexts decide too, on as many as each of them: kOtherPlacements).
-  add_placements(st, st.placements);  // those not made with the state (kLatePlacementsOverL2)
+  add_placements(st, placements_of(buffer_bytes(st.args->specs())));  // those not made with the state
   std::vector<run::ArgSet*> sets = own_placements(st);
   if (elsewhere && sets.size() > kOtherPlacements) sets.resize(kOtherPlacements);
   std::vector<std::size_t> runnable;                 // indices into rows

@@ -55,9 +55,13 @@ void Sweep::accept_finished() {
   }
 }
 
+void Sweep::drop_guesses() {
+  for (const std::uint64_t c : pool_.drop_queued()) ahead_.erase(c), --pending_;
+}
+
 void Sweep::prefetch(const std::vector<std::size_t>& configs) {
   accept_finished();
-  for (const std::uint64_t c : pool_.drop_queued()) ahead_.erase(c), --pending_;
+  drop_guesses();
   for (std::size_t c : configs) {
     const Compiled& k = configs_[c].compiled;
     if (k.kernel || k.status != store::MeasurementStatus::ok || ahead_.contains(c)) continue;

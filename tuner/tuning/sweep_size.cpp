@@ -344,7 +344,6 @@ std::unique_ptr<SizeState> Sweep::make_state(std::size_t s, bool deferred) {
   auto specs = arg_specs(spec_, size);
   if (const capture::Capture* cap = captured(s)) use_captured_inputs(*cap, specs);  // shared, not copied
   st->args = std::make_unique<run::ArgSet>(session_, specs, o_.data_seed);
-  st->placements = placements_of(buffer_bytes(specs));
   add_placements(*st, first_placements_of(buffer_bytes(specs)));
   for (std::size_t a = 0; a < st->args->size(); ++a)
     if (st->args->spec(a).output) st->outputs.push_back(a);
@@ -385,7 +384,7 @@ void Sweep::drop_state(SizeState* st) { std::erase(live_, st); }
 bool Sweep::search_one_size(std::size_t s) {
   auto st = make_state(s, true);
   const bool in_time = search_size(s, *st);
-  for (const std::uint64_t c : pool_.drop_queued()) ahead_.erase(c), --pending_;  // guesses left unstarted
+  drop_guesses();
   if (in_time) decide_size(s, *st);
   measure_ceilings(*st);  // those no compile wait took (all of them where everything was stored before)
   drop_state(st.get());
