@@ -279,6 +279,23 @@ TEST(CliBadInput, ParallelIsForReplaysWithinItsRange) {
   EXPECT_NE(ok.out.find(": 24 evaluations"), std::string::npos) << ok.out;
 }
 
+// --share I/K and --decide-only (the parts of a size split over MPI ranks): a malformed or
+// out-of-range share, both parts at once, a part of a replay, or a budget smaller than the shares:
+// one clear error, exit 2, nothing written.
+TEST(CliBadInput, SharesWithinTheirRange) {
+  TempDir t;
+  t.write("k.cu", kKernel);
+  auto s = t.write("s.json", spec(kParams));
+  const std::string run = "--space " + s.string() + " --sizes 256";
+  for (const char* v : {"1", "2/2", "0/1", "0/0", "a/2", "1/-2", "0/4097", "0/99999999999999999999", "/2", "0/"})
+    expect_clean_failure(t, run + " --share " + std::string(v), "bad --share");
+  expect_clean_failure(t, run + " --share 0/2 --decide-only", "different parts");
+  expect_clean_failure(t, run + " --share 1/3 --max-fevals 2", "leaves some shares nothing");
+  auto cache = t.write("c.json", "{}");
+  expect_clean_failure(t, "--space " + s.string() + " --replay " + cache.string() + " --decide-only",
+                       "not with --replay");
+}
+
 // --compile-threads: outside 1..1024 one clear error and nothing written.
 TEST(CliBadInput, CompileThreadsWithinItsRange) {
   TempDir t;

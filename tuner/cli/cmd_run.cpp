@@ -1,6 +1,8 @@
 // tune [run]: tune a kernel over problem sizes on the GPU.
 #include <spdlog/spdlog.h>
 
+#include <string_view>
+
 #include "cli/commands.h"
 #ifdef TUNE_HAVE_MPI
 #include "mpi/ranks.h"
@@ -17,6 +19,30 @@ std::string strategy_help() {
   for (const auto& s : search::strategies()) names += (names.empty() ? "" : ", ") + s.name;
   return "search strategy: " + names + " (default: the spec's Search.Name, else " +
          std::string(tuning::kDefaultStrategy) + ")";
+}
+
+constexpr std::size_t kMaxShares = 4096;
+
+// --share I/K: decimal I < K, 2 <= K <= kMaxShares.
+tuning::Share parse_share(const std::string& text) {
+  const auto bad = [&](const std::string& why) {
+    return InputError("bad --share '" + text + "': " + why +
+                      " (expected I/K, 0 <= I < K, 2 <= K <= " + std::to_string(kMaxShares) + ")");
+  };
+  const auto slash = text.find('/');
+  if (slash == std::string::npos) throw bad("no '/'");
+  const auto number = [&](std::string_view digits) {
+    if (digits.empty() || digits.size() > 4 || digits.find_first_not_of("0123456789") != std::string_view::npos)
+      throw bad("'" + std::string(digits) + "' is not a number up to " + std::to_string(kMaxShares));
+    return static_cast<std::size_t>(std::stoul(std::string(digits)));
+  };
+  tuning::Share s;
+  s.part = tuning::Part::search;
+  s.index = number(std::string_view(text).substr(0, slash));
+  s.count = number(std::string_view(text).substr(slash + 1));
+  if (s.count < 2 || s.count > kMaxShares) throw bad("K out of range");
+  if (s.index >= s.count) throw bad("I must be less than K");
+  return s;
 }
 
 }  // namespace
@@ -51,6 +77,11 @@ int cmd_run(const Args& args) {
       "flush-l2", po::bool_switch(), "flush the L2 cache before each timed launch (cold L2; one launch per sample)")(
       "json", po::bool_switch(), "print the end-of-run table as JSON")(
       "wide", po::bool_switch(), "print each configuration in the end-of-run table (default: labels and a legend)")(
+      "share", po::value<std::string>(),
+      "I/K: measure share I of K of each size and leave its decision (the parts of a size split over MPI ranks; "
+      "tune's ranks pass it)")("decide-only", po::bool_switch(),
+                               "decide each size from the measurements stored, measuring nothing else (the last "
+                               "part of a size split over MPI ranks)")(
       "no-seed-sizes", po::bool_switch(),
       "replay of several sizes: search each size from scratch instead of starting from the best "
       "configurations of the nearest sizes searched before it");
@@ -100,6 +131,12 @@ int cmd_run(const Args& args) {
       throw InputError("bad --compile-threads " + std::to_string(n) + ": must be 1.." +
                        std::to_string(kMaxCompileThreads));
     o.compile_threads = static_cast<unsigned>(n);
+  }
+  if (vm.count("share")) o.share = parse_share(vm["share"].as<std::string>());
+  if (vm["decide-only"].as<bool>()) {
+    if (o.share.part != tuning::Part::whole)
+      throw InputError("--share and --decide-only are different parts: give one");
+    o.share.part = tuning::Part::decide;
   }
   if (vm.count("time-limit")) {
     o.time_limit_s = vm["time-limit"].as<double>();

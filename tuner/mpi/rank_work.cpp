@@ -13,6 +13,7 @@
 
 #include "common/error.h"
 #include "run/isolate.h"
+#include "store/merge.h"
 
 namespace tune::mpi::detail {
 
@@ -38,7 +39,7 @@ namespace {
 // The one-process command that measures one size into `db` on GPU `ordinal` (its --json table
 // goes to the item's output file, for the totals).
 std::vector<std::string> item_command(const tuning::Options& o, const std::string& size, const std::string& db,
-                                      int ordinal) {
+                                      int ordinal, const tuning::Share& share) {
   std::vector<std::string> a{"/proc/self/exe", "--log-level",
                              "warn",           "run",
                              "--space",        o.space,
@@ -49,6 +50,9 @@ std::vector<std::string> item_command(const tuning::Options& o, const std::strin
                              "--repetitions",  std::to_string(o.repetitions),
                              "--warmup",       std::to_string(o.warmup),
                              "--json"};
+  if (share.part == tuning::Part::search)
+    a.insert(a.end(), {"--share", std::to_string(share.index) + "/" + std::to_string(share.count)});
+  if (share.part == tuning::Part::decide) a.push_back("--decide-only");
   if (o.flush_l2) a.push_back("--flush-l2");
   if (o.max_fevals) a.insert(a.end(), {"--max-fevals", std::to_string(*o.max_fevals)});
   if (o.time_limit_s) a.insert(a.end(), {"--time-limit", std::to_string(*o.time_limit_s)});
@@ -85,11 +89,27 @@ class GpuLock {
 std::string RankWork::operator()(const std::string& payload) {
   Reader in(payload);
   const std::string size = in.str();
+  tuning::Share share;
+  const std::uint64_t part = in.u64();
+  if (part > static_cast<std::uint64_t>(tuning::Part::decide)) throw Error("an item from rank 0 names no part");
+  share.part = static_cast<tuning::Part>(part);
+  share.index = in.u64();
+  share.count = in.u64();
   for (std::uint64_t n = in.u64(); n > 0; --n) seed_.put_binary(read_binary(in));
   const std::string item = scratch_.file("item.db"), out = scratch_.file("item.out"), delta = scratch_.file("delta.db");
   for (const auto& p : {item, delta}) store::remove_database_files(p);
   std::filesystem::remove(out);
   seed_.database().exec("VACUUM INTO " + detail::sql_quote(item));
+  if (const std::uint64_t shares = in.u64(); shares > 0) {  // a decision: its size's shares, merged first
+    auto db = store::Store::open(item, store::Store::Mode::read_write);
+    const std::string path = scratch_.file("share.db");
+    for (std::uint64_t k = 0; k < shares; ++k) {
+      detail::write_database(path, in.str());
+      auto from = store::Store::open(path, store::Store::Mode::read_only);
+      store::merge(db, from);
+    }
+    store::remove_database_files(path);
+  }
 
   run::WorkerSetup setup;
   setup.stdout_path = out;
@@ -98,7 +118,7 @@ std::string RankWork::operator()(const std::string& payload) {
   run::Supervised r;
   {
     GpuLock lock(dev_.uuid);
-    r = run::supervise(item_command(o_, size, item, dev_.ordinal), setup);
+    r = run::supervise(item_command(o_, size, item, dev_.ordinal, share), setup);
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (r.exit_code != 0)

@@ -9,7 +9,12 @@
 //     count), so a configuration that faults the GPU costs that process only. Brute force first
 //     measures one size per GPU model alone, which compiles every configuration once; the cubins
 //     then travel from rank 0's binary cache to each rank with its next item. A rank whose item
-//     fails is retired and the item goes to another rank of its model.
+//     fails is retired and the item goes to another rank of its model. Where a model has fewer
+//     sizes left than ranks, each size is split into shares, one per rank it can have: brute
+//     force gives share i of K every K-th configuration from the i-th, a strategy runs K searches
+//     with seeds apart and a K-th of the budget each (the budget counts every evaluation of every
+//     rank); once every share is in, one rank decides the size from all their measurements (its
+//     contenders measured again on its GPU, as on one process) and measures its ceilings.
 //   Replay: an item is one (kernel, device) group of caches, searched as a one-rank replay
 //     searches it, so the results equal one rank's for the same seed.
 //   Evaluate: an item is one (strategy, cache) cell; the scores equal one rank's.

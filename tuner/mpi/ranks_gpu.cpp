@@ -72,6 +72,7 @@ class Coordinator {
   struct Item {
     std::vector<std::string> sizes;  // sizes of similar cost, measured by one worker process
     int group = 0;
+    tuning::Share share;  // a part of a split size (then `sizes` is that one size)
   };
 
   // The items of each GPU model: every size not stored whole (a guided search: every size).
@@ -90,8 +91,10 @@ class Coordinator {
         if (!brute || have < n) todo.push_back(i);
       }
       if (todo.empty()) continue;
+      if (split(todo, static_cast<int>(g), n)) continue;
       if (brute) {  // the smallest size alone first: its worker compiles every configuration
-        first_.push_back({{labels_[todo.front()]}, static_cast<int>(g)});
+        alone_first_ = true;
+        first_.push_back({{labels_[todo.front()]}, static_cast<int>(g), {}});
         todo.erase(todo.begin());
       }
       // The rest in chunks, each one worker process, largest sizes first: a chunk's estimated cost
@@ -105,7 +108,7 @@ class Coordinator {
       const double floor = left / (6 * ranks);
       for (std::size_t next = 0; next < todo.size();) {
         const double target = std::max(left / (2 * ranks), floor);
-        Item item{{}, static_cast<int>(g)};
+        Item item{{}, static_cast<int>(g), {}};
         double taken = 0;
         while (next < todo.size() && (item.sizes.empty() || taken < target)) {
           taken += cost_[todo[next]];
@@ -117,10 +120,34 @@ class Coordinator {
     }
     std::size_t todo = 0;
     for (const auto* items : {&first_, &rest_})
-      for (const auto& i : *items) todo += i.sizes.size();
+      for (const auto& i : *items)
+        if (i.share.part == tuning::Part::whole || (i.share.part == tuning::Part::search && i.share.index == 0))
+          todo += i.sizes.size();
     spdlog::info("{} ranks on {} GPU model(s): {} sizes to measure in {} items{}", ranks_.size(), models_.size(), todo,
                  first_.size() + rest_.size(),
-                 brute && !first_.empty() ? "; one per model first, compiling every configuration once" : "");
+                 alone_first_ ? "; one per model first, compiling every configuration once" : "");
+  }
+
+  // Fewer sizes than ranks of the model: each size is split into shares, one per rank it can
+  // have (tuning::Part), measured in the first phase; each is decided in the second, by one rank,
+  // from all its shares' measurements. False when a size cannot be split (one rank per size, or a
+  // budget of fewer evaluations than ranks).
+  bool split(const std::vector<std::size_t>& todo, int group, std::size_t configs) {
+    const auto ranks = static_cast<std::size_t>(std::count(rank_group_.begin(), rank_group_.end(), group));
+    std::size_t shares = ranks / todo.size();
+    if (o_.max_fevals) shares = std::min(shares, static_cast<std::size_t>(*o_.max_fevals));
+    shares = std::min(shares, configs);
+    if (shares < 2) return false;
+    for (std::size_t i : todo) {
+      for (std::size_t k = 0; k < shares; ++k)
+        first_.push_back({{labels_[i]}, group, {tuning::Part::search, k, shares}});
+      rest_.push_back({{labels_[i]}, group, {tuning::Part::decide, 0, 1}});
+    }
+    spdlog::info(
+        "{}: {} size(s) on {} ranks: each split into {} shares{}, then decided on one rank", models_[group],
+        todo.size(), ranks, shares,
+        o_.strategy == "brute_force" ? " of its configurations" : " of the budget (a search each, seeds apart)");
+    return true;
   }
 
   FarmStats phase(const std::vector<Item>& items, RankWork& mine) {
@@ -134,6 +161,7 @@ class Coordinator {
   }
 
   std::vector<Item> first_, rest_;
+  bool alone_first_ = false;  // a brute-force size measured alone first (not split)
 
   void finish(const std::vector<FarmStats>& phases, bool completed) {
     for (std::size_t g = 0; g < models_.size(); ++g) {
@@ -174,11 +202,20 @@ class Coordinator {
     Writer w;
     std::string sizes;
     for (const auto& s : item.sizes) sizes += (sizes.empty() ? "" : ",") + s;
-    w.str(sizes).u64(keys.size());
+    w.str(sizes).u64(static_cast<std::uint64_t>(item.share.part)).u64(item.share.index).u64(item.share.count);
+    w.u64(keys.size());
     for (const auto& k : keys) {
       detail::write_binary(w, *db_.get_binary(k));
       sent.insert(k);
     }
+    // a decision: what every share of its size measured
+    const std::vector<std::string>* shares = nullptr;
+    if (item.share.part == tuning::Part::decide)
+      if (auto it = share_deltas_.find({item.group, item.sizes.front()}); it != share_deltas_.end())
+        shares = &it->second;
+    w.u64(shares ? shares->size() : 0);
+    if (shares)
+      for (const auto& d : *shares) w.str(d);
     return w.take();
   }
 
@@ -188,6 +225,7 @@ class Coordinator {
     in.f64();
     const std::string path = scratch_.file("incoming.db");
     detail::write_database(path, delta);
+    if (item.share.part == tuning::Part::search) share_deltas_[{item.group, item.sizes.front()}].push_back(delta);
     {
       auto from = store::Store::open(path, store::Store::Mode::read_only);
       store::MergeOptions mo;
@@ -213,7 +251,12 @@ class Coordinator {
       spdlog::warn("sizes {}..{} on rank {}: its worker's totals were not readable", item.sizes.front(),
                    item.sizes.back(), rank);
     }
-    if (item.sizes.size() == 1)
+    if (item.share.part == tuning::Part::search)
+      spdlog::info("size {}, share {} of {}, measured on rank {} ({})", item.sizes.front(), item.share.index,
+                   item.share.count, rank, model);
+    else if (item.share.part == tuning::Part::decide)
+      spdlog::info("size {} decided on rank {} ({}) from its shares", item.sizes.front(), rank, model);
+    else if (item.sizes.size() == 1)
       spdlog::info("size {} measured on rank {} ({})", item.sizes.front(), rank, model);
     else
       spdlog::info("sizes {}..{} ({}) measured on rank {} ({})", item.sizes.front(), item.sizes.back(),
@@ -247,6 +290,8 @@ class Coordinator {
   const Scratch& scratch_;
   store::Store db_;
   std::vector<std::set<std::string>> sent_;  // per rank: the cubin keys it has
+  // (group, size) of a split size -> each share's database, for the rank that decides it
+  std::map<std::pair<int, std::string>, std::vector<std::string>> share_deltas_;
   std::string kernel_, space_hash_;
   std::vector<std::string> labels_, models_;
   std::vector<double> cost_;  // per label

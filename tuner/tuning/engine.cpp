@@ -97,21 +97,37 @@ void Sweep::plan() {
   for (const auto& size : o_.sizes) given.push_back(size.full(rank));
   for (std::size_t i : search_order(given)) sizes_.push_back(SizeTarget::of(given[i]));
   configs_.resize(n_configs_);
+  const Share& share = o_.share;
   for (std::size_t c = 0; c < n_configs_; ++c) {
     configs_[c].params = space_.params_json(c);
     config_index_.emplace(configs_[c].params, c);
     configs_[c].id = db_.upsert_configuration_text(kernel_, space_hash_, configs_[c].params);
+    if (share.part == Part::decide || (share.part == Part::search && c % share.count != share.index)) continue;
     for (const auto& size : sizes_)
       if (!done_.count({configs_[c].params, size.label})) configs_[c].needed = true, ++todo_;
   }
-  if (guided_) {
-    search_ = std::make_unique<SizeSearch>(space_, search_policy(o_));
-    const std::size_t per_size = o_.max_fevals ? std::min<std::size_t>(n_configs_, *o_.max_fevals) : n_configs_;
-    todo_ = per_size * sizes_.size();
-    spdlog::info("{} configurations x {} sizes: strategy {} evaluates up to {} per size", n_configs_, sizes_.size(),
-                 o_.strategy, per_size);
+  if (share.part == Part::decide) {
+    todo_ = 0;
+    spdlog::info("{} sizes to decide from the measurements stored", sizes_.size());
     return;
   }
+  if (guided_) {
+    SearchPolicy policy = search_policy(o_);
+    if (share.part == Part::search && !o_.max_fevals)  // the space's share, so the shares cover it once
+      policy.budget.max_fevals = share_of(n_configs_, share.index, share.count);
+    const std::size_t per_size = std::min(n_configs_, policy.budget.max_fevals.value_or(n_configs_));
+    search_ = std::make_unique<SizeSearch>(space_, std::move(policy));
+    todo_ = per_size * sizes_.size();
+    spdlog::info("{} configurations x {} sizes: strategy {} evaluates up to {} per size{}", n_configs_, sizes_.size(),
+                 o_.strategy, per_size,
+                 share.part == Part::search
+                     ? fmt::format(" (share {} of {}; the decision is another process's)", share.index, share.count)
+                     : "");
+    return;
+  }
+  if (share.part == Part::search)
+    spdlog::info("share {} of {}: every {}th configuration from the {}th; the decision is another process's",
+                 share.index, share.count, share.count, share.index);
   spdlog::info("{} configurations x {} sizes: {} measurements to take, {} already stored", n_configs_, sizes_.size(),
                todo_, n_configs_ * sizes_.size() - todo_);
 }
@@ -274,7 +290,9 @@ int Sweep::run() {
   start_other_contexts();
   progress_ = std::make_unique<Progress>("measuring", todo_);
   bool out_of_time = false;
-  if (guided_) {
+  if (o_.share.part == Part::decide) {
+    for (std::size_t s = 0; s < sizes_.size(); ++s) decide_one_size(s);
+  } else if (guided_) {
     for (std::size_t s = 0; s < sizes_.size() && !out_of_time; ++s) out_of_time = !search_one_size(s);
   } else {
     // windows of consecutive sizes whose states take at most a quarter of the device's memory

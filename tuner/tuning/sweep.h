@@ -205,6 +205,7 @@ class Sweep {
   bool idle_work(SizeState& st);
   void drop_state(SizeState* st);
   bool search_one_size(std::size_t s);
+  void decide_one_size(std::size_t s);
   bool measure_window(const std::vector<std::size_t>& window);
   std::pair<run::Dim3, run::Dim3> kernel_shape(const Reference& ref, const SizeState& st) const;  // grid, block
   void prepare_reference(SizeState& st);

@@ -385,10 +385,19 @@ bool Sweep::search_one_size(std::size_t s) {
   auto st = make_state(s, true);
   const bool in_time = search_size(s, *st);
   drop_guesses();
-  if (in_time) decide_size(s, *st);
+  if (in_time && o_.share.part == Part::whole) decide_size(s, *st);
   measure_ceilings(*st);  // those no compile wait took (all of them where everything was stored before)
   drop_state(st.get());
   return in_time;
+}
+
+// A size split over MPI ranks (Part::decide): decided from the shares' measurements, merged into
+// this database; its ceilings measured on this GPU.
+void Sweep::decide_one_size(std::size_t s) {
+  auto st = make_state(s, true);
+  decide_size(s, *st);
+  measure_ceilings(*st);
+  drop_state(st.get());
 }
 
 // Brute force over a window of sizes whose states fit in memory together: each configuration,
@@ -414,7 +423,7 @@ bool Sweep::measure_window(const std::vector<std::size_t>& window) {
     if (!in_time) break;
   }
   for (auto& st : states) {  // each state goes once decided: a decision may add placements to its own
-    if (in_time) decide_size(st->index, *st);
+    if (in_time && o_.share.part == Part::whole) decide_size(st->index, *st);
     drop_state(st.get());
     st.reset();
   }

@@ -68,13 +68,25 @@ store::RunInfo run_info(const Options& o, const spec::Spec& spec) {
   return info;
 }
 
+std::size_t share_of(std::size_t total, std::size_t index, std::size_t count) {
+  return total / count + (index < total % count ? 1 : 0);
+}
+
+std::uint64_t share_seed(std::uint64_t seed, std::size_t index) {
+  return seed + 0x9E3779B97F4A7C15ULL * index;  // the golden-ratio step: far apart for every index
+}
+
 SearchPolicy search_policy(const Options& o) {
   SearchPolicy p;
   p.strategy = o.strategy;
   p.options = o.strategy_options;
-  if (o.max_fevals) p.budget.max_fevals = static_cast<std::size_t>(*o.max_fevals);
+  const bool share = o.share.part == Part::search;
+  if (o.max_fevals) {
+    const auto total = static_cast<std::size_t>(*o.max_fevals);
+    p.budget.max_fevals = share ? share_of(total, o.share.index, o.share.count) : total;
+  }
   p.budget.time_limit_s = o.time_limit_s;
-  p.seed = o.seed;
+  p.seed = share ? share_seed(o.seed, o.share.index) : o.seed;
   p.seed_sizes = o.seed_sizes;
   return p;
 }
@@ -98,6 +110,14 @@ Prepared validate(const Options& opts) {
                        opts.space + "'s ProblemSize has " + std::to_string(problem_rank(spec)));
   std::string strategy = strategy_for(opts, spec);
   search::find_strategy(strategy, opts.strategy_options);
+  if (opts.share.part != Part::whole && (!opts.replay.empty() || !opts.capture.empty()))
+    throw InputError(
+        "--share and --decide-only are parts of a GPU run split over MPI ranks: not with --replay or "
+        "--capture");
+  if (opts.share.part == Part::search && opts.max_fevals &&
+      static_cast<std::size_t>(*opts.max_fevals) < opts.share.count)
+    throw InputError("bad --share " + std::to_string(opts.share.index) + "/" + std::to_string(opts.share.count) +
+                     ": --max-fevals " + std::to_string(*opts.max_fevals) + " leaves some shares nothing to evaluate");
   check_database_writable(opts.db);
   spdlog::info("{}: {} valid configurations of {} ({} parameters), {} sizes", opts.space, space.size(),
                space.cartesian(), space.num_params(), opts.sizes.size());
@@ -137,7 +157,7 @@ int tune(const Options& given) {
   Options opts = given;
   opts.strategy = prepared.strategy;
   for (const auto& c : prepared.captures) opts.sizes.push_back(capture_size(prepared.spec, c));  // tune --capture
-  if (!opts.replay.empty()) return run_replay(opts, std::move(prepared));
+  if (!opts.replay.empty()) return run_replay(opts, prepared);
   if (!run::gpu_available()) throw UnavailableError(run::gpu_unavailable_reason());
   if (opts.seed_drawn) {
     if (opts.strategy != "brute_force")

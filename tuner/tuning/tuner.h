@@ -18,6 +18,25 @@
 
 namespace tune::tuning {
 
+// A size split over MPI ranks (tuner/mpi, when a GPU model has more ranks than sizes): each rank
+// runs one part of the search, then one rank decides from what they all measured.
+enum class Part {
+  whole,   // search and decide: a run on its own
+  search,  // share `index` of `count`: brute force the configurations c with c % count == index; a
+           // strategy its own seed (share_seed) and that share of --max-fevals (share_of); no decision
+  decide,  // nothing measured but the decision's contenders: each size decided from what is stored
+};
+struct Share {
+  Part part = Part::whole;
+  std::size_t index = 0, count = 1;
+};
+
+// Share `index` of `total` evaluations split `count` ways: the shares differ by at most one and
+// sum to `total`.
+std::size_t share_of(std::size_t total, std::size_t index, std::size_t count);
+// Share `index`'s search seed: the run's seed for share 0, distinct ones for the others.
+std::uint64_t share_seed(std::uint64_t seed, std::size_t index);
+
 struct Options {
   std::string space;  // T1 file
   std::vector<sizes::Size> sizes;
@@ -46,6 +65,7 @@ struct Options {
   // A replay simulating this many GPUs evaluating at once: the strategy proposes batches
   // (search/lanes.h). A GPU run evaluates in parallel over MPI ranks instead.
   std::size_t parallel = 1;
+  Share share;  // --share I/K, --decide-only: a part of a size split over MPI ranks
   // Capture files (tuning/capture_args.h): the sizes, inputs and reference outputs of the
   // application's own launches, in place of --sizes, the fills and Tune.reference.
   std::vector<std::string> capture;
