@@ -35,7 +35,15 @@
 //    at 39 instead of 40; FGCS scores unchanged within noise (the scored range ends before it).
 //  - Compile-ahead hints (Context::hint): the acquisition functions' runners-up, the predicted
 //    local steps (the same walk on a copy of the generator), the neighbours of the best. They
-//    never change the search.
+//    never change the search by themselves.
+//  - Asynchronous steps on a GPU (Context::ready): when the model's pick is still compiling, the
+//    first ready one of the next kReadyInstead candidates (the acquisition functions' runners-up,
+//    in turn) is measured instead, the pick left in the pool (most often taken a step or two
+//    later); a local step whose draw still compiles takes the first ready configuration of the
+//    neighbourhood it drew from (never in place of the endgame's mirror step). A compile takes 10
+//    to 50 measurements' time on an H100 host: waiting for the picks held a guided GEMM run up for
+//    1.2 to 3.1 s of its 5 to 7 s of search (0.6 to 2.0 s since; tuner/search/async_test.cpp).
+//    Replays are always ready: their searches are unchanged.
 //  - maxiter: iterations after the initial sample (default: until the budget ends).
 // Cost per evaluation: O(n^2 + pool*n) for n observations; beyond 1024 observations the model
 // keeps the best and the most recent ones.
@@ -60,6 +68,7 @@ constexpr std::size_t kLocalFrom = 10;      // from the best this many configura
 constexpr double kEndgame = 0.35;           // the share of the budget spent on local steps at its end
 constexpr std::size_t kAheadFromModel = 8;  // compile-ahead hints per acquisition function per step
 constexpr std::size_t kWalkAhead = 12;      // local steps predicted for compile-ahead in the endgame
+constexpr std::size_t kReadyInstead = 12;   // runners-up a model step may take while its pick compiles
 
 // Where a local step from `c` may go: its unvisited Hamming neighbours and, with `mirrors` (the
 // endgame), once its mirror (every x/y pair exchanged) has been evaluated, the mirror's too.
@@ -94,6 +103,25 @@ std::optional<std::size_t> local_choice(const Context& ctx, const std::vector<st
 
 std::optional<std::size_t> local_step(Context& ctx, const bo::Model& model, bool mirrors) {
   return local_choice(ctx, model.ranked(), mirrors, ctx.rng());
+}
+
+// An asynchronous local step (Context::ready): while `c`, the local step's draw, still compiles, a
+// ready configuration of the same neighbourhood it was drawn from (local_choice), in its order; `c`
+// itself when none is ready, and always the mirror-first step of the endgame.
+std::size_t ready_local(Context& ctx, const bo::Model& model, std::size_t c, bool mirrors) {
+  if (!ctx.wants_hints() || ctx.ready(c)) return c;
+  const auto ranked = model.ranked();
+  if (mirrors && !ranked.empty())
+    if (const auto m = ctx.unvisited_neighbours(ranked.front(), Neighbourhood::mirror); !m.empty()) return c;
+  for (std::size_t k = 0; k < std::min(ranked.size(), kLocalFrom); ++k) {
+    const auto a = around(ctx, ranked[k], mirrors);
+    if (a.empty()) continue;
+    if (std::find(a.begin(), a.end(), c) == a.end()) return c;
+    for (std::size_t n : a)
+      if (ctx.ready(n)) return n;
+    return c;
+  }
+  return c;
 }
 
 // What local_step will evaluate next, and after it, once `taken` has been evaluated, with `ranked`
@@ -186,12 +214,15 @@ void bayes_opt(Context& ctx) {
     // ahead (a compile takes many measurements' time); before it, the next one.
     auto walk_ahead = [&] { return endgame_at(ctx.evaluations() + 1) ? kWalkAhead : std::size_t{1}; };
     if (local_at(it, ctx.evaluations()))
-      if (const auto c = local_step(ctx, model, endgame_at(ctx.evaluations()))) {
-        // Compile-ahead: c, the local steps that follow (whether or not c becomes the best); in
-        // the endgame every configuration the next local step may draw, before it the candidates
-        // the model ranks best now (a model step after this one most often picks among them).
+      if (const auto drawn = local_step(ctx, model, endgame_at(ctx.evaluations()))) {
+        const auto c = std::optional(ready_local(ctx, model, *drawn, endgame_at(ctx.evaluations())));
+        // Compile-ahead: c (and the draw, when c is a ready stand-in), the local steps that follow
+        // (whether or not c becomes the best); in the endgame every configuration the next local
+        // step may draw, before it the candidates the model ranks best now (a model step after
+        // this one most often picks among them).
         if (ctx.wants_hints()) {
           std::vector<std::size_t> ahead{*c};
+          if (*drawn != *c) ahead.push_back(*drawn);
           const bool endgame = endgame_at(ctx.evaluations() + 1);
           if (local_at(it + 1, ctx.evaluations() + 1))
             add_predicted_local_steps(ctx, model, *c, walk_ahead(), endgame, ahead);
@@ -206,12 +237,19 @@ void bayes_opt(Context& ctx) {
     std::vector<std::size_t> ahead;
     const bool hints = ctx.wants_hints();
     const auto pick = model.best_candidate(af, hints ? &ahead : nullptr, kAheadFromModel);
-    const std::size_t c = pick ? *pick : ctx.random_unvisited();
-    // Compile-ahead (a GPU run compiles these while it measures c): c; when a local step comes
-    // next, its pick whether or not c becomes the best; the acquisition functions' runners-up (the
-    // next steps often pick one of them); the neighbours of the best.
+    std::size_t c = pick ? *pick : ctx.random_unvisited();
+    if (hints && pick && !ctx.ready(c))  // asynchronous: a ready runner-up while the pick compiles
+      for (std::size_t i = 0; i < std::min(kReadyInstead, ahead.size()); ++i)
+        if (!ctx.visited(ahead[i]) && ctx.ready(ahead[i])) {
+          c = ahead[i];
+          break;
+        }
+    // Compile-ahead (a GPU run compiles these while it measures c): c and the model's pick; when a
+    // local step comes next, its pick whether or not c becomes the best; the acquisition functions'
+    // runners-up (the next steps often pick one of them); the neighbours of the best.
     if (hints) {
       std::vector<std::size_t> first{c};
+      if (pick && *pick != c) first.push_back(*pick);
       const bool endgame = endgame_at(ctx.evaluations() + 1);
       if (local_at(it + 1, ctx.evaluations() + 1))
         add_predicted_local_steps(ctx, model, c, walk_ahead(), endgame, first);

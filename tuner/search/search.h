@@ -46,6 +46,13 @@ class Evaluator {
   virtual void prefetch(const std::vector<std::size_t>& configs) { (void)configs; }
   // Whether prefetch() does anything (strategies skip working out hints otherwise).
   virtual bool wants_prefetch() const { return false; }
+  // Whether evaluating `config` now would begin at once: on a GPU, its kernel compiled (or its
+  // compile failed) rather than still compiling. A strategy may take a nearly-as-promising
+  // configuration that is ready over one that is not (bayes_opt's model steps). Replays: always.
+  virtual bool ready(std::size_t config) {
+    (void)config;
+    return true;
+  }
   // How many configurations it evaluates at once (K GPUs, or a replay that simulates K): the
   // strategies then propose batches of this many (lanes.h). 1: one at a time.
   virtual std::size_t parallelism() const { return 1; }
@@ -139,6 +146,7 @@ class Context {
   // with what it will likely evaluate next.
   void hint(const std::vector<std::size_t>& configs);
   bool wants_hints() const { return evaluator_.wants_prefetch(); }
+  bool ready(std::size_t config) { return evaluator_.ready(config); }  // Evaluator::ready
   static constexpr std::size_t kHint = 32;
   // The objective as a number for comparisons: failures are +infinity.
   double cost(std::size_t config) { return evaluate(config).value_or(kFailed); }

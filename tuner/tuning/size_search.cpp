@@ -34,6 +34,7 @@ class Recording : public search::Evaluator {
   double elapsed_s() const override { return inner_.elapsed_s(); }
   void prefetch(const std::vector<std::size_t>& configs) override { inner_.prefetch(configs); }
   bool wants_prefetch() const override { return inner_.wants_prefetch(); }
+  bool ready(std::size_t config) override { return inner_.ready(config); }
 
  private:
   search::Evaluator& inner_;

@@ -255,8 +255,9 @@ class Sweep {
   // Compile-ahead for a guided search (search::Context::hint): the hinted configurations go to the
   // compile pool, replacing earlier guesses no worker has started.
   void prefetch(const std::vector<std::size_t>& configs);
-  void accept_finished();  // takes the pool's finished results without waiting
-  void drop_guesses();     // drops the compile-ahead guesses no worker has started
+  void accept_finished();            // takes the pool's finished results without waiting
+  bool compiled_now(std::size_t c);  // its kernel loaded, or its compile failed (finished results taken first)
+  void drop_guesses();               // drops the compile-ahead guesses no worker has started
 
   const Options& o_;
   const Clock::time_point start_ = Clock::now();

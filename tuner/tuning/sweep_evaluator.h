@@ -44,6 +44,9 @@ class SweepEvaluator : public search::Evaluator {
   }
   bool wants_prefetch() const override { return static_cast<bool>(prefetch_); }
   void on_prefetch(Prefetch fn) { prefetch_ = std::move(fn); }
+  // Stored configurations are ready; the others as `ready` says (compiled, or failed to).
+  bool ready(std::size_t config) override { return !ready_ || stored_.contains(params_(config)) || ready_(config); }
+  void on_ready(std::function<bool(std::size_t)> fn) { ready_ = std::move(fn); }
   std::size_t measured() const { return measured_; }  // evaluations that went to `measure`
 
  private:
@@ -52,6 +55,7 @@ class SweepEvaluator : public search::Evaluator {
   Measure measure_;
   Clock elapsed_;
   Prefetch prefetch_;
+  std::function<bool(std::size_t)> ready_;
   std::size_t measured_ = 0;
 };
 

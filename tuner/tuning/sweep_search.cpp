@@ -47,6 +47,12 @@ Sweep::Readiness Sweep::ensure_compiled(std::size_t c, const std::function<bool(
   return was;
 }
 
+bool Sweep::compiled_now(std::size_t c) {
+  accept_finished();
+  const Compiled& k = configs_[c].compiled;
+  return k.kernel || k.status != store::MeasurementStatus::ok;
+}
+
 void Sweep::accept_finished() {
   while (auto r = pool_.try_next()) {
     --pending_;
@@ -129,6 +135,7 @@ bool Sweep::search_size(std::size_t s, SizeState& st) {
       std::move(stored), [this](std::size_t c) -> const std::string& { return configs_[c].params; },
       [this, &st](std::size_t c) { return evaluate_guided(c, st); }, [this] { return ms_since(start_) / 1000.0; });
   ev.on_prefetch([this](const std::vector<std::size_t>& configs) { prefetch(configs); });
+  ev.on_ready([this](std::size_t c) { return compiled_now(c); });
   guided_time_ = {};
   const auto t0 = Clock::now();
   const SizeOutcome& done = search_->search(sizes_[s].size, ev);
