@@ -29,8 +29,8 @@ class RankWork {
         seed_(store::Store::open(seed_path_, store::Store::Mode::read_write)) {}
 
   // One item: the sizes, the part, the cubins and (a decision) the shares' databases in `payload`;
-  // returns the item's database (less the cubins
-  // this rank was sent), the worker's --json table and its wall time.
+  // returns the item's database (less the cubins this rank was sent), the worker's --json table and
+  // its wall time.
   std::string operator()(const std::string& payload);
 
  private:

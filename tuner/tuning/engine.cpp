@@ -126,7 +126,7 @@ void Sweep::plan() {
     return;
   }
   if (share.part == Part::search)
-    spdlog::info("share {} of {}: every {}th configuration from the {}th; the decision is another process's",
+    spdlog::info("share {} of {}: the configurations c with c mod {} = {}; the decision is another process's",
                  share.index, share.count, share.count, share.index);
   spdlog::info("{} configurations x {} sizes: {} measurements to take, {} already stored", n_configs_, sizes_.size(),
                todo_, n_configs_ * sizes_.size() - todo_);
