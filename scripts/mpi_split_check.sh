@@ -6,6 +6,7 @@
 #    which splits the size into two shares of the configurations and a decision;
 # 2. bayes_opt, GEMM 4096^3 with --max-fevals 58 --seed 1: one process, then `mpirun -n 2`, two
 #    searches of 29 evaluations (seeds apart) and a decision.
+# 1b. the two-rank transpose database with its decision deleted: the same command decides it again.
 # For each: the items from the log, the measurements by status, the evaluations, the decisions, and
 # each run's winner against the other's (brute force: scripts/repro_table.py, both measured every
 # configuration; the strategy: the winners' objectives, each in its own run).
@@ -52,6 +53,14 @@ run_pair transpose --space spaces/transpose.json --sizes "${SIZE:-2048}"
 python3 scripts/repro_table.py "$out/transpose_one.db" "$out/transpose_two.db" "$out/t_one_best.json" \
   "$out/t_two_best.json" > "$out/transpose_repro.md"
 grep -E "^\| [0-9]+x" "$out/transpose_repro.md" | head -3
+echo "== 1b. the same two-rank command again with the size's decision deleted (a run killed before it)"
+python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('delete from decisions'); c.commit()" \
+  "$out/transpose_two.db"
+mpirun -n 2 --bind-to none "$tune" --space spaces/transpose.json --sizes "${SIZE:-2048}" \
+  --db "$out/transpose_two.db" > "$out/transpose_again.txt" 2> "$out/transpose_again.log"
+echo "mpirun -n 2 again: exit $?"
+grep -E "split into|decided on|ranks on" "$out/transpose_again.log" | sed 's/^\[[^]]*\] //'
+summary "$out/transpose_two.db"
 echo "== 2. bayes_opt, one size, 58 evaluations"
 run_pair gemm --space spaces/gemm.json --sizes 4096x4096x4096 --strategy bayes_opt --max-fevals 58 --seed 1
 find "$out" -name "*.db*" -delete

@@ -75,7 +75,7 @@ class Coordinator {
     tuning::Share share;  // a part of a split size (then `sizes` is that one size)
   };
 
-  // The items of each GPU model: every size not stored whole (a guided search: every size).
+  // The items of each GPU model: every size not stored whole and decided (a guided search: every size).
   void plan() {
     const bool brute = o_.strategy == "brute_force";
     std::size_t n = prepared_.space.size();
@@ -84,11 +84,13 @@ class Coordinator {
     for (std::size_t c = 0; brute && c < n; ++c) params.push_back(prepared_.space.params_json(c));
     for (std::size_t g = 0; g < models_.size(); ++g) {
       const auto stored = db_.measured(kernel_, space_hash_, models_[g]);
+      std::set<std::string> decided;  // a size measured whole but not decided is measured again
+      for (const auto& d : db_.decisions(kernel_, models_[g])) decided.insert(d.size);
       std::vector<std::size_t> todo;  // indices into labels_
       for (std::size_t i = 0; i < labels_.size(); ++i) {
         std::size_t have = 0;
         for (const auto& p : params) have += stored.count({p, labels_[i]});
-        if (!brute || have < n) todo.push_back(i);
+        if (!brute || have < n || !decided.contains(labels_[i])) todo.push_back(i);
       }
       if (todo.empty()) continue;
       if (split(todo, static_cast<int>(g), n)) continue;

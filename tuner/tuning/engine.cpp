@@ -85,6 +85,7 @@ Sweep::Sweep(const Options& o, Prepared prepared)
 void Sweep::plan() {
   const std::string& device = session_.device().name;
   done_ = db_.measured(kernel_, space_hash_, device);
+  for (const auto& d : db_.decisions(kernel_, device)) decided_.insert(d.size);
   n_configs_ = space_.size();
   guided_ = o_.strategy != "brute_force";
   // Brute force measures the first max_fevals configurations of the space; a strategy gets the

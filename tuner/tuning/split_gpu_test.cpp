@@ -2,7 +2,8 @@
 // shares measure into databases of their own, which are merged (as rank 0 does) into the one the
 // decision runs on. Brute force: the shares measure disjoint sets of configurations that together
 // are the budget's, and none decides; the decision, which measures nothing new but its
-// contenders, stores one verdict whose winner is among the best of all the shares' measurements. A strategy: each share spends its part of the budget with a seed of its own.
+// contenders, stores one verdict whose winner is among the best of all the shares' measurements.
+// And the decide step's other use: a size measured whole but never decided is decided on a re-run. A strategy: each share spends its part of the budget with a seed of its own.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -106,6 +107,27 @@ TEST(SplitGpu, StrategySharesSpendTheirPartOfTheBudgetWithSeedsOfTheirOwn) {
   EXPECT_EQ(parts[1].size(), 12u);
   EXPECT_NE(parts[0], parts[1]);  // seeds apart: not the same search twice
   EXPECT_EQ(decisions(dir.file("whole.db")), 1u);
+}
+
+// A run that ended between a size's last measurement and its decision (killed, say): the same
+// command again measures nothing new but decides the size (Sweep::size_needs_work).
+TEST(ResumeGpu, ASizeMeasuredWholeButNotDecidedIsDecidedByTheRerun) {
+  if (!run::gpu_available()) GTEST_SKIP() << "no GPU: " << run::gpu_unavailable_reason();
+  store::testing::TempDir dir;
+  const auto o = options(dir, "resume.db", "brute_force");
+  ASSERT_EQ(tuning::tune(o), 0);
+  ASSERT_EQ(decisions(o.db), 1u);
+  {
+    auto db = store::Store::open(o.db, store::Store::Mode::read_write);
+    db.database().exec("DELETE FROM decisions");
+  }
+  ASSERT_EQ(decisions(o.db), 0u);
+  const auto before = measured(o.db);
+  ASSERT_EQ(tuning::tune(o), 0);
+  EXPECT_EQ(decisions(o.db), 1u);
+  const auto after = measured(o.db);
+  EXPECT_EQ(after.size(), before.size());  // the same configurations, none added
+  for (const auto& [params, ms] : before) EXPECT_TRUE(after.contains(params)) << params;
 }
 
 }  // namespace

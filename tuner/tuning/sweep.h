@@ -274,6 +274,7 @@ class Sweep {
   std::int64_t run_id_ = 0;
 
   std::set<store::MeasuredKey> done_;  // stored already: skipped
+  std::set<std::string> decided_;      // sizes with a decision stored on this device (plan)
   std::size_t n_configs_ = 0, todo_ = 0, progressed_ = 0;
   std::vector<ConfigState> configs_;                 // one per configuration of the run
   std::map<std::string, std::size_t> config_index_;  // params -> index into configs_

@@ -321,6 +321,8 @@ std::size_t Sweep::placements_of(std::size_t args_bytes) const {
 
 bool Sweep::size_needs_work(std::size_t s) const {
   if (guided_ || (s == 0 && pending_ > 0)) return true;
+  // measured whole but not decided: a run that ended between the two (killed, say) resumes there
+  if (o_.share.part == Part::whole && !decided_.contains(sizes_[s].label)) return true;
   for (std::size_t c = 0; c < n_configs_; ++c)
     if (configs_[c].needed && !done_.count({configs_[c].params, sizes_[s].label})) return true;
   return false;  // all stored: no reference, no ceilings
