@@ -93,7 +93,7 @@ class Coordinator {
         if (!brute || have < n || !decided.contains(labels_[i])) todo.push_back(i);
       }
       if (todo.empty()) continue;
-      if (split(todo, static_cast<int>(g), n)) continue;
+      if (split(todo, static_cast<int>(g), n, brute)) continue;
       if (brute) {  // the smallest size alone first: its worker compiles every configuration
         alone_first_ = true;
         first_.push_back({{labels_[todo.front()]}, static_cast<int>(g), {}});
@@ -134,7 +134,7 @@ class Coordinator {
   // have (tuning::Part), measured in the first phase; each is decided in the second, by one rank,
   // from all its shares' measurements. False when a size cannot be split (one rank per size, or a
   // budget of fewer evaluations than ranks).
-  bool split(const std::vector<std::size_t>& todo, int group, std::size_t configs) {
+  bool split(const std::vector<std::size_t>& todo, int group, std::size_t configs, bool brute) {
     const auto ranks = static_cast<std::size_t>(std::count(rank_group_.begin(), rank_group_.end(), group));
     std::size_t shares = ranks / todo.size();
     if (o_.max_fevals) shares = std::min(shares, static_cast<std::size_t>(*o_.max_fevals));
@@ -145,10 +145,9 @@ class Coordinator {
         first_.push_back({{labels_[i]}, group, {tuning::Part::search, k, shares}});
       rest_.push_back({{labels_[i]}, group, {tuning::Part::decide, 0, 1}});
     }
-    spdlog::info(
-        "{}: {} size(s) on {} ranks: each split into {} shares{}, then decided on one rank", models_[group],
-        todo.size(), ranks, shares,
-        o_.strategy == "brute_force" ? " of its configurations" : " of the budget (a search each, seeds apart)");
+    spdlog::info("{}: {} size(s) on {} ranks: each split into {} shares{}, then decided on one rank", models_[group],
+                 todo.size(), ranks, shares,
+                 brute ? " of its configurations" : " of the budget (a search each, seeds apart)");
     return true;
   }
 
