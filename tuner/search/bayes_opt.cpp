@@ -81,24 +81,38 @@ std::vector<std::size_t> around(const Context& ctx, std::size_t c, bool mirrors)
   return out;
 }
 
-// The local step's choice: with `mirrors` (the endgame) an unvisited mirror of the best
-// configuration first; else a random unvisited neighbour (around) of the best configuration that
-// has one (of the kLocalFrom best), whatever the model predicts there; nothing of `gone`. Mirrors
-// only in the endgame: before it they cost the short budgets of the FGCS scoring
-// (convolution_milo on A4000, A6000: 0.05 to 0.07 lower at 100 repeats), and in the endgame they
-// find the optimum's transposed twin (GEMM).
-std::optional<std::size_t> local_choice(const Context& ctx, const std::vector<std::size_t>& ranked, bool mirrors,
-                                        Rng& rng, const std::vector<std::size_t>& gone = {}) {
+// Where the local step draws from: with `mirrors` (the endgame) an unvisited mirror of the best
+// configuration, taken first; else the first non-empty neighbourhood (around) of the kLocalFrom
+// best configurations, whatever the model predicts there; nothing of `gone`. Mirrors only in the
+// endgame: before it they cost the short budgets of the FGCS scoring (convolution_milo on A4000,
+// A6000: 0.05 to 0.07 lower at 100 repeats), and in the endgame they find the optimum's transposed
+// twin (GEMM).
+struct LocalSource {
+  std::optional<std::size_t> mirror;
+  std::vector<std::size_t> neighbourhood;  // empty with a mirror, or when no neighbour is left
+};
+
+LocalSource local_source(const Context& ctx, const std::vector<std::size_t>& ranked, bool mirrors,
+                         const std::vector<std::size_t>& gone = {}) {
   auto fresh = [&](std::vector<std::size_t> v) {
     std::erase_if(v, [&](std::size_t c) { return std::find(gone.begin(), gone.end(), c) != gone.end(); });
     return v;
   };
   if (mirrors && !ranked.empty())
     if (const auto m = fresh(ctx.unvisited_neighbours(ranked.front(), Neighbourhood::mirror)); !m.empty())
-      return m.front();
+      return {m.front(), {}};
   for (std::size_t k = 0; k < std::min(ranked.size(), kLocalFrom); ++k)
-    if (const auto a = fresh(around(ctx, ranked[k], mirrors)); !a.empty()) return a[rng.below(a.size())];
-  return std::nullopt;
+    if (auto a = fresh(around(ctx, ranked[k], mirrors)); !a.empty()) return {std::nullopt, std::move(a)};
+  return {};
+}
+
+// The local step's choice: the mirror, else a random configuration of the neighbourhood.
+std::optional<std::size_t> local_choice(const Context& ctx, const std::vector<std::size_t>& ranked, bool mirrors,
+                                        Rng& rng, const std::vector<std::size_t>& gone = {}) {
+  const LocalSource src = local_source(ctx, ranked, mirrors, gone);
+  if (src.mirror) return src.mirror;
+  if (src.neighbourhood.empty()) return std::nullopt;
+  return src.neighbourhood[rng.below(src.neighbourhood.size())];
 }
 
 std::optional<std::size_t> local_step(Context& ctx, const bo::Model& model, bool mirrors) {
@@ -106,21 +120,15 @@ std::optional<std::size_t> local_step(Context& ctx, const bo::Model& model, bool
 }
 
 // An asynchronous local step (Context::ready): while `c`, the local step's draw, still compiles, a
-// ready configuration of the same neighbourhood it was drawn from (local_choice), in its order; `c`
+// ready configuration of the neighbourhood it was drawn from (local_source), in its order; `c`
 // itself when none is ready, and always the mirror-first step of the endgame.
 std::size_t ready_local(Context& ctx, const bo::Model& model, std::size_t c, bool mirrors) {
   if (!ctx.wants_hints() || ctx.ready(c)) return c;
-  const auto ranked = model.ranked();
-  if (mirrors && !ranked.empty())
-    if (const auto m = ctx.unvisited_neighbours(ranked.front(), Neighbourhood::mirror); !m.empty()) return c;
-  for (std::size_t k = 0; k < std::min(ranked.size(), kLocalFrom); ++k) {
-    const auto a = around(ctx, ranked[k], mirrors);
-    if (a.empty()) continue;
-    if (std::find(a.begin(), a.end(), c) == a.end()) return c;
-    for (std::size_t n : a)
-      if (ctx.ready(n)) return n;
+  const LocalSource src = local_source(ctx, model.ranked(), mirrors);
+  if (src.mirror || std::find(src.neighbourhood.begin(), src.neighbourhood.end(), c) == src.neighbourhood.end())
     return c;
-  }
+  for (std::size_t n : src.neighbourhood)
+    if (ctx.ready(n)) return n;
   return c;
 }
 

@@ -43,6 +43,8 @@ struct Compiled {
   double compile_ms = 0;
   compile::Resources resources;
   bool faulted = false;  // faulted the context earlier in this process
+  // Nothing left to compile: the kernel is loaded, or its compile (or load) failed.
+  bool settled() const { return kernel || status != store::MeasurementStatus::ok; }
 };
 
 struct Counters {

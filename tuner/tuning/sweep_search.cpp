@@ -20,7 +20,7 @@ namespace tune::tuning {
 
 Sweep::Readiness Sweep::ensure_compiled(std::size_t c, const std::function<bool()>& idle) {
   Compiled& k = configs_[c].compiled;
-  if (k.kernel || k.status != store::MeasurementStatus::ok) return Readiness::ready;
+  if (k.settled()) return Readiness::ready;
   const Readiness was = ahead_.contains(c) ? Readiness::hinted : Readiness::not_hinted;
   if (was == Readiness::hinted) {
     if (pool_.withdraw(c)) {  // still queued behind other guesses: compile it here, now
@@ -39,7 +39,7 @@ Sweep::Readiness Sweep::ensure_compiled(std::size_t c, const std::function<bool(
         ahead_.erase(r->tag);
         accept(std::move(*r));
       }
-      if (k.kernel || k.status != store::MeasurementStatus::ok) return was;
+      if (k.settled()) return was;
     }
   }
   auto req = request(c, kernel_, space_.config_values(c));
@@ -50,7 +50,7 @@ Sweep::Readiness Sweep::ensure_compiled(std::size_t c, const std::function<bool(
 bool Sweep::compiled_now(std::size_t c) {
   accept_finished();
   const Compiled& k = configs_[c].compiled;
-  return k.kernel || k.status != store::MeasurementStatus::ok;
+  return k.settled();
 }
 
 void Sweep::accept_finished() {
@@ -70,7 +70,7 @@ void Sweep::prefetch(const std::vector<std::size_t>& configs) {
   drop_guesses();
   for (std::size_t c : configs) {
     const Compiled& k = configs_[c].compiled;
-    if (k.kernel || k.status != store::MeasurementStatus::ok || ahead_.contains(c)) continue;
+    if (k.settled() || ahead_.contains(c)) continue;
     auto req = request(c, kernel_, space_.config_values(c));
     if (load_cached(c, req)) continue;
     pool_.submit(std::move(req));
