@@ -15,11 +15,7 @@
 #             the job go on: orte_enable_recovery): the others finish it and report the lost rank;
 #             then the same command again: it finds nothing left, nothing duplicated.
 set -uo pipefail
-out=${1:?output folder}
-tune=$(realpath "${2:-build/tune}")
-source "$(dirname "$0")/mpi_env.sh" "${3:-.gpu/mpi}"
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64:$LD_LIBRARY_PATH
-mkdir -p "$out"
+source "$(dirname "$0")/mpi_args.sh" "$@"  # out, tune, Open MPI's and CUDA's environment
 part=${PART:-brute}
 ks=${KS:-1 2}
 sizes=${SIZES:-128:16384:128}

@@ -8,11 +8,7 @@
 #    (scripts/repro_table.py; the noise rule: regret <= 1.02 both ways at every size);
 # 4. the two outputs side by side (the same table, the same notes).
 set -uo pipefail
-out=${1:?output folder}
-tune=$(realpath "${2:-build/tune}")
-source "$(dirname "$0")/mpi_env.sh" "${3:-.gpu/mpi}"
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64:$LD_LIBRARY_PATH
-mkdir -p "$out"
+source "$(dirname "$0")/mpi_args.sh" "$@"  # out, tune, Open MPI's and CUDA's environment
 space=${SPACE:-spaces/transpose.json}
 sizes=${SIZES:-128:4096}
 kernel=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['KernelSpecification']['KernelName'])" "$space")

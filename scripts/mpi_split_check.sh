@@ -11,11 +11,7 @@
 # each run's winner against the other's (brute force: scripts/repro_table.py, both measured every
 # configuration; the strategy: the winners' objectives, each in its own run).
 set -uo pipefail
-out=${1:?output folder}
-tune=$(realpath "${2:-build/tune}")
-source "$(dirname "$0")/mpi_env.sh" "${3:-.gpu/mpi}"
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64:$LD_LIBRARY_PATH
-mkdir -p "$out"
+source "$(dirname "$0")/mpi_args.sh" "$@"  # out, tune, Open MPI's and CUDA's environment
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/gpu.txt"
 summary() {  # db
   python3 - "$1" <<'PY'
