@@ -24,6 +24,18 @@ for r in $runs; do
     > "$out/${r}_run.json" 2> "$out/${r}_run.log"
   tail -n 1 "$out/${r}_run.log"
   "$tune" best --kernel "$kernel" --db "$out/$r.db" --json > "$out/${r}_best.json"
+  # what the decision saw, without the samples and the cubins (the databases stay on the machine):
+  # every verified configuration's objective per size, and the stored decisions
+  python3 - "$out/$r.db" "$out/${r}_verdicts.json" <<'PY'
+import json, sqlite3, sys
+con = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
+m = con.execute("SELECT m.size, c.params, m.objective, m.sample_count FROM measurements m JOIN configurations c"
+                " ON c.id = m.config_id WHERE m.status = 'ok' AND m.objective > 0").fetchall()
+d = con.execute("SELECT d.size, c.params, d.tie_margin, d.candidates, d.rounds, d.noise FROM decisions d"
+                " JOIN configurations c ON c.id = d.winner_id").fetchall()
+ids = dict(con.execute("SELECT id, params FROM configurations").fetchall())
+json.dump({"measurements": m, "decisions": d, "configurations": ids}, open(sys.argv[2], "w"))
+PY
 done
 status=0
 for x in $runs; do
