@@ -34,7 +34,8 @@ m = con.execute("SELECT m.size, c.params, m.objective, m.sample_count FROM measu
 d = con.execute("SELECT d.size, c.params, d.tie_margin, d.candidates, d.rounds, d.noise FROM decisions d"
                 " JOIN configurations c ON c.id = d.winner_id").fetchall()
 ids = dict(con.execute("SELECT id, params FROM configurations").fetchall())
-json.dump({"measurements": m, "decisions": d, "configurations": ids}, open(sys.argv[2], "w"))
+devices = [r[0] for r in con.execute("SELECT DISTINCT device FROM measurements")]
+json.dump({"devices": devices, "measurements": m, "decisions": d, "configurations": ids}, open(sys.argv[2], "w"))
 PY
 done
 status=0

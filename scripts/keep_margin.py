@@ -17,20 +17,39 @@ margin other than the runs' own is an estimate.
 import argparse
 import itertools
 import json
+import os
+import sys
+
+MAX_BYTES = 256 << 20  # an export is about 3 MB per main job
+
+
+def fail(message):
+    """Bad input: one line on stderr, exit 2."""
+    print(f"keep_margin.py: {message}", file=sys.stderr)
+    sys.exit(2)
 
 
 def load(path):
-    d = json.load(open(path))
-    ids = {int(k): v for k, v in d["configurations"].items()}
-    objective = {}
-    for size, params, value, _samples in d["measurements"]:
-        objective.setdefault(size, {})[params] = value
-    tied = {}
-    for size, _winner, _margin, candidates, _rounds, _noise in d["decisions"]:
-        c = sorted(((ids[x["config_id"]], x["value"]) for x in json.loads(candidates) if x.get("tied")),
-                   key=lambda t: t[1])
-        tied[size] = c
-    return objective, tied
+    """(objective per size, tied set per size) of one export; one error line and exit 2 otherwise."""
+    try:
+        if os.path.getsize(path) > MAX_BYTES:
+            raise ValueError(f"larger than {MAX_BYTES >> 20} MB")
+        with open(path) as f:
+            d = json.load(f)
+        ids = {int(k): v for k, v in d["configurations"].items()}
+        objective = {}
+        for size, params, value, _samples in d["measurements"]:
+            objective.setdefault(size, {})[params] = float(value)
+        tied = {}
+        for size, _winner, _margin, candidates, _rounds, _noise in d["decisions"]:
+            tied[size] = sorted(((ids[x["config_id"]], float(x["value"])) for x in json.loads(candidates)
+                                 if x.get("tied")), key=lambda t: t[1])
+        for size, t in tied.items():
+            if size not in objective or any(p not in objective[size] for p, _ in t):
+                raise ValueError(f"decision at {size} names configurations not measured there")
+        return objective, tied, tuple(d.get("devices", ()))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError, RecursionError) as e:
+        fail(f"{path}: not a bench_repro.sh verdict export: {type(e).__name__}: {e}")
 
 
 def size_key(s):
@@ -67,9 +86,22 @@ def main():
     ap.add_argument("--margins", default="0.01 0.0075 0.005")
     ap.add_argument("runs", nargs="+")
     a = ap.parse_args()
+    if len(a.runs) < 2:
+        fail("at least two runs are needed to compare")
+    try:
+        margins = [float(m) for m in a.margins.split()]
+        if not margins or any(not 0 <= m <= 1 for m in margins):
+            raise ValueError
+    except ValueError:
+        fail(f"--margins '{a.margins}': expected fractions between 0 and 1, such as 0.0075")
     runs = {p: load(p) for p in a.runs}
-    for margin in (float(m) for m in a.margins.split()):
-        used = {p: picks(*runs[p], margin) for p in runs}
+    sizes, devices = set(runs[a.runs[0]][0]), {r[2] for r in runs.values() if r[2]}
+    if any(set(r[0]) != sizes for r in runs.values()):
+        fail("the runs measured different sizes: not runs of one main job")
+    if len(devices) > 1:  # exports before 2026-11-27's fourth session name no device
+        fail(f"the runs are from different GPUs ({', '.join(sorted(' / '.join(d) for d in devices))})")
+    for margin in margins:
+        used = {p: picks(runs[p][0], runs[p][1], margin) for p in runs}
         pairs_ok = pairs = over = 0
         worst, where = 0.0, []
         for x, y in itertools.combinations(runs, 2):
