@@ -198,11 +198,10 @@ TEST(Allocation, ScalarConditionsDoNotAllocate) {
   EXPECT_GT(truths, 0u);
 }
 
-// The speed of a simple condition, printed: best of 20 rounds of the convolution condition (60 to
-// 100 ns per test() on the 2-core development machine, release build, depending on what runs beside
-// it). The bound is a guard against a regression by an order of magnitude (a tree walk, string
-// lookups of the variables), not a speed target: ctest runs other tests beside this one, and a
-// timed unit test with a tight bound fails on a busy machine (102.5 ns once in CI).
+// The speed of a simple condition, printed: best of 20 rounds of the convolution condition. Since
+// the interpreter's threaded dispatch and register-held instruction pointer (vm.cpp), 28 to 47 ns
+// per test() on the 2-core development machine, release build (54 to 56 before; 53.9 in a CI run
+// beside other tests, 102.5 once on a busy CI machine): the 100 ns bound keeps twice that margin.
 TEST(Speed, SimpleConditionEvaluatesInNanosecondsNotMicroseconds) {
   std::vector<std::string> names{"block_size_x", "use_padding"};
   Program p = Program::compile("use_padding==0 or (block_size_x % 32 != 0)", names, {});
@@ -222,7 +221,7 @@ TEST(Speed, SimpleConditionEvaluatesInNanosecondsNotMicroseconds) {
   std::printf("  use_padding==0 or (block_size_x %% 32 != 0): %.1f ns per test()\n", best);
   EXPECT_EQ(truths, 20u * 100000u / 2u);  // block_size_x % 32 != 0 for half of the values
 #if defined(NDEBUG) && !defined(TUNE_EXPR_SANITIZED)
-  EXPECT_LT(best, 1000.0);
+  EXPECT_LT(best, 100.0);
 #endif
 }
 
