@@ -40,10 +40,14 @@
 //    first ready one of the next kReadyInstead candidates (the acquisition functions' runners-up,
 //    in turn) is measured instead, the pick left in the pool (most often taken a step or two
 //    later); a local step whose draw still compiles takes the first ready configuration of the
-//    neighbourhood it drew from (never in place of the endgame's mirror step). A compile takes 10
-//    to 50 measurements' time on an H100 host: waiting for the picks held a guided GEMM run up for
-//    1.2 to 3.1 s of its 5 to 7 s of search (0.6 to 2.0 s since; tuner/search/async_test.cpp).
-//    Replays are always ready: their searches are unchanged.
+//    neighbourhood it drew from, and the endgame's mirror step, while the mirror compiles, a ready
+//    neighbour of the best (the mirror is drawn again at the next step). A compile takes 10 to 50
+//    measurements' time on an H100 host: waiting for the picks held a guided GEMM run up for 1.2
+//    to 3.1 s of its 5 to 7 s of search. With 12 runners-up and the mirror always waited for,
+//    guided matching still waited 1.3 to 2.9 s of its 3.2 to 4.8 s of search (H200, 2026-11-27); with
+//    64 and the mirror's stand-in, 0.9 to 1.2 s of 2.7 to 3.1 s, and GEMM 0.0 to 0.7 s (H100), the
+//    best found as close (tuner/search/async_test.cpp models both at 5 and 20 measurements per
+//    compile). Replays are always ready: their searches are unchanged.
 //  - maxiter: iterations after the initial sample (default: until the budget ends).
 // Cost per evaluation: O(n^2 + pool*n) for n observations; beyond 1024 observations the model
 // keeps the best and the most recent ones.
@@ -68,7 +72,7 @@ constexpr std::size_t kLocalFrom = 10;      // from the best this many configura
 constexpr double kEndgame = 0.35;           // the share of the budget spent on local steps at its end
 constexpr std::size_t kAheadFromModel = 8;  // compile-ahead hints per acquisition function per step
 constexpr std::size_t kWalkAhead = 12;      // local steps predicted for compile-ahead in the endgame
-constexpr std::size_t kReadyInstead = 12;   // runners-up a model step may take while its pick compiles
+constexpr std::size_t kReadyInstead = 64;   // runners-up a model step may take while its pick compiles
 
 // Where a local step from `c` may go: its unvisited Hamming neighbours and, with `mirrors` (the
 // endgame), once its mirror (every x/y pair exchanged) has been evaluated, the mirror's too.
@@ -120,14 +124,16 @@ std::optional<std::size_t> local_step(Context& ctx, const bo::Model& model, bool
 }
 
 // An asynchronous local step (Context::ready): while `c`, the local step's draw, still compiles, a
-// ready configuration of the neighbourhood it was drawn from (local_source), in its order; `c`
-// itself when none is ready, and always the mirror-first step of the endgame.
+// ready configuration of the neighbourhood it was drawn from (local_source), in its order; while
+// the endgame's mirror step compiles, a ready neighbour of the best (its around()); `c` itself when
+// none is ready.
 std::size_t ready_local(Context& ctx, const bo::Model& model, std::size_t c, bool mirrors) {
   if (!ctx.wants_hints() || ctx.ready(c)) return c;
-  const LocalSource src = local_source(ctx, model.ranked(), mirrors);
-  if (src.mirror || std::find(src.neighbourhood.begin(), src.neighbourhood.end(), c) == src.neighbourhood.end())
-    return c;
-  for (std::size_t n : src.neighbourhood)
+  const auto ranked = model.ranked();
+  const LocalSource src = local_source(ctx, ranked, mirrors);
+  const std::vector<std::size_t> from = src.mirror ? around(ctx, ranked.front(), mirrors) : src.neighbourhood;
+  if (!src.mirror && std::find(from.begin(), from.end(), c) == from.end()) return c;
+  for (std::size_t n : from)
     if (ctx.ready(n)) return n;
   return c;
 }
@@ -244,14 +250,15 @@ void bayes_opt(Context& ctx) {
     const Acquisition af = portfolio.next();
     std::vector<std::size_t> ahead;
     const bool hints = ctx.wants_hints();
-    const auto pick = model.best_candidate(af, hints ? &ahead : nullptr, kAheadFromModel);
+    const auto pick = model.best_candidate(af, hints ? &ahead : nullptr, hints ? kReadyInstead : 0);
     std::size_t c = pick ? *pick : ctx.random_unvisited();
     if (hints && pick && !ctx.ready(c))  // asynchronous: a ready runner-up while the pick compiles
-      for (std::size_t i = 0; i < std::min(kReadyInstead, ahead.size()); ++i)
+      for (std::size_t i = 0; i < ahead.size(); ++i)
         if (!ctx.visited(ahead[i]) && ctx.ready(ahead[i])) {
           c = ahead[i];
           break;
         }
+    if (ahead.size() > kAheadFromModel) ahead.resize(kAheadFromModel);
     // Compile-ahead (a GPU run compiles these while it measures c): c and the model's pick; when a
     // local step comes next, its pick whether or not c becomes the best; the acquisition functions'
     // runners-up (the next steps often pick one of them); the neighbours of the best.
