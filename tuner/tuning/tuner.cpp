@@ -158,20 +158,21 @@ int tune(const Options& given) {
   opts.strategy = prepared.strategy;
   for (const auto& c : prepared.captures) opts.sizes.push_back(capture_size(prepared.spec, c));  // tune --capture
   if (!opts.replay.empty()) return run_replay(opts, prepared);
-  if (!run::gpu_available()) throw UnavailableError(run::gpu_unavailable_reason());
-  if (opts.seed_drawn) {
-    if (opts.strategy != "brute_force")
-      spdlog::info("search seed {} (drawn for this run; --seed {} repeats the search)", opts.seed, opts.seed);
-    ::setenv(kDrawnSeedVariable, std::to_string(opts.seed).c_str(), 1);  // for the worker processes
-  }
   // A configuration that faults the GPU context poisons this process for good (run/isolate.h):
-  // the sweep runs in a worker process, restarted to resume from the store after such a fault.
+  // the sweep runs in a worker process, restarted to resume from the store after such a fault. The
+  // supervisor never touches CUDA: the driver's start-up is the worker's, beside its validation
+  // (in the supervisor it delayed the worker's start by it, 0.1 to 0.2 s of every run).
   if (run::worker_generation() < 0 && !opts.argv.empty()) {
+    if (opts.seed_drawn)
+      ::setenv(kDrawnSeedVariable, std::to_string(opts.seed).c_str(), 1);  // for the worker processes
     std::vector<std::string> argv = opts.argv;
     argv[0] = "/proc/self/exe";
     return run::supervise(argv).exit_code;
   }
   run::die_with_supervisor();  // a worker process: it ends with its supervisor
+  if (!run::gpu_available()) throw UnavailableError(run::gpu_unavailable_reason());
+  if (opts.seed_drawn && opts.strategy != "brute_force" && run::worker_generation() <= 0)
+    spdlog::info("search seed {} (drawn for this run; --seed {} repeats the search)", opts.seed, opts.seed);
   try {
     return run_engine(opts, std::move(prepared));
   } catch (const run::DeviceLostError& e) {
