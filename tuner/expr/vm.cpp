@@ -217,47 +217,10 @@ Cell execute(const Code& code, std::span<const Value> vars, Ctx& ctx, Cell* loca
   // which the branch predictor learns per handler; with one shared switch jump, perf put most of a
   // condition's time on that jump.
   static const void* const kHandlers[] = {
-      &&op_LoadNone,
-      &&op_LoadBool,
-      &&op_LoadInt,
-      &&op_LoadFloat,
-      &&op_LoadConst,
-      &&op_LoadVar,
-      &&op_LoadLocal,
-      &&op_Add,
-      &&op_Sub,
-      &&op_Mul,
-      &&op_FloorDiv,
-      &&op_Mod,
-      &&op_Binary,
-      &&op_Neg,
-      &&op_Not,
-      &&op_Unary,
-      &&op_Eq,
-      &&op_Ne,
-      &&op_Lt,
-      &&op_Le,
-      &&op_Gt,
-      &&op_Ge,
-      &&op_Compare,
-      &&op_CompareKeep,
-      &&op_JumpIfFalseOrPop,
-      &&op_JumpIfTrueOrPop,
-      &&op_PopJumpIfFalse,
-      &&op_Jump,
-      &&op_BuildList,
-      &&op_BuildTuple,
-      &&op_Index,
-      &&op_Slice,
-      &&op_Call,
-      &&op_ListNew,
-      &&op_IterStart,
-      &&op_ForIter,
-      &&op_ListAppend,
-      &&op_ListFinish,
-      &&op_Return,
+#define TUNE_EXPR_OP_HANDLER(name) &&op_##name,
+      TUNE_EXPR_OPS(TUNE_EXPR_OP_HANDLER)
+#undef TUNE_EXPR_OP_HANDLER
   };
-  static_assert(sizeof(kHandlers) / sizeof(kHandlers[0]) == static_cast<std::size_t>(Op::Return) + 1);
 #define TUNE_DISPATCH()                                \
   do {                                                 \
     goto* kHandlers[static_cast<std::size_t>(ip->op)]; \
@@ -269,32 +232,31 @@ Cell execute(const Code& code, std::span<const Value> vars, Ctx& ctx, Cell* loca
   } while (0)
   try {
     TUNE_DISPATCH();
-    {
-    op_LoadNone:
-      *sp++ = scalar_cell(Tag::None);
-      TUNE_NEXT();
-    op_LoadBool:
-      *sp++ = bool_cell(ip->arg != 0);
-      TUNE_NEXT();
-    op_LoadInt:
-      sp->head = head(Tag::Int);
-      sp->i = ip->arg;
-      ++sp;
-      TUNE_NEXT();
-    op_LoadFloat:
-      sp->head = head(Tag::Float);
-      sp->f = std::bit_cast<double>(ip->arg);
-      ++sp;
-      TUNE_NEXT();
-    op_LoadConst:
-      *sp++ = cell_of(code.consts[static_cast<std::size_t>(ip->arg)]);
-      TUNE_NEXT();
-    op_LoadVar:
-      *sp++ = cell_of(vars[static_cast<std::size_t>(ip->arg)]);
-      TUNE_NEXT();
-    op_LoadLocal:
-      *sp++ = locals[ip->arg];
-      TUNE_NEXT();
+  op_LoadNone:
+    *sp++ = scalar_cell(Tag::None);
+    TUNE_NEXT();
+  op_LoadBool:
+    *sp++ = bool_cell(ip->arg != 0);
+    TUNE_NEXT();
+  op_LoadInt:
+    sp->head = head(Tag::Int);
+    sp->i = ip->arg;
+    ++sp;
+    TUNE_NEXT();
+  op_LoadFloat:
+    sp->head = head(Tag::Float);
+    sp->f = std::bit_cast<double>(ip->arg);
+    ++sp;
+    TUNE_NEXT();
+  op_LoadConst:
+    *sp++ = cell_of(code.consts[static_cast<std::size_t>(ip->arg)]);
+    TUNE_NEXT();
+  op_LoadVar:
+    *sp++ = cell_of(vars[static_cast<std::size_t>(ip->arg)]);
+    TUNE_NEXT();
+  op_LoadLocal:
+    *sp++ = locals[ip->arg];
+    TUNE_NEXT();
 
 #define TUNE_INT_BINARY(OPCODE, BINOP, INT_EXPR)               \
   op_##OPCODE : {                                              \
@@ -308,144 +270,143 @@ Cell execute(const Code& code, std::span<const Value> vars, Ctx& ctx, Cell* loca
     --sp;                                                      \
     TUNE_NEXT();                                               \
   }
-      TUNE_INT_BINARY(Add, Add, if (__builtin_add_overflow(a.i, b.i, &a.i)) overflow())
-      TUNE_INT_BINARY(Sub, Sub, if (__builtin_sub_overflow(a.i, b.i, &a.i)) overflow())
-      TUNE_INT_BINARY(Mul, Mul, if (__builtin_mul_overflow(a.i, b.i, &a.i)) overflow())
-      TUNE_INT_BINARY(FloorDiv, FloorDiv, a.i = int_floordiv(a.i, b.i))
-      TUNE_INT_BINARY(Mod, Mod, a.i = int_mod(a.i, b.i))
+    TUNE_INT_BINARY(Add, Add, if (__builtin_add_overflow(a.i, b.i, &a.i)) overflow())
+    TUNE_INT_BINARY(Sub, Sub, if (__builtin_sub_overflow(a.i, b.i, &a.i)) overflow())
+    TUNE_INT_BINARY(Mul, Mul, if (__builtin_mul_overflow(a.i, b.i, &a.i)) overflow())
+    TUNE_INT_BINARY(FloorDiv, FloorDiv, a.i = int_floordiv(a.i, b.i))
+    TUNE_INT_BINARY(Mod, Mod, a.i = int_mod(a.i, b.i))
 #undef TUNE_INT_BINARY
 
-    op_Binary:
-      sp[-2] = slow_binary(ctx, static_cast<BinOp>(ip->sub), sp[-2], sp[-1]);
-      --sp;
-      TUNE_NEXT();
-    op_Neg:
-      if (tag(sp[-1]) == Tag::Int && sp[-1].i != INT64_MIN)
-        sp[-1].i = -sp[-1].i;
-      else
-        sp[-1] = slow_unary(ctx, UnOp::Neg, sp[-1]);
-      TUNE_NEXT();
-    op_Not:
-      sp[-1] = bool_cell(!truthy(sp[-1]));
-      TUNE_NEXT();
-    op_Unary:
-      sp[-1] = slow_unary(ctx, static_cast<UnOp>(ip->sub), sp[-1]);
-      TUNE_NEXT();
+  op_Binary:
+    sp[-2] = slow_binary(ctx, static_cast<BinOp>(ip->sub), sp[-2], sp[-1]);
+    --sp;
+    TUNE_NEXT();
+  op_Neg:
+    if (tag(sp[-1]) == Tag::Int && sp[-1].i != INT64_MIN)
+      sp[-1].i = -sp[-1].i;
+    else
+      sp[-1] = slow_unary(ctx, UnOp::Neg, sp[-1]);
+    TUNE_NEXT();
+  op_Not:
+    sp[-1] = bool_cell(!truthy(sp[-1]));
+    TUNE_NEXT();
+  op_Unary:
+    sp[-1] = slow_unary(ctx, static_cast<UnOp>(ip->sub), sp[-1]);
+    TUNE_NEXT();
 
 #define TUNE_COMPARE(OPCODE, CMPOP)                                                   \
   op_##OPCODE : sp[-2] = bool_cell(compare_cells(ctx, CmpOp::CMPOP, sp[-2], sp[-1])); \
   --sp;                                                                               \
   TUNE_NEXT();
-      TUNE_COMPARE(Eq, Eq)
-      TUNE_COMPARE(Ne, Ne)
-      TUNE_COMPARE(Lt, Lt)
-      TUNE_COMPARE(Le, Le)
-      TUNE_COMPARE(Gt, Gt)
-      TUNE_COMPARE(Ge, Ge)
+    TUNE_COMPARE(Eq, Eq)
+    TUNE_COMPARE(Ne, Ne)
+    TUNE_COMPARE(Lt, Lt)
+    TUNE_COMPARE(Le, Le)
+    TUNE_COMPARE(Gt, Gt)
+    TUNE_COMPARE(Ge, Ge)
 #undef TUNE_COMPARE
-    op_Compare:
-      sp[-2] = bool_cell(compare_cells(ctx, static_cast<CmpOp>(ip->sub), sp[-2], sp[-1]));
+  op_Compare:
+    sp[-2] = bool_cell(compare_cells(ctx, static_cast<CmpOp>(ip->sub), sp[-2], sp[-1]));
+    --sp;
+    TUNE_NEXT();
+  op_CompareKeep:
+    if (compare_cells(ctx, static_cast<CmpOp>(ip->sub), sp[-2], sp[-1])) {
+      sp[-2] = sp[-1];
       --sp;
-      TUNE_NEXT();
-    op_CompareKeep:
-      if (compare_cells(ctx, static_cast<CmpOp>(ip->sub), sp[-2], sp[-1])) {
-        sp[-2] = sp[-1];
-        --sp;
-      } else {
-        sp[-2] = bool_cell(false);
-        --sp;
-        ip = ins + ip->arg;
-        TUNE_DISPATCH();
-      }
-      TUNE_NEXT();
-    op_JumpIfFalseOrPop:
-    op_JumpIfTrueOrPop:
-      if (truthy(sp[-1]) == (ip->op == Op::JumpIfTrueOrPop)) {
-        ip = ins + ip->arg;
-        TUNE_DISPATCH();
-      }
+    } else {
+      sp[-2] = bool_cell(false);
       --sp;
-      TUNE_NEXT();
-    op_PopJumpIfFalse:
-      if (!truthy(*--sp)) {
-        ip = ins + ip->arg;
-        TUNE_DISPATCH();
-      }
-      TUNE_NEXT();
-    op_Jump:
       ip = ins + ip->arg;
       TUNE_DISPATCH();
-    op_BuildList:
-    op_BuildTuple : {
-      auto n = static_cast<std::size_t>(ip->arg);
-      std::vector<Value> items;
-      items.reserve(n);
-      sp -= n;
-      for (std::size_t k = 0; k < n; ++k) {
-        items.push_back(value_of(sp[k]));
-        charge_deep(ctx.budget, items.back());
-      }
-      *sp++ = ctx.own(ip->op == Op::BuildList ? Value::list(std::move(items)) : Value::tuple(std::move(items)));
     }
-      TUNE_NEXT();
-    op_Index:
-      sp[-2] = index_cell(ctx, sp[-2], sp[-1]);
+    TUNE_NEXT();
+  op_JumpIfFalseOrPop:
+  op_JumpIfTrueOrPop:
+    if (truthy(sp[-1]) == (ip->op == Op::JumpIfTrueOrPop)) {
+      ip = ins + ip->arg;
+      TUNE_DISPATCH();
+    }
+    --sp;
+    TUNE_NEXT();
+  op_PopJumpIfFalse:
+    if (!truthy(*--sp)) {
+      ip = ins + ip->arg;
+      TUNE_DISPATCH();
+    }
+    TUNE_NEXT();
+  op_Jump:
+    ip = ins + ip->arg;
+    TUNE_DISPATCH();
+  op_BuildList:
+  op_BuildTuple : {
+    auto n = static_cast<std::size_t>(ip->arg);
+    std::vector<Value> items;
+    items.reserve(n);
+    sp -= n;
+    for (std::size_t k = 0; k < n; ++k) {
+      items.push_back(value_of(sp[k]));
+      charge_deep(ctx.budget, items.back());
+    }
+    *sp++ = ctx.own(ip->op == Op::BuildList ? Value::list(std::move(items)) : Value::tuple(std::move(items)));
+  }
+    TUNE_NEXT();
+  op_Index:
+    sp[-2] = index_cell(ctx, sp[-2], sp[-1]);
+    --sp;
+    TUNE_NEXT();
+  op_Slice : {
+    Value t0, t1, t2, t3;
+    sp[-4] = ctx.own(slice(ctx.budget, view(sp[-4], t0), view(sp[-3], t1), view(sp[-2], t2), view(sp[-1], t3)));
+    sp -= 3;
+  }
+    TUNE_NEXT();
+  op_Call : {
+    auto n = static_cast<std::size_t>(ip->arg);
+    Cell r = call_builtin(ctx, static_cast<Builtin>(ip->sub), sp - n, n);
+    sp -= n;
+    *sp++ = r;
+  }
+    TUNE_NEXT();
+  op_ListNew:
+    *sp++ = ctx.new_builder();
+    TUNE_NEXT();
+  op_IterStart : {
+    Cell& c = sp[-1];
+    if (tag(c) != Tag::Ref) {
+      Value t;
+      raise(std::string("'") + type_name(view(c, t)) + "' object is not iterable");
+    }
+    c.head = head(Tag::Iter);
+  }
+    TUNE_NEXT();
+  op_ForIter : {
+    Cell& it = sp[-1];
+    const Value& seq = *it.ref;
+    std::uint32_t pos = iter_pos(it);
+    if (pos >= length(seq)) {
       --sp;
-      TUNE_NEXT();
-    op_Slice : {
-      Value t0, t1, t2, t3;
-      sp[-4] = ctx.own(slice(ctx.budget, view(sp[-4], t0), view(sp[-3], t1), view(sp[-2], t2), view(sp[-1], t3)));
-      sp -= 3;
+      ip = ins + ip->arg;
+      TUNE_DISPATCH();
     }
-      TUNE_NEXT();
-    op_Call : {
-      auto n = static_cast<std::size_t>(ip->arg);
-      Cell r = call_builtin(ctx, static_cast<Builtin>(ip->sub), sp - n, n);
-      sp -= n;
-      *sp++ = r;
-    }
-      TUNE_NEXT();
-    op_ListNew:
-      *sp++ = ctx.new_builder();
-      TUNE_NEXT();
-    op_IterStart : {
-      Cell& c = sp[-1];
-      if (tag(c) != Tag::Ref) {
-        Value t;
-        raise(std::string("'") + type_name(view(c, t)) + "' object is not iterable");
-      }
-      c.head = head(Tag::Iter);
-    }
-      TUNE_NEXT();
-    op_ForIter : {
-      Cell& it = sp[-1];
-      const Value& seq = *it.ref;
-      std::uint32_t pos = iter_pos(it);
-      if (pos >= length(seq)) {
-        --sp;
-        ip = ins + ip->arg;
-        TUNE_DISPATCH();
-      }
-      ctx.budget.charge(1);
-      if (seq.type() == Type::Str)
-        locals[ip->local] = ctx.own(Value::string(std::string(1, seq.as_str()[pos])));
-      else
-        locals[ip->local] = cell_of(seq.items()[pos]);
-      it.head = head(Tag::Iter) | (static_cast<std::uint64_t>(pos + 1) << 32);
-    }
-      TUNE_NEXT();
-    op_ListAppend : {
-      std::vector<Value>& list = *stack[ip->arg].builder;
-      list.push_back(value_of(*--sp));
-      charge_deep(ctx.budget, list.back());
-    }
-      TUNE_NEXT();
-    op_ListFinish:
-      sp[-1] = ctx.own(Value::list(std::move(*sp[-1].builder)));
-      TUNE_NEXT();
-    op_Return:
-      return sp[-1];
-    }
+    ctx.budget.charge(1);
+    if (seq.type() == Type::Str)
+      locals[ip->local] = ctx.own(Value::string(std::string(1, seq.as_str()[pos])));
+    else
+      locals[ip->local] = cell_of(seq.items()[pos]);
+    it.head = head(Tag::Iter) | (static_cast<std::uint64_t>(pos + 1) << 32);
+  }
+    TUNE_NEXT();
+  op_ListAppend : {
+    std::vector<Value>& list = *stack[ip->arg].builder;
+    list.push_back(value_of(*--sp));
+    charge_deep(ctx.budget, list.back());
+  }
+    TUNE_NEXT();
+  op_ListFinish:
+    sp[-1] = ctx.own(Value::list(std::move(*sp[-1].builder)));
+    TUNE_NEXT();
+  op_Return:
+    return sp[-1];
   } catch (...) {
     failed = static_cast<std::size_t>(ip - ins);
     throw;

@@ -11,47 +11,34 @@
 
 namespace tune::expr::detail {
 
+// The opcodes, listed once for the enum and for the interpreter's handler table (vm.cpp).
+// clang-format off
+#define TUNE_EXPR_OPS(X)                                                                            \
+  X(LoadNone) X(LoadBool) X(LoadInt) X(LoadFloat) X(LoadConst) X(LoadVar) X(LoadLocal)              \
+  /* binary operators; the common ones have their own opcode and an inline int path */              \
+  X(Add) X(Sub) X(Mul) X(FloorDiv) X(Mod) X(Binary)                                                 \
+  X(Neg) X(Not) X(Unary)                                                                            \
+  X(Eq) X(Ne) X(Lt) X(Le) X(Gt) X(Ge) X(Compare)                                                    \
+  X(CompareKeep)      /* a chain link: [a, b] -> [b] if `a op b`, else [False] and jump */          \
+  X(JumpIfFalseOrPop) /* `and`: keep the left operand and jump if it is false, else pop it */       \
+  X(JumpIfTrueOrPop)  /* `or` */                                                                    \
+  X(PopJumpIfFalse) X(Jump)                                                                         \
+  X(BuildList) X(BuildTuple) /* arg = item count */                                                 \
+  X(Index)                                                                                          \
+  X(Slice)      /* [seq, lo, hi, step] -> seq[lo:hi:step] */                                        \
+  X(Call)       /* sub = Builtin, arg = argument count */                                           \
+  X(ListNew)    /* pushes an empty list under construction (a comprehension's result) */           \
+  X(IterStart)  /* replaces a sequence with an iterator over it */                                  \
+  X(ForIter)    /* next item into local `local`, or pop the iterator and jump to arg */             \
+  X(ListAppend) /* pops an item onto the list under construction at stack position arg */           \
+  X(ListFinish) /* turns the list under construction into a list value */                           \
+  X(Return)
+// clang-format on
+
 enum class Op : std::uint8_t {
-  LoadNone,
-  LoadBool,
-  LoadInt,
-  LoadFloat,
-  LoadConst,
-  LoadVar,
-  LoadLocal,
-  // Binary operators; the common ones have their own opcode and an inline int path.
-  Add,
-  Sub,
-  Mul,
-  FloorDiv,
-  Mod,
-  Binary,
-  Neg,
-  Not,
-  Unary,
-  Eq,
-  Ne,
-  Lt,
-  Le,
-  Gt,
-  Ge,
-  Compare,
-  CompareKeep,       // a chain link: [a, b] -> [b] if `a op b`, else [False] and jump
-  JumpIfFalseOrPop,  // `and`: keep the left operand and jump if it is false, else pop it
-  JumpIfTrueOrPop,   // `or`
-  PopJumpIfFalse,
-  Jump,
-  BuildList,
-  BuildTuple,  // arg = item count
-  Index,
-  Slice,       // Slice: [seq, lo, hi, step] -> seq[lo:hi:step]
-  Call,        // sub = Builtin, arg = argument count
-  ListNew,     // pushes an empty list under construction (a comprehension's result)
-  IterStart,   // replaces a sequence with an iterator over it
-  ForIter,     // next item into local `local`, or pop the iterator and jump to arg
-  ListAppend,  // pops an item onto the list under construction at stack position arg
-  ListFinish,  // turns the list under construction into a list value
-  Return,
+#define TUNE_EXPR_OP_ENUM(name) name,
+  TUNE_EXPR_OPS(TUNE_EXPR_OP_ENUM)
+#undef TUNE_EXPR_OP_ENUM
 };
 
 struct Instr {

@@ -66,13 +66,14 @@
 
 namespace tune::search::strategy {
 namespace {
-constexpr std::size_t kPool = 32768;        // candidates scored per step in larger spaces
-constexpr std::size_t kLocalEvery = 4;      // every 4th step after the initial sample is a local one
-constexpr std::size_t kLocalFrom = 10;      // from the best this many configurations
-constexpr double kEndgame = 0.35;           // the share of the budget spent on local steps at its end
-constexpr std::size_t kAheadFromModel = 8;  // compile-ahead hints per acquisition function per step
-constexpr std::size_t kWalkAhead = 12;      // local steps predicted for compile-ahead in the endgame
-constexpr std::size_t kReadyInstead = 64;   // runners-up a model step may take while its pick compiles
+constexpr std::size_t kPool = 32768;         // candidates scored per step in larger spaces
+constexpr std::size_t kLocalEvery = 4;       // every 4th step after the initial sample is a local one
+constexpr std::size_t kLocalFrom = 10;       // from the best this many configurations
+constexpr double kEndgame = 0.35;            // the share of the budget spent on local steps at its end
+constexpr std::size_t kAheadFromModel = 8;   // compile-ahead hints per acquisition function per step
+constexpr std::size_t kWalkAhead = 12;       // local steps predicted for compile-ahead in the endgame
+constexpr std::size_t kReadyInstead = 64;    // runners-up a model step may take while its pick compiles
+constexpr std::size_t kRunnersUpHinted = 8;  // of those, hinted for compile-ahead (fewer guesses compete for the pool)
 
 // Where a local step from `c` may go: its unvisited Hamming neighbours and, with `mirrors` (the
 // endgame), once its mirror (every x/y pair exchanged) has been evaluated, the mirror's too.
@@ -110,32 +111,42 @@ LocalSource local_source(const Context& ctx, const std::vector<std::size_t>& ran
   return {};
 }
 
-// The local step's choice: the mirror, else a random configuration of the neighbourhood.
-std::optional<std::size_t> local_choice(const Context& ctx, const std::vector<std::size_t>& ranked, bool mirrors,
-                                        Rng& rng, const std::vector<std::size_t>& gone = {}) {
-  const LocalSource src = local_source(ctx, ranked, mirrors, gone);
+// The local step's choice from `src`: the mirror, else a random configuration of the neighbourhood.
+std::optional<std::size_t> choose(const LocalSource& src, Rng& rng) {
   if (src.mirror) return src.mirror;
   if (src.neighbourhood.empty()) return std::nullopt;
   return src.neighbourhood[rng.below(src.neighbourhood.size())];
 }
 
-std::optional<std::size_t> local_step(Context& ctx, const bo::Model& model, bool mirrors) {
-  return local_choice(ctx, model.ranked(), mirrors, ctx.rng());
+std::optional<std::size_t> local_choice(const Context& ctx, const std::vector<std::size_t>& ranked, bool mirrors,
+                                        Rng& rng, const std::vector<std::size_t>& gone = {}) {
+  return choose(local_source(ctx, ranked, mirrors, gone), rng);
 }
 
-// An asynchronous local step (Context::ready): while `c`, the local step's draw, still compiles, a
-// ready configuration of the neighbourhood it was drawn from (local_source), in its order; while
-// the endgame's mirror step compiles, a ready neighbour of the best (its around()); `c` itself when
-// none is ready.
-std::size_t ready_local(Context& ctx, const bo::Model& model, std::size_t c, bool mirrors) {
-  if (!ctx.wants_hints() || ctx.ready(c)) return c;
-  const auto ranked = model.ranked();
-  const LocalSource src = local_source(ctx, ranked, mirrors);
-  const std::vector<std::size_t> from = src.mirror ? around(ctx, ranked.front(), mirrors) : src.neighbourhood;
-  if (!src.mirror && std::find(from.begin(), from.end(), c) == from.end()) return c;
-  for (std::size_t n : from)
-    if (ctx.ready(n)) return n;
-  return c;
+// A local step's draw and where it was drawn from.
+struct LocalDraw {
+  std::size_t config;
+  LocalSource source;
+};
+
+std::optional<LocalDraw> local_step(Context& ctx, const std::vector<std::size_t>& ranked, bool mirrors) {
+  LocalSource src = local_source(ctx, ranked, mirrors);
+  const auto c = choose(src, ctx.rng());
+  if (!c) return std::nullopt;
+  return LocalDraw{*c, std::move(src)};
+}
+
+// An asynchronous local step (Context::ready): while the draw still compiles, a ready configuration
+// of the neighbourhood it was drawn from, in its order; while the endgame's mirror step compiles, a
+// ready neighbour of the best (its around(); the mirror is drawn again at the next step); the draw
+// itself when none is ready.
+std::size_t ready_local(Context& ctx, const std::vector<std::size_t>& ranked, const LocalDraw& d, bool mirrors) {
+  if (!ctx.wants_hints() || ctx.ready(d.config)) return d.config;
+  const auto ready_in = [&](const std::vector<std::size_t>& from) {
+    const auto it = std::find_if(from.begin(), from.end(), [&](std::size_t n) { return ctx.ready(n); });
+    return it == from.end() ? d.config : *it;
+  };
+  return d.source.mirror ? ready_in(around(ctx, ranked.front(), mirrors)) : ready_in(d.source.neighbourhood);
 }
 
 // What local_step will evaluate next, and after it, once `taken` has been evaluated, with `ranked`
@@ -228,19 +239,20 @@ void bayes_opt(Context& ctx) {
     // ahead (a compile takes many measurements' time); before it, the next one.
     auto walk_ahead = [&] { return endgame_at(ctx.evaluations() + 1) ? kWalkAhead : std::size_t{1}; };
     if (local_at(it, ctx.evaluations()))
-      if (const auto drawn = local_step(ctx, model, endgame_at(ctx.evaluations()))) {
-        const auto c = std::optional(ready_local(ctx, model, *drawn, endgame_at(ctx.evaluations())));
+      if (const auto ranked = model.ranked();
+          const auto drawn = local_step(ctx, ranked, endgame_at(ctx.evaluations()))) {
+        const auto c = std::optional(ready_local(ctx, ranked, *drawn, endgame_at(ctx.evaluations())));
         // Compile-ahead: c (and the draw, when c is a ready stand-in), the local steps that follow
         // (whether or not c becomes the best); in the endgame every configuration the next local
         // step may draw, before it the candidates the model ranks best now (a model step after
         // this one most often picks among them).
         if (ctx.wants_hints()) {
           std::vector<std::size_t> ahead{*c};
-          if (*drawn != *c) ahead.push_back(*drawn);
+          if (drawn->config != *c) ahead.push_back(drawn->config);
           const bool endgame = endgame_at(ctx.evaluations() + 1);
           if (local_at(it + 1, ctx.evaluations() + 1))
             add_predicted_local_steps(ctx, model, *c, walk_ahead(), endgame, ahead);
-          const auto next = endgame ? around(ctx, model.ranked().front(), true) : model.peek(kAheadFromModel);
+          const auto next = endgame ? around(ctx, ranked.front(), true) : model.peek(kAheadFromModel);
           ahead.insert(ahead.end(), next.begin(), next.end());
           ctx.hint(ahead);
         }
@@ -258,7 +270,7 @@ void bayes_opt(Context& ctx) {
           c = ahead[i];
           break;
         }
-    if (ahead.size() > kAheadFromModel) ahead.resize(kAheadFromModel);
+    if (ahead.size() > kRunnersUpHinted) ahead.resize(kRunnersUpHinted);
     // Compile-ahead (a GPU run compiles these while it measures c): c and the model's pick; when a
     // local step comes next, its pick whether or not c becomes the best; the acquisition functions'
     // runners-up (the next steps often pick one of them); the neighbours of the best.
