@@ -66,7 +66,8 @@ int cmd_run(const Args& args) {
       "replay only: simulate this many GPUs evaluating at once (1..256); the strategy proposes batches")(
       "time-limit", po::value<double>(), "stop after this many seconds")(
       "compile-threads", po::value<std::int64_t>(),
-      "GPU runs: compile this many configurations at once (1..1024; default: one per core of the machine)")(
+      "GPU runs: compile this many configurations at once, each in a process of its own (1..1024; default: one per "
+      "core of the machine but one, which the measurements keep)")(
       "seed", po::value<std::uint64_t>(),
       "random seed of the search and the input data (default: the search draws a fresh seed, printed and stored "
       "with the run; the input data use 1)")("device", po::value<int>()->default_value(0), "CUDA device ordinal")(
@@ -132,6 +133,8 @@ int cmd_run(const Args& args) {
                        std::to_string(kMaxCompileThreads));
     o.compile_threads = static_cast<unsigned>(n);
   }
+  // This binary serves its own compiles (cli/main.cpp): one process each, in parallel.
+  o.compile_server = compile::ServerProgram{};
   if (vm.count("share")) o.share = parse_share(vm["share"].as<std::string>());
   if (vm["decide-only"].as<bool>()) {
     if (o.share.part != tuning::Part::whole)

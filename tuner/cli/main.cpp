@@ -5,6 +5,7 @@
 
 #include "cli/cli.h"
 #include "compile/pool.h"
+#include "compile/processes.h"
 
 #ifdef TUNE_HAVE_MPI
 #include <optional>
@@ -13,6 +14,8 @@
 #endif
 
 int main(int argc, char** argv) {
+  // A compile process that a GPU run started (compile/processes.h): nothing else of the command.
+  if (tune::compile::serving()) return tune::compile::serve();
   int rc = 0;
   {
 #ifdef TUNE_HAVE_MPI

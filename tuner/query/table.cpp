@@ -242,7 +242,7 @@ void print_run_table(store::Store& db, const std::string& kernel, const std::str
     if (std::find(sizes.begin(), sizes.end(), f.size) != sizes.end())
       note("flag " + f.size + " " + std::string(store::to_string(f.kind)) + ": " + f.text);
   note(
-      strf("%zu measured, %zu failed; %zu compiled (%.1f s of compile time on %u threads), %zu from the binary cache; "
+      strf("%zu measured, %zu failed; %zu compiled (%.1f s of compile time, %u at a time), %zu from the binary cache; "
            "measurement %.1f s (%.1f s of it timed launches); wall %.1f s",
            totals.measured, totals.failed, totals.compiled, totals.compile_s, totals.workers, totals.cached,
            totals.measure_s, totals.timed_s, totals.wall_s));

@@ -5,6 +5,9 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <thread>
+
 #include "common/error.h"
 #include "common/progress.h"
 #include "common/ready.h"
@@ -52,6 +55,29 @@ std::string timing_description(const Options& o, const Extension& ext) {
                     " placements each), each value taken relative to its context's level");
 }
 
+// As many compile processes as cores but one, which the measurements keep (--compile-threads says
+// otherwise); when none can be started, the run compiles on threads of its own.
+std::shared_ptr<compile::CompileProcesses> start_compilers(const Options& o, const std::string& arch) {
+  if (!o.compile_server) return nullptr;
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const unsigned n = o.compile_threads ? o.compile_threads : std::max(1u, cores - 1);
+  try {
+    return std::make_shared<compile::CompileProcesses>(*o.compile_server, n, arch);
+  } catch (const UnavailableError& e) {
+    spdlog::warn("{}: compiling on threads of this process instead", e.what());
+    return nullptr;
+  }
+}
+
+unsigned compile_workers(const Options& o, const compile::CompileProcesses* compilers) {
+  return compilers ? compilers->count() : o.compile_threads;
+}
+
+compile::CompilePool::CompileFn compile_fn(const std::shared_ptr<compile::CompileProcesses>& compilers) {
+  if (!compilers) return compile::compile;
+  return [compilers](const compile::CompileRequest& r) { return compilers->compile(r); };
+}
+
 }  // namespace
 
 Sweep::Sweep(const Options& o, Prepared prepared)
@@ -67,7 +93,8 @@ Sweep::Sweep(const Options& o, Prepared prepared)
       nvrtc_(compile::nvrtc_version()),
       session_(o.device),
       db_(store::Store::open(o.db, store::Store::Mode::read_write)),
-      pool_(o.compile_threads),
+      compilers_(start_compilers(o, session_.device().arch)),
+      pool_(compile_workers(o, compilers_.get()), compile_fn(compilers_)),
       captures_(std::move(prepared.captures)) {
   spdlog::info("device: {}", session_.device().summary());
   store::RunInfo info = gpu_run_info(o_, spec_, session_.device());
@@ -170,8 +197,8 @@ void Sweep::start_compiles() {
       ++pending_;
     }
   }
-  spdlog::info("{} kernels from the binary cache, {} to compile on {} threads", count_.cached, pending_,
-               pool_.workers());
+  spdlog::info("{} kernels from the binary cache, {} to compile in {} {}", count_.cached, pending_, pool_.workers(),
+               compilers_ ? "processes" : "threads");
 
   run::Blocker::precompile(session_.device().arch);  // the timing method's kernels, for the first measurement
   if (!ceilings_) ceilings_ = std::make_unique<run::CeilingRegistry>(session_);
@@ -319,6 +346,7 @@ int Sweep::run() {
   drop_guesses();
   if (pending_ > 0) {
     spdlog::debug("{} compiles in progress that nobody waits for: given up", pending_);
+    if (compilers_) compilers_->stop();  // a compile in a process ends at once
     pool_.abandon();
     ahead_.clear();
     pending_ = 0;
@@ -361,9 +389,9 @@ int run_engine(const Options& opts, Prepared prepared) {
   {
     Sweep sweep(opts, std::move(prepared));
     rc = sweep.run();
-    spdlog::debug("the run's table printed; releasing the GPU and the compile threads");
+    spdlog::debug("the run's table printed; releasing the GPU and the compilers");
   }
-  spdlog::debug("the GPU and the compile threads released; {:.0f} ms in all", ms_since(t0));
+  spdlog::debug("the GPU and the compilers released; {:.0f} ms in all", ms_since(t0));
   return rc;
 }
 

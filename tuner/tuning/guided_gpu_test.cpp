@@ -5,16 +5,20 @@
 // from run to run on a GPU), and the compile-ahead shows in the binary cache: more kernels
 // compiled than measured (guesses the search did not take), none of them measured. The size's
 // ceilings, measured while the search waits for compiles (Sweep::idle_work) or after it, are each
-// stored once.
+// stored once. The second run compiles in processes of this test binary (compile/processes.h), as
+// the tune command does: the same cubins as the first run's threads.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <thread>
 
 #include "compile/pool.h"
+#include "compile/processes.h"
 #include "run/device.h"
 #include "store/store.h"
 #include "store/test_util.h"
@@ -50,6 +54,30 @@ std::vector<std::string> measured_params(const std::string& db) {
   return out;
 }
 
+std::map<std::string, std::string> cubins(const std::string& db) {
+  sqlite3* h = nullptr;
+  EXPECT_EQ(sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  EXPECT_EQ(sqlite3_prepare_v2(h, "SELECT key, cubin FROM binaries", -1, &st, nullptr), SQLITE_OK);
+  std::map<std::string, std::string> out;
+  while (sqlite3_step(st) == SQLITE_ROW)
+    out[reinterpret_cast<const char*>(sqlite3_column_text(st, 0))] =
+        std::string(static_cast<const char*>(sqlite3_column_blob(st, 1)), sqlite3_column_bytes(st, 1));
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+  return out;
+}
+
+}  // namespace
+
+// The entry point of the compile processes the test below starts; skipped when run as a test.
+TEST(CompileServerWorker, Serve) {
+  if (!compile::serving()) GTEST_SKIP() << "only a compile server started by GuidedGpu runs this";
+  std::_Exit(compile::serve());
+}
+
+namespace {
+
 TEST(GuidedGpu, CompileAheadMeasuresEachEvaluationOnce) {
   if (!run::gpu_available()) GTEST_SKIP() << "no GPU: " << run::gpu_unavailable_reason();
   store::testing::TempDir dir;
@@ -66,7 +94,9 @@ TEST(GuidedGpu, CompileAheadMeasuresEachEvaluationOnce) {
     return o;
   };
   ASSERT_EQ(tuning::tune(options("a.db")), 0);
-  ASSERT_EQ(tuning::tune(options("b.db")), 0);
+  tuning::Options in_processes = options("b.db");
+  in_processes.compile_server = compile::ServerProgram{"/proc/self/exe", {"--gtest_filter=CompileServerWorker.Serve"}};
+  ASSERT_EQ(tuning::tune(in_processes), 0);
   const auto a = measured_params(dir.file("a.db")), b = measured_params(dir.file("b.db"));
   EXPECT_EQ(a.size(), 24u);
   EXPECT_EQ(std::set<std::string>(a.begin(), a.end()).size(), a.size());  // each measured once
@@ -79,6 +109,16 @@ TEST(GuidedGpu, CompileAheadMeasuresEachEvaluationOnce) {
               static_cast<long long>(compiled));
   EXPECT_GT(compiled, 24);
   EXPECT_LE(compiled, 24 + 24 * 32);
+  std::size_t same = 0;
+  const auto threads = cubins(dir.file("a.db")), processes = cubins(dir.file("b.db"));
+  for (const auto& [key, cubin] : processes) {
+    if (auto it = threads.find(key); it != threads.end()) {
+      EXPECT_EQ(cubin, it->second) << key;
+      ++same;
+    }
+  }
+  EXPECT_GE(same, 5u);  // the initial sample's at least
+  EXPECT_EQ(count(dir.file("b.db"), "SELECT count(*) FROM measurements WHERE status = 'ok'"), 24);
   for (const char* db : {"a.db", "b.db"}) {  // Tune.ceilings of spaces/transpose.json: d2d_copy, cublas_sgeam
     EXPECT_EQ(count(dir.file(db), "SELECT count(*) FROM ceilings WHERE size = '2048x2048'"), 2) << db;
     EXPECT_EQ(count(dir.file(db), "SELECT count(DISTINCT name) FROM ceilings WHERE size = '2048x2048'"), 2) << db;

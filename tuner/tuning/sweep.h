@@ -292,6 +292,9 @@ class Sweep {
   // H100, 2026-11-27: run B kept a configuration from 1920x1920 at 2048x2048, 0.9% off its best
   // there, that run A's first pass had put 4.7% off, outside its contenders: regret 1.047).
   std::map<std::size_t, std::set<std::string>> eligible_;
+  // The compile processes (Options::compile_server) the pool's threads hand their compiles to;
+  // none: the threads compile themselves.
+  std::shared_ptr<compile::CompileProcesses> compilers_;
   compile::CompilePool pool_;
   std::size_t pending_ = 0;
   std::vector<std::size_t> ready_;      // cached or compiled, in arrival order

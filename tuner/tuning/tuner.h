@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "capture/capture.h"
+#include "compile/processes.h"
 #include "search/search.h"
 #include "sizes/sizes.h"
 #include "space/space.h"
@@ -55,6 +56,9 @@ struct Options {
   std::uint64_t data_seed = 1;
   int device = 0;
   unsigned compile_threads = 0;  // NVRTC compiles at once (--compile-threads); 0: one per core
+  // GPU runs: compile in processes of this program (the tune command: itself), NVRTC's compiles
+  // of one process not running in parallel (compile/processes.h); none: on threads of this one.
+  std::optional<compile::ServerProgram> compile_server;
   bool flush_l2 = false;
   int warmup = 0;        // extra untimed launches (run::TimingOptions::warmup)
   int repetitions = 10;  // at least this many samples (run::TimingOptions::min_samples)
