@@ -345,12 +345,18 @@ extern "C" __global__ void matching_reference(unsigned long long* match, const f
       tile[p][k] = n0 + p < n2 ? set2[(size_t)(n0 + p) * dim + k] : 0.0f;
     }
     __syncthreads();
-    if (r < n1)
-      for (int p = 0; p < 32 && n0 + p < n2; ++p) {
-        double sum = 0.0;
-        for (int k = 0; k < dim; ++k) sum += (double)set1[(size_t)r * dim + k] * (double)tile[p][k];
-        if (sum > best) best = sum, best_at = n0 + p;
+    if (r < n1) {  // each set-1 feature read once per 32 set-2 points; every sum in k's order as before
+      double sum[32];
+#pragma unroll
+      for (int p = 0; p < 32; ++p) sum[p] = 0.0;
+      for (int k = 0; k < dim; ++k) {
+        const double a = (double)set1[(size_t)r * dim + k];
+#pragma unroll
+        for (int p = 0; p < 32; ++p) sum[p] += a * (double)tile[p][k];
       }
+      for (int p = 0; p < 32 && n0 + p < n2; ++p)
+        if (sum[p] > best) best = sum[p], best_at = n0 + p;
+    }
   }
   if (r < n1) match[r] = match_pack((float)best, (unsigned)best_at);
 }
