@@ -221,7 +221,24 @@ std::vector<std::size_t> Context::neighbours(std::size_t config, Neighbourhood k
         idx[pairs[k].first] = on ? static_cast<space::Index>(swaps[k].first) : base[pairs[k].first];
         idx[pairs[k].second] = on ? static_cast<space::Index>(swaps[k].second) : base[pairs[k].second];
       }
-      if (auto c = space_.find(idx)) out.push_back(*c);
+      if (auto c = space_.find(idx)) {
+        out.push_back(*c);
+      } else if (subset + 1 == std::size_t{1} << pairs.size()) {
+        // The whole mirror is not valid (a constraint that the transposed shape breaks, such as
+        // matching's min_blocks 2 with 8 x 16 threads): its valid configurations one other
+        // parameter away stand for it, before the partial mirrors.
+        for (std::size_t p = 0; p < np; ++p) {
+          if (std::any_of(pairs.begin(), pairs.end(), [p](const auto& q) { return q.first == p || q.second == p; }))
+            continue;
+          const space::Index keep = idx[p];
+          for (std::size_t v = 0; v < space_.values(p).size(); ++v) {
+            if (v == keep) continue;
+            idx[p] = static_cast<space::Index>(v);
+            if (auto c = space_.find(idx)) out.push_back(*c);
+          }
+          idx[p] = keep;
+        }
+      }
     }
     return out;
   }

@@ -112,7 +112,8 @@ struct Stop {};
 // values of x/y parameter pairs exchanged (names equal but for a final `x` / `y`, as block_size_x
 // and block_size_y), for every non-empty subset of the pairs: a kernel's transposed shape, often
 // as fast as the shape itself and several parameters away from it (GEMM: block 16 x 8 with tile
-// 8 x 16 against block 8 x 16 with tile 16 x 8, four parameters apart).
+// 8 x 16 against block 8 x 16 with tile 16 x 8, four parameters apart). Where the whole mirror is
+// not valid, its valid configurations one other parameter away stand for it (first).
 enum class Neighbourhood { hamming, adjacent, mirror };
 
 class Context {

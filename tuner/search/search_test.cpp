@@ -143,6 +143,46 @@ TEST(Search, RandomSampleIsASeededPermutation) {
   EXPECT_NE(a, sorted);
 }
 
+// Where the whole mirror breaks a condition through another parameter (matching: min_blocks 2 with
+// 8 x 16 threads), its valid configurations one other parameter away stand for it, before the
+// partial mirrors. On the GPU (H100, 2026-11-27) a guided matching run ended twice on block 16 x 8,
+// tile 8 x 16, min_blocks 2, 8% off the optimum: block 8 x 16, tile 16 x 8, min_blocks 1.
+TEST(Context, AnInvalidWholeMirrorIsStoodInForByItsValidNeighbours) {
+  auto spec = tune::spec::parse(R"({"General": {"BenchmarkName": "t", "FormatVersion": 1},
+    "ConfigurationSpace": {"TuningParameters": [
+      {"Name": "block_size_x", "Type": "int", "Values": "[8, 16]"},
+      {"Name": "block_size_y", "Type": "int", "Values": "[8, 16]"},
+      {"Name": "tile_size_x", "Type": "int", "Values": "[8, 16]"},
+      {"Name": "tile_size_y", "Type": "int", "Values": "[8, 16]"},
+      {"Name": "min_blocks", "Type": "int", "Values": "[1, 2, 4]"}],
+     "Conditions": [{"Expression": "min_blocks == 1 or block_size_x >= block_size_y",
+                     "Parameters": ["min_blocks", "block_size_x", "block_size_y"]}]},
+    "KernelSpecification": {"Language": "CUDA", "KernelName": "k", "KernelFile": "k.cu",
+      "GlobalSize": {"X": "1"}, "LocalSize": {"X": "1"}}})",
+                                "mirror_stand_in.json");
+  auto space = tune::space::Space::build(spec);
+  TableEvaluator ev(std::vector<std::optional<double>>(space.size(), 1.0), std::vector<double>(space.size(), 0.1));
+  Context ctx(space, ev, Budget{}, 1);
+  auto find = [&](int bx, int by, int tx, int ty, int m) {
+    const auto v = [](int x, std::initializer_list<int> values) {
+      return static_cast<tune::space::Index>(std::find(values.begin(), values.end(), x) - values.begin());
+    };
+    const std::vector<tune::space::Index> idx{v(bx, {8, 16}), v(by, {8, 16}), v(tx, {8, 16}), v(ty, {8, 16}),
+                                              v(m, {1, 2, 4})};
+    const auto c = space.find(idx);
+    EXPECT_TRUE(c.has_value()) << bx << " " << by << " " << tx << " " << ty << " " << m;
+    return c.value_or(0);
+  };
+  using V = std::vector<std::size_t>;
+  // (8, 16, 16, 8, 2) breaks the condition: min_blocks 1 stands in (4 breaks it too); then the tiles
+  // alone; the blocks alone break it as well
+  EXPECT_EQ(ctx.neighbours(find(16, 8, 8, 16, 2), Neighbourhood::mirror),
+            (V{find(8, 16, 16, 8, 1), find(16, 8, 16, 8, 2)}));
+  // a valid whole mirror stands for itself
+  EXPECT_EQ(ctx.neighbours(find(16, 8, 8, 16, 1), Neighbourhood::mirror),
+            (V{find(8, 16, 16, 8, 1), find(16, 8, 16, 8, 1), find(8, 16, 8, 16, 1)}));
+}
+
 // Neighbourhood::mirror: the values of x/y parameter pairs exchanged, every non-empty subset of the
 // pairs (all of them first), a pair left out where the values are equal or one is not among the
 // other parameter's values; only valid configurations.
