@@ -143,6 +143,22 @@ TEST(Search, RandomSampleIsASeededPermutation) {
   EXPECT_NE(a, sorted);
 }
 
+namespace {
+// The configuration of `space` whose parameter i takes values[i], one of lists[i] (its Values).
+std::size_t config_of(const tune::space::Space& space, const std::vector<std::vector<int>>& lists,
+                      const std::vector<int>& values) {
+  std::vector<tune::space::Index> idx;
+  for (std::size_t i = 0; i < values.size(); ++i)
+    idx.push_back(
+        static_cast<tune::space::Index>(std::find(lists[i].begin(), lists[i].end(), values[i]) - lists[i].begin()));
+  const auto c = space.find(idx);
+  std::string shown;
+  for (int v : values) shown += std::to_string(v) + " ";
+  EXPECT_TRUE(c.has_value()) << "not a valid configuration: " << shown;
+  return c.value_or(0);
+}
+}  // namespace
+
 // Where the whole mirror breaks a condition through another parameter (matching: min_blocks 2 with
 // 8 x 16 threads), its valid configurations one other parameter away stand for it, before the
 // partial mirrors. On the GPU (H100, 2026-11-27) a guided matching run ended twice on block 16 x 8,
@@ -164,14 +180,7 @@ TEST(Context, AnInvalidWholeMirrorIsStoodInForByItsValidNeighbours) {
   TableEvaluator ev(std::vector<std::optional<double>>(space.size(), 1.0), std::vector<double>(space.size(), 0.1));
   Context ctx(space, ev, Budget{}, 1);
   auto find = [&](int bx, int by, int tx, int ty, int m) {
-    const auto v = [](int x, std::initializer_list<int> values) {
-      return static_cast<tune::space::Index>(std::find(values.begin(), values.end(), x) - values.begin());
-    };
-    const std::vector<tune::space::Index> idx{v(bx, {8, 16}), v(by, {8, 16}), v(tx, {8, 16}), v(ty, {8, 16}),
-                                              v(m, {1, 2, 4})};
-    const auto c = space.find(idx);
-    EXPECT_TRUE(c.has_value()) << bx << " " << by << " " << tx << " " << ty << " " << m;
-    return c.value_or(0);
+    return config_of(space, {{8, 16}, {8, 16}, {8, 16}, {8, 16}, {1, 2, 4}}, {bx, by, tx, ty, m});
   };
   using V = std::vector<std::size_t>;
   // (8, 16, 16, 8, 2) breaks the condition: min_blocks 1 stands in (4 breaks it too); then the tiles
@@ -202,14 +211,7 @@ TEST(Context, MirrorNeighboursExchangeTheValuesOfXYPairs) {
   TableEvaluator ev(std::vector<std::optional<double>>(space.size(), 1.0), std::vector<double>(space.size(), 0.1));
   Context ctx(space, ev, Budget{}, 1);
   auto find = [&](int bx, int by, int tx, int ty, int z) {
-    const auto v = [](int x, std::initializer_list<int> values) {
-      return static_cast<tune::space::Index>(std::find(values.begin(), values.end(), x) - values.begin());
-    };
-    const std::vector<tune::space::Index> idx{v(bx, {4, 8, 16}), v(by, {4, 8, 16, 32}), v(tx, {1, 2, 4}),
-                                              v(ty, {1, 2, 4}), v(z, {0, 1})};
-    const auto c = space.find(idx);
-    EXPECT_TRUE(c.has_value()) << bx << " " << by << " " << tx << " " << ty << " " << z;
-    return c.value_or(0);
+    return config_of(space, {{4, 8, 16}, {4, 8, 16, 32}, {1, 2, 4}, {1, 2, 4}, {0, 1}}, {bx, by, tx, ty, z});
   };
   using V = std::vector<std::size_t>;
   // both pairs differ: both exchanged, then the tiles alone (the blocks alone give 16 * 4 == 64)
