@@ -43,8 +43,12 @@ tuning::Options options(const Case& c, const fs::path& db) {
 
 // The GPU path's search over the same caches: SweepEvaluator measuring from the recorded objectives,
 // its clock Kernel Tuner's simulated one (first visits cost their recorded compile + verification
-// + benchmark time), some configurations already stored by an "earlier run".
-std::vector<tuning::SizeOutcome> gpu_path(const tuning::Options& o, const tuning::Prepared& p, bool resumed) {
+// + benchmark time). `earlier`: what an earlier run stored, every second configuration the replay
+// visited at each size (so that a resumed search answers some of its visits from the database,
+// whatever configurations the strategy visits); none when empty.
+std::vector<tuning::SizeOutcome> gpu_path(const tuning::Options& o, const tuning::Prepared& p,
+                                          const std::vector<std::vector<std::size_t>>& earlier) {
+  const bool resumed = !earlier.empty();
   std::vector<interop::CacheFile> caches;
   std::vector<sizes::Size> sizes;
   for (const auto& f : o.replay) {
@@ -58,8 +62,10 @@ std::vector<tuning::SizeOutcome> gpu_path(const tuning::Options& o, const tuning
   for (std::size_t i : tuning::search_order(sizes)) {
     const interop::Recorded rec = interop::recorded_results(caches[i], p.space);
     std::map<std::string, std::optional<double>> stored;
-    if (resumed)  // every 7th configuration answered from the database
-      for (std::size_t c = 0; c < p.space.size(); c += 7) stored[params[c]] = rec.objective[c];
+    if (resumed) {
+      const std::vector<std::size_t>& visited = earlier.at(out.size());
+      for (std::size_t j = 0; j < visited.size(); j += 2) stored[params[visited[j]]] = rec.objective[visited[j]];
+    }
     double clock_ms = 0;
     tuning::SweepEvaluator ev(
         stored, [&](std::size_t c) -> const std::string& { return params[c]; },
@@ -102,7 +108,10 @@ TEST(SizeSearch, GpuPathAndReplayVisitTheSameConfigurationsInTheSameOrder) {
       const auto o = options(c, t.path() / "r.db");
       const auto prepared = tuning::validate(o);
       const auto replayed = tuning::replay(o, prepared);
-      const auto gpu = gpu_path(o, prepared, resumed);
+      std::vector<std::vector<std::size_t>> earlier;
+      if (resumed)
+        for (const auto& r : replayed) earlier.push_back(r.evaluated);
+      const auto gpu = gpu_path(o, prepared, earlier);
       ASSERT_EQ(replayed.size(), gpu.size());
       for (std::size_t k = 0; k < gpu.size(); ++k) {
         SCOPED_TRACE(gpu[k].size.label());
