@@ -1,6 +1,5 @@
 #include "compile/processes.h"
 
-#include <spawn.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -13,13 +12,11 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
-#include <string_view>
 #include <thread>
 
 #include "common/error.h"
+#include "common/spawn.h"
 #include "compile/wire.h"
-
-extern char** environ;
 
 namespace tune::compile {
 
@@ -139,33 +136,21 @@ CompileProcesses::Server CompileProcesses::spawn() {
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
     throw UnavailableError(std::string("cannot start a compile process: socketpair: ") + std::strerror(errno));
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, sv[1], 0);  // requests in, replies out
-  posix_spawn_file_actions_adddup2(&actions, 2, 1);      // nothing it prints can reach the socket
-  const std::string prefix = std::string(kServerEnv) + "=";
-  std::vector<std::string> env;
-  for (char** e = environ; e != nullptr && *e != nullptr; ++e)
-    if (!std::string_view(*e).starts_with(prefix)) env.emplace_back(*e);
-  env.push_back(prefix + std::to_string(::getpid()) + " " + arch_);
-  std::vector<std::string> args = {program_.path};
-  args.insert(args.end(), program_.args.begin(), program_.args.end());
-  std::vector<char*> argv, envp;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  for (std::string& e : env) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  pid_t pid = -1;
-  const int rc = ::posix_spawn(&pid, program_.path.c_str(), &actions, nullptr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
+  SpawnActions actions;
+  actions.dup2(sv[1], 0);  // requests in, replies out
+  actions.dup2(2, 1);      // nothing it prints can reach the socket
+  std::vector<std::string> argv = {program_.path};
+  argv.insert(argv.end(), program_.args.begin(), program_.args.end());
+  const Spawned child =
+      tune::spawn(argv, {std::string(kServerEnv) + "=" + std::to_string(::getpid()) + " " + arch_}, actions);
   ::close(sv[1]);
-  if (rc != 0) {
+  if (child.error != 0) {
     ::close(sv[0]);
-    throw UnavailableError("cannot start a compile process (" + program_.path + "): " + std::strerror(rc));
+    throw UnavailableError("cannot start a compile process (" + program_.path + "): " + std::strerror(child.error));
   }
-  live_.push_back(pid);
+  live_.push_back(child.pid);
   ++started_;
-  return Server(pid, sv[0]);
+  return Server(child.pid, sv[0]);
 }
 
 CompileProcesses::Server CompileProcesses::take() {

@@ -1,7 +1,6 @@
 #include "run/isolate.h"
 
 #include <fcntl.h>
-#include <spawn.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -11,11 +10,9 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <string_view>
 
 #include "common/error.h"
-
-extern char** environ;
+#include "common/spawn.h"
 
 namespace tune::run {
 
@@ -47,36 +44,15 @@ namespace {
 
 // Runs one worker to completion; returns its exit status (128 + signal when killed).
 int run_worker(const std::vector<std::string>& argv, int generation, const WorkerSetup& setup) {
-  std::vector<std::string> env;
-  const std::string prefix = std::string(kWorkerEnv) + "=";
-  const std::string supervisor = std::string(kSupervisorEnv) + "=";
-  for (char** e = environ; e != nullptr && *e != nullptr; ++e)
-    if (!std::string_view(*e).starts_with(prefix) && !std::string_view(*e).starts_with(supervisor))
-      env.emplace_back(*e);
-  env.push_back(prefix + std::to_string(generation));
-  env.push_back(supervisor + std::to_string(::getpid()));
-  env.insert(env.end(), setup.env.begin(), setup.env.end());
-  std::vector<char*> args, envp;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  for (std::string& e : env) envp.push_back(e.data());
-  envp.push_back(nullptr);
-
-  // the file actions (a redirected stdout), owned for the spawn's duration
-  struct Actions {
-    posix_spawn_file_actions_t a;
-    Actions() { posix_spawn_file_actions_init(&a); }
-    ~Actions() { posix_spawn_file_actions_destroy(&a); }
-    Actions(const Actions&) = delete;
-    Actions& operator=(const Actions&) = delete;
-  } actions;
-  if (!setup.stdout_path.empty())
-    posix_spawn_file_actions_addopen(&actions.a, 1, setup.stdout_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, argv[0].c_str(), &actions.a, nullptr, args.data(), envp.data());
-  if (rc != 0) throw Error("cannot start worker process '" + argv[0] + "': " + std::strerror(rc));
+  std::vector<std::string> set = {std::string(kWorkerEnv) + "=" + std::to_string(generation),
+                                  std::string(kSupervisorEnv) + "=" + std::to_string(::getpid())};
+  set.insert(set.end(), setup.env.begin(), setup.env.end());
+  SpawnActions actions;
+  if (!setup.stdout_path.empty()) actions.open(1, setup.stdout_path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+  const Spawned child = spawn(argv, set, actions);
+  if (child.error != 0) throw Error("cannot start worker process '" + argv[0] + "': " + std::strerror(child.error));
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
+  while (waitpid(child.pid, &status, 0) < 0) {
     if (errno != EINTR) throw Error(std::string("waiting for worker process: ") + std::strerror(errno));
   }
   if (WIFEXITED(status)) return WEXITSTATUS(status);

@@ -186,21 +186,31 @@ std::size_t Context::random_unvisited() {
   return unvisited_[rng_.below(unvisited_.size())];
 }
 
+namespace {
+// The valid configurations one parameter away from the point `idx` (valid or not), parameters
+// marked in `keep` left as they are, appended to `out` in parameter and value order.
+void one_away(const space::Space& space, std::vector<space::Index>& idx, const std::vector<bool>& keep,
+              std::vector<std::size_t>& out) {
+  for (std::size_t p = 0; p < idx.size(); ++p) {
+    if (keep[p]) continue;
+    const space::Index at = idx[p];
+    for (std::size_t v = 0; v < space.values(p).size(); ++v) {
+      if (v == at) continue;
+      idx[p] = static_cast<space::Index>(v);
+      if (auto c = space.find(idx)) out.push_back(*c);
+    }
+    idx[p] = at;
+  }
+}
+}  // namespace
+
 std::vector<std::size_t> Context::neighbours(std::size_t config, Neighbourhood kind) const {
   const std::size_t np = space_.num_params();
   const auto base = space_.indices(config);
   std::vector<space::Index> idx(base.begin(), base.end());
   std::vector<std::size_t> out;
   if (kind == Neighbourhood::hamming) {
-    for (std::size_t p = 0; p < np; ++p) {
-      const std::size_t nv = space_.values(p).size();
-      for (std::size_t v = 0; v < nv; ++v) {
-        if (v == base[p]) continue;
-        idx[p] = static_cast<space::Index>(v);
-        if (auto c = space_.find(idx)) out.push_back(*c);
-      }
-      idx[p] = base[p];
-    }
+    one_away(space_, idx, std::vector<bool>(np, false), out);
     return out;
   }
   if (kind == Neighbourhood::mirror) {
@@ -227,17 +237,9 @@ std::vector<std::size_t> Context::neighbours(std::size_t config, Neighbourhood k
         // The whole mirror is not valid (a constraint that the transposed shape breaks, such as
         // matching's min_blocks 2 with 8 x 16 threads): its valid configurations one other
         // parameter away stand for it, before the partial mirrors.
-        for (std::size_t p = 0; p < np; ++p) {
-          if (std::any_of(pairs.begin(), pairs.end(), [p](const auto& q) { return q.first == p || q.second == p; }))
-            continue;
-          const space::Index keep = idx[p];
-          for (std::size_t v = 0; v < space_.values(p).size(); ++v) {
-            if (v == keep) continue;
-            idx[p] = static_cast<space::Index>(v);
-            if (auto c = space_.find(idx)) out.push_back(*c);
-          }
-          idx[p] = keep;
-        }
+        std::vector<bool> paired(np, false);
+        for (const auto& [px, py] : pairs) paired[px] = paired[py] = true;
+        one_away(space_, idx, paired, out);
       }
     }
     return out;
