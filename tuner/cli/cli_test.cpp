@@ -127,6 +127,19 @@ TEST(Cli, SpaceProgramIsTheKernelWithItsSharedHeadersWrittenIn) {
   EXPECT_NE(both.err.find("exclude each other"), std::string::npos) << both.err;
 }
 
+// The compile servers' marker (compile/processes.h) set by hand, or inherited by a command that no
+// tune run started: one clear error, exit 2, and nothing read from standard input.
+TEST(CliBadInput, AStrayCompileServerVariableIsOneError) {
+  for (const char* value : {"1 sm_90", "garbage", "999999999 sm_90; rm -rf /"}) {
+    ::setenv("TUNE_COMPILE_SERVER", value, 1);
+    const Result r = run_tune("--help </dev/null");
+    ::unsetenv("TUNE_COMPILE_SERVER");
+    EXPECT_EQ(r.code, 2) << value;
+    EXPECT_NE(r.err.find("TUNE_COMPILE_SERVER is set"), std::string::npos) << r.err;
+    EXPECT_EQ(r.out, "") << value;
+  }
+}
+
 TEST(CliBadInput, MalformedJson) {
   TempDir t;
   t.write("k.cu", kKernel);

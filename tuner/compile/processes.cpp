@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <thread>
@@ -69,7 +70,12 @@ bool serving() {
 int serve() {
   const auto [parent, arch] = server_env();
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (parent == 0 || ::getppid() != parent) return 1;  // malformed, or the parent is gone already
+  if (parent == 0 || ::getppid() != parent) {  // set by hand, or the parent is gone already
+    std::fprintf(stderr,
+                 "tune: %s is set but this process was not started as a compile server by a tune run: unset it\n",
+                 kServerEnv);
+    return 2;
+  }
   warm_up(arch);
   for (;;) {
     const std::optional<std::string> frame = wire::read_frame(0);
