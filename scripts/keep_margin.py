@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
-"""The tie-break's keep margin re-decided offline, from the runs of scripts/bench_repro.sh.
+"""The tie-break across sizes re-decided offline, from the runs of scripts/bench_repro.sh.
 
-    python3 scripts/keep_margin.py [--margins "0.01 0.0075 0.005"] RUN_verdicts.json ...
+    python3 scripts/keep_margin.py [--margins "0.01 0.0075 0.005"] [--start winner|longest] RUN_verdicts.json ...
 
 Each RUN_verdicts.json (bench_repro.sh writes one per main job: every verified configuration's
 objective per size, and the stored decisions) is one independent run on the same GPU. For each
 margin, the configuration each run would use is chosen again as decision::select_across_sizes does
 (the winner and the tied configurations within the margin of it; the previous size's pick kept
-while it is among them, else the one that stays among them over the most following sizes), and
+while it is among them, else the size's winner; with --start longest, the rule before 2026-11-27:
+else the one that stays among them over the most following sizes), and
 every pair of runs is compared as scripts/repro_table.py does: the pick of one run, its objective in
 the other run over the other run's pick. Prints per margin the pairs at target (no size over
 1.02), the size-pairs over, the worst, and the switches per run. The stored decisions are the
@@ -56,7 +57,7 @@ def size_key(s):
     return [int(x) for x in s.split("x")]
 
 
-def picks(objective, tied, margin):
+def picks(objective, tied, margin, longest=False):
     sizes = sorted(objective, key=size_key)
     sets = []
     for s in sizes:
@@ -76,7 +77,12 @@ def picks(objective, tied, margin):
 
     out, kept = {}, None
     for i, s in enumerate(sizes):
-        pick = kept if kept in sets[i] else max(sets[i], key=lambda p: (run_length(i, p), -sets[i].index(p)))
+        if kept in sets[i]:
+            pick = kept
+        elif longest:
+            pick = max(sets[i], key=lambda p: (run_length(i, p), -sets[i].index(p)))
+        else:
+            pick = sets[i][0]
         out[s] = kept = pick
     return out
 
@@ -84,6 +90,8 @@ def picks(objective, tied, margin):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--margins", default="0.01 0.0075 0.005")
+    ap.add_argument("--start", choices=("winner", "longest"), default="winner",
+                    help="where the kept one drops out: the size's winner (the rule), or the longest eligible")
     ap.add_argument("runs", nargs="+")
     a = ap.parse_args()
     if len(a.runs) < 2:
@@ -101,7 +109,7 @@ def main():
     if len(devices) > 1:  # exports before 2026-11-27's fourth session name no device
         fail(f"the runs are from different GPUs ({', '.join(sorted(' / '.join(d) for d in devices))})")
     for margin in margins:
-        used = {p: picks(runs[p][0], runs[p][1], margin) for p in runs}
+        used = {p: picks(runs[p][0], runs[p][1], margin, a.start == "longest") for p in runs}
         pairs_ok = pairs = over = 0
         worst, where = 0.0, []
         for x, y in itertools.combinations(runs, 2):

@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <map>
 #include <numeric>
-#include <set>
 #include <string>
 
 #include "common/error.h"
@@ -183,31 +182,12 @@ std::vector<std::int64_t> eligible(std::span<const std::pair<std::int64_t, doubl
 }
 
 std::vector<std::optional<std::size_t>> select_across_sizes(const std::vector<std::vector<std::int64_t>>& tied) {
-  const std::size_t n = tied.size();
-  std::vector<std::set<std::int64_t>> sets(n);
-  for (std::size_t s = 0; s < n; ++s) sets[s] = {tied[s].begin(), tied[s].end()};
-  // How many sizes from `s` on keep `id` tied (sizes without results neither break nor extend it).
-  auto run_length = [&](std::size_t s, std::int64_t id) {
-    std::size_t len = 0;
-    for (std::size_t t = s; t < n; ++t) {
-      if (sets[t].empty()) continue;
-      if (!sets[t].count(id)) break;
-      ++len;
-    }
-    return len;
-  };
-  std::vector<std::optional<std::size_t>> out(n);
+  std::vector<std::optional<std::size_t>> out(tied.size());
   std::optional<std::int64_t> kept;
-  for (std::size_t s = 0; s < n; ++s) {
-    if (tied[s].empty()) continue;
-    std::size_t pick = 0;
-    if (kept && sets[s].count(*kept)) {
-      pick = static_cast<std::size_t>(std::find(tied[s].begin(), tied[s].end(), *kept) - tied[s].begin());
-    } else {
-      std::size_t longest = 0;
-      for (std::size_t i = 0; i < tied[s].size(); ++i)
-        if (const std::size_t len = run_length(s, tied[s][i]); len > longest) longest = len, pick = i;
-    }
+  for (std::size_t s = 0; s < tied.size(); ++s) {
+    if (tied[s].empty()) continue;  // no result: neither breaks nor extends the kept one
+    const auto at = kept ? std::find(tied[s].begin(), tied[s].end(), *kept) : tied[s].end();
+    const std::size_t pick = at != tied[s].end() ? static_cast<std::size_t>(at - tied[s].begin()) : 0;
     out[s] = pick;
     kept = tied[s][pick];
   }
@@ -252,7 +232,7 @@ std::string describe(const Rule& rule) {
   std::snprintf(buf, sizeof buf,
                 "winner: the lowest %s time; tied: within the combined 95%% confidence interval or within %.1f%% "
                 "of the winner; across sizes the configuration kept from the previous size is used while it is tied "
-                "and within %.1f%%",
+                "and within %.1f%%, else the size's winner",
                 std::string(to_string(rule.statistic)).c_str(), 100.0 * rule.tie_margin, 100.0 * rule.tie_margin);
   return buf;
 }

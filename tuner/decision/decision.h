@@ -1,5 +1,5 @@
 // The verdict at one problem size: which configuration wins, which stay indistinguishable from it
-// (tied), and, across sizes, which of the tied ones to use so that the choice switches least.
+// (tied), and, across sizes, which of the tied ones to use so that the choice switches less.
 //
 // The rule (stated in `tune db --schema`, the report and the end-of-run table):
 //   - every configuration has an estimate of the objective's statistic (Kernel Tuner's `time`:
@@ -12,9 +12,13 @@
 //     run-to-run spread of one configuration: a smaller difference does not repeat);
 //   - across the sizes of one device, among each size's tied configurations whose value is within
 //     `tie_margin` of the winner's (one tied only by a wide interval is not chosen), the one kept
-//     from the previous size wins; where the previous one is not eligible, the one that stays
-//     eligible over the most following sizes (then the fastest): the fewest switches, a switch
-//     only for a difference beyond the noise, and never more than the margin lost.
+//     from the previous size wins; where the previous one is not eligible, the size's winner, which
+//     is then kept. So a configuration is used only where it won or from a size where it won on
+//     while it stays eligible: a switch only for a difference beyond the noise, never more than
+//     the margin lost, and never more switches than using each size's winner. (Until 2026-11-27
+//     a new choice was the one eligible over the most following sizes, the fewest switches; but
+//     such a configuration, chosen for where it won nowhere, was the pick that another run of
+//     the same sweep measured over 2% off: BENCHMARKS.md.)
 // Pure: no database, no GPU.
 #pragma once
 #include <cstddef>

@@ -133,7 +133,7 @@ std::size_t switches(const std::vector<std::vector<std::int64_t>>& tied,
   return n;
 }
 
-// Fewest switches by dynamic programming over (size, chosen id): the reference the greedy must match.
+// Fewest switches by dynamic programming over (size, chosen id): a lower bound for the rule.
 std::size_t fewest_switches(const std::vector<std::vector<std::int64_t>>& tied) {
   std::map<std::int64_t, std::size_t> cost;  // cost of ending at id
   for (const auto& set : tied) {
@@ -182,29 +182,43 @@ TEST(Eligible, TheWinnerAndTheTiedWithinTheMargin) {
   EXPECT_TRUE(eligible({}, 0.01).empty());
 }
 
-TEST(SelectAcrossSizes, KeepsThePreviousChoiceWhileItIsTied) {
-  // size 0: {A, B}; 1: {B, A}; 2: {B}; 3: {C, B}
-  const std::vector<std::vector<std::int64_t>> tied = {{1, 2}, {2, 1}, {2}, {3, 2}};
+TEST(SelectAcrossSizes, AWinnerIsKeptWhileItIsTied) {
+  // size 0: {A, B}; 1: {B, A}; 2: {B}; 3: {C, B}; 4: {A, C}
+  const std::vector<std::vector<std::int64_t>> tied = {{1, 2}, {2, 1}, {2}, {3, 2}, {1, 3}};
   auto pick = select_across_sizes(tied);
-  // B is tied everywhere: choose it at size 0 (longest run) and keep it
-  EXPECT_EQ(tied[0][*pick[0]], 2);
-  EXPECT_EQ(tied[1][*pick[1]], 2);
-  EXPECT_EQ(tied[3][*pick[3]], 2);
-  EXPECT_EQ(switches(tied, pick), 0u);
+  EXPECT_EQ(tied[0][*pick[0]], 1);  // the winner
+  EXPECT_EQ(tied[1][*pick[1]], 1);  // kept: still tied
+  EXPECT_EQ(tied[2][*pick[2]], 2);  // A not tied: this size's winner
+  EXPECT_EQ(tied[3][*pick[3]], 2);  // kept, though C won
+  EXPECT_EQ(tied[4][*pick[4]], 1);  // B not tied: the winner, not C (tied at both 3 and 4, never kept)
+  EXPECT_EQ(switches(tied, pick), 2u);
+}
+
+// The rule before 2026-11-27 chose, where the kept one dropped out, the configuration eligible over
+// the most following sizes (the fewest switches): here B, which wins at no size. Now the winner.
+TEST(SelectAcrossSizes, ANewChoiceIsTheWinnerNotTheLongestTied) {
+  const std::vector<std::vector<std::int64_t>> tied = {{1, 2}, {3, 2}, {4, 2}};
+  auto pick = select_across_sizes(tied);
+  EXPECT_EQ(tied[0][*pick[0]], 1);
+  EXPECT_EQ(tied[1][*pick[1]], 3);
+  EXPECT_EQ(tied[2][*pick[2]], 4);
+  EXPECT_EQ(fewest_switches(tied), 0u);  // B all along would not switch
 }
 
 TEST(SelectAcrossSizes, AWinnerWithoutTiesIsTakenAndGapsAreSkipped) {
-  const std::vector<std::vector<std::int64_t>> tied = {{5}, {}, {6}, {6, 5}};
+  const std::vector<std::vector<std::int64_t>> tied = {{5}, {}, {6}, {6, 5}, {}, {5, 6}};
   auto pick = select_across_sizes(tied);
   EXPECT_EQ(pick[0], std::optional<std::size_t>(0));
   EXPECT_FALSE(pick[1].has_value());
+  EXPECT_FALSE(pick[4].has_value());
   EXPECT_EQ(tied[3][*pick[3]], 6);
-  // the longest run prefers the fastest on equal length
-  const std::vector<std::vector<std::int64_t>> equal = {{8, 9}};
-  EXPECT_EQ(select_across_sizes(equal)[0], std::optional<std::size_t>(0));
+  EXPECT_EQ(tied[5][*pick[5]], 6);  // kept across the size without a result
 }
 
-TEST(SelectAcrossSizes, MatchesTheFewestSwitchesOnRandomInstances) {
+// On random instances: a pick at every size with a result, each the size's winner or the one kept
+// from the size before (kept whenever it is still eligible), and never more switches than each
+// size's winner would make, nor fewer than the fewest possible.
+TEST(SelectAcrossSizes, KeepsOrTakesTheWinnerOnRandomInstances) {
   std::mt19937 rng(12345);
   for (int trial = 0; trial < 500; ++trial) {
     const std::size_t sizes = 1 + rng() % 12;
@@ -217,8 +231,19 @@ TEST(SelectAcrossSizes, MatchesTheFewestSwitchesOnRandomInstances) {
       }
     }
     auto pick = select_across_sizes(tied);
-    for (std::size_t s = 0; s < sizes; ++s) ASSERT_EQ(pick[s].has_value(), !tied[s].empty());
-    ASSERT_EQ(switches(tied, pick), fewest_switches(tied)) << "trial " << trial;
+    std::vector<std::optional<std::size_t>> winners(sizes);
+    std::optional<std::int64_t> prev;
+    for (std::size_t s = 0; s < sizes; ++s) {
+      ASSERT_EQ(pick[s].has_value(), !tied[s].empty());
+      if (tied[s].empty()) continue;
+      winners[s] = 0;
+      const std::int64_t id = tied[s][*pick[s]];
+      const bool prev_eligible = prev && std::find(tied[s].begin(), tied[s].end(), *prev) != tied[s].end();
+      ASSERT_EQ(id, prev_eligible ? *prev : tied[s][0]) << "trial " << trial << ", size " << s;
+      prev = id;
+    }
+    ASSERT_LE(switches(tied, pick), switches(tied, winners)) << "trial " << trial;
+    ASSERT_GE(switches(tied, pick), fewest_switches(tied)) << "trial " << trial;
   }
 }
 
@@ -288,6 +313,7 @@ TEST(AcrossContexts, TwoContextsEachAgreeWhereOneEachDidNot) {
                                                {2.2506, 2.4259, 2.4226, 2.3330}, {2.3179, 2.4133, 2.4367, 2.2744}};
   auto row = [&](std::size_t process) {
     std::vector<Estimate> r;
+    r.reserve(us.size());
     for (const auto& config : us) r.push_back(at(config[process], 0.002));
     return r;
   };

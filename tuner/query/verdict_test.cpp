@@ -87,21 +87,45 @@ TEST(Verdict, AnImportedTimeIsTheObjectiveEvenWhenItsSamplesSaySomethingElse) {
 
 TEST(Verdict, TiesAreBrokenTowardsTheNeighbouringSizesChoice) {
   Db d;
-  // A and B within 0.5% at 64 and 256; B alone at 128: B is used at every size
+  // A wins alone at 64; B wins at 128 with A within 0.4%; A wins at 256: A is used at every size
   d.add(A, "64", around(1.000f), {}, 10.0);
-  d.add(B, "64", around(1.004f), {}, 9.96);
-  d.add(A, "128", around(2.2f));
-  d.add(B, "128", around(2.0f));
+  d.add(B, "64", around(1.100f), {}, 9.1);
+  d.add(A, "128", around(2.008f));
+  d.add(B, "128", around(2.000f));
   d.add(A, "256", around(4.000f));
   d.add(B, "256", around(4.010f));
   auto best = query::best(d.db, {"k", "GPU", {}});
   ASSERT_EQ(best.size(), 3u);
-  for (const auto& b : best) EXPECT_EQ(b.params, B) << b.size;
-  EXPECT_EQ(best[0].winner, A);  // the fastest at 64, said so
-  EXPECT_EQ(best[0].tied, std::vector<std::string>{A});
-  EXPECT_TRUE(best[1].tied.empty());
+  for (const auto& b : best) EXPECT_EQ(b.params, A) << b.size;
+  EXPECT_TRUE(best[0].tied.empty());
+  EXPECT_EQ(best[1].winner, B);  // the fastest at 128, said so
+  EXPECT_EQ(best[1].tied, std::vector<std::string>{B});
+  EXPECT_TRUE(best[2].winner.empty());  // A is the winner there itself
   // no flag: the configuration used never changes, and A and B trade places within the noise
   EXPECT_TRUE(query::refresh_flags(d.db, "k", "GPU").empty());
+}
+
+// A new choice, where the kept one is no longer tied, is that size's winner: not a configuration
+// tied there and at the sizes after it that wins at none of them (the rule before 2026-11-27).
+TEST(Verdict, WhereTheKeptOneDropsOutTheWinnerIsUsed) {
+  Db d;
+  const std::string D = R"({"t":4})";
+  d.add(A, "64", around(1.000f));
+  d.add(C, "64", around(1.200f));
+  d.add(A, "128", around(2.300f));
+  d.add(B, "128", around(2.000f));
+  d.add(C, "128", around(2.010f));
+  d.add(B, "256", around(4.500f));
+  d.add(C, "256", around(4.010f));
+  d.add(D, "256", around(4.000f));
+  auto best = query::best(d.db, {"k", "GPU", {}});
+  ASSERT_EQ(best.size(), 3u);
+  EXPECT_EQ(best[0].params, A);
+  // C is tied at 128 and 256, B at 128 only: the rule before 2026-11-27 used C at both
+  EXPECT_EQ(best[1].params, B);
+  EXPECT_EQ(best[1].tied, std::vector<std::string>{C});
+  EXPECT_EQ(best[2].params, D);
+  EXPECT_EQ(best[2].tied, std::vector<std::string>{C});
 }
 
 TEST(Verdict, AStoredDecisionHoldsUntilALaterMeasurementAtItsSize) {
