@@ -7,6 +7,8 @@
 # tie, the run-to-run spread of each configuration, and the time per measurement
 # (scripts/repro_table.py). The table goes to OUT_DIR/repro.md; the exit status is 1 when a regret
 # exceeds 1.02. RUNS=3 (up to 4) makes that many runs and a table for every pair (repro_ab.md, ...).
+# ARGS_a .. ARGS_d: further arguments for that run alone, to compare an option on one host with the
+# runs interleaved (ARGS_b='--compile-threads 2' ARGS_d='--compile-threads 2'); each is printed.
 set -uo pipefail
 [[ ${RUNS:-2} =~ ^[2-4]$ ]] || { echo "bench_repro.sh: RUNS must be 2, 3 or 4 (got '${RUNS}')" >&2; exit 2; }
 out=${1:?output folder}
@@ -20,23 +22,15 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu 
 runs=$(echo a b c d | cut -d' ' -f1-"${RUNS:-2}")
 for r in $runs; do
   rm -f "$out/$r.db" "$out/$r.db-wal" "$out/$r.db-shm"
-  /usr/bin/time -f "run $r: wall %e s" "$tune" --space "$space" --sizes "$sizes" --db "$out/$r.db" --json \
+  extra_var="ARGS_$r"
+  read -r -a extra <<< "${!extra_var:-}"
+  [[ ${#extra[@]} -gt 0 ]] && echo "run $r: with ${extra[*]}"
+  /usr/bin/time -f "run $r: wall %e s" "$tune" --space "$space" --sizes "$sizes" --db "$out/$r.db" --json "${extra[@]}" \
     > "$out/${r}_run.json" 2> "$out/${r}_run.log"
   tail -n 1 "$out/${r}_run.log"
   "$tune" best --kernel "$kernel" --db "$out/$r.db" --json > "$out/${r}_best.json"
-  # what the decision saw, without the samples and the cubins (the databases stay on the machine):
-  # every verified configuration's objective per size, and the stored decisions
-  python3 - "$out/$r.db" "$out/${r}_verdicts.json" <<'PY'
-import json, sqlite3, sys
-con = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
-m = con.execute("SELECT m.size, c.params, m.objective, m.sample_count FROM measurements m JOIN configurations c"
-                " ON c.id = m.config_id WHERE m.status = 'ok' AND m.objective > 0").fetchall()
-d = con.execute("SELECT d.size, c.params, d.tie_margin, d.candidates, d.rounds, d.noise FROM decisions d"
-                " JOIN configurations c ON c.id = d.winner_id").fetchall()
-ids = dict(con.execute("SELECT id, params FROM configurations").fetchall())
-devices = [r[0] for r in con.execute("SELECT DISTINCT device FROM measurements")]
-json.dump({"devices": devices, "measurements": m, "decisions": d, "configurations": ids}, open(sys.argv[2], "w"))
-PY
+  # what the decision saw, without the samples and the cubins (the databases stay on the machine)
+  python3 scripts/export_verdicts.py "$out/$r.db" "$out/${r}_verdicts.json"
 done
 status=0
 for x in $runs; do

@@ -40,6 +40,7 @@ echo "== 3. winners, one process against two ranks"
 "$tune" best --kernel "$kernel" --db "$out/two.db" --json > "$out/two_best.json"
 python3 scripts/repro_table.py "$out/one.db" "$out/two.db" "$out/one_best.json" "$out/two_best.json" > "$out/repro.md"
 echo "repro_table exit $?"
+for r in one two; do python3 scripts/export_verdicts.py "$out/$r.db" "$out/${r}_verdicts.json"; done
 grep -iE "regret|agreed|within" "$out/repro.md" | head -8
 echo "== 4. the outputs"
 head -n 12 "$out/two.txt"
