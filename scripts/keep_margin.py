@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """The tie-break across sizes re-decided offline, from the runs of scripts/bench_repro.sh.
 
-    python3 scripts/keep_margin.py [--margins "0.01 0.0075 0.005"] [--start winner|longest] RUN_verdicts.json ...
+    python3 scripts/keep_margin.py [--margins "0.01 0.0075 0.005"] [--start around|winner|longest] RUN_verdicts.json ...
 
 Each RUN_verdicts.json (bench_repro.sh writes one per main job: every verified configuration's
 objective per size, and the stored decisions) is one independent run on the same GPU. For each
 margin, the configuration each run would use is chosen again as decision::select_across_sizes does
 (the winner and the tied configurations within the margin of it; the previous size's pick kept
-while it is among them, else the size's winner; with --start longest, the rule before 2026-11-27:
-else the one that stays among them over the most following sizes), and
+while it is among them, else the one of them with the lowest mean of its objective over each size's
+best at this size and its neighbours; --start winner: else the size's winner (2af1767); --start
+longest, the rule before 2026-11-27: else the one that stays among them over the most following
+sizes), and
 every pair of runs is compared as scripts/repro_table.py does: the pick of one run, its objective in
 the other run over the other run's pick. Prints per margin the pairs at target (no size over
 1.02), the size-pairs over, the worst, and the switches per run. The stored decisions are the
@@ -57,7 +59,7 @@ def size_key(s):
     return [int(x) for x in s.split("x")]
 
 
-def picks(objective, tied, margin, longest=False):
+def picks(objective, tied, margin, start="around"):
     sizes = sorted(objective, key=size_key)
     sets = []
     for s in sizes:
@@ -75,14 +77,21 @@ def picks(objective, tied, margin, longest=False):
             n += 1
         return n
 
+    def around(i, p):  # its mean objective over each size's best, here and at the neighbours
+        r = [objective[sizes[j]][p] / min(objective[sizes[j]].values())
+             for j in (i - 1, i, i + 1) if 0 <= j < len(sizes) and p in objective[sizes[j]]]
+        return sum(r) / len(r)
+
     out, kept = {}, None
     for i, s in enumerate(sizes):
         if kept in sets[i]:
             pick = kept
-        elif longest:
+        elif start == "longest":
             pick = max(sets[i], key=lambda p: (run_length(i, p), -sets[i].index(p)))
-        else:
+        elif start == "winner":
             pick = sets[i][0]
+        else:
+            pick = min(sets[i], key=lambda p: (around(i, p), sets[i].index(p)))
         out[s] = kept = pick
     return out
 
@@ -90,8 +99,9 @@ def picks(objective, tied, margin, longest=False):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--margins", default="0.01 0.0075 0.005")
-    ap.add_argument("--start", choices=("winner", "longest"), default="winner",
-                    help="where the kept one drops out: the size's winner (the rule), or the longest eligible")
+    ap.add_argument("--start", choices=("around", "winner", "longest"), default="around",
+                    help="where the kept one drops out: the fastest around this size (the rule), the size's "
+                    "winner, or the one eligible longest")
     ap.add_argument("runs", nargs="+")
     a = ap.parse_args()
     if len(a.runs) < 2:
@@ -109,7 +119,7 @@ def main():
     if len(devices) > 1:  # exports before 2026-11-27's fourth session name no device
         fail(f"the runs are from different GPUs ({', '.join(sorted(' / '.join(d) for d in devices))})")
     for margin in margins:
-        used = {p: picks(runs[p][0], runs[p][1], margin, a.start == "longest") for p in runs}
+        used = {p: picks(runs[p][0], runs[p][1], margin, a.start) for p in runs}
         pairs_ok = pairs = over = 0
         worst, where = 0.0, []
         for x, y in itertools.combinations(runs, 2):

@@ -181,13 +181,33 @@ std::vector<std::int64_t> eligible(std::span<const std::pair<std::int64_t, doubl
   return out;
 }
 
-std::vector<std::optional<std::size_t>> select_across_sizes(const std::vector<std::vector<std::int64_t>>& tied) {
+std::vector<std::optional<std::size_t>> select_across_sizes(
+    const std::vector<std::vector<std::int64_t>>& tied, const std::vector<std::map<std::int64_t, double>>& relative) {
+  if (relative.size() != tied.size())
+    throw Error("select_across_sizes: " + std::to_string(tied.size()) + " tied sets but " +
+                std::to_string(relative.size()) + " sizes of values");
+  // The mean of `id`'s relative value at size s and its neighbours where it was measured there.
+  auto around = [&](std::size_t s, std::int64_t id) {
+    double sum = 0;
+    int n = 0;
+    for (std::size_t t = s == 0 ? 0 : s - 1; t <= s + 1 && t < tied.size(); ++t)
+      if (const auto it = relative[t].find(id); it != relative[t].end() && std::isfinite(it->second))
+        sum += it->second, ++n;
+    return n > 0 ? sum / n : INFINITY;
+  };
   std::vector<std::optional<std::size_t>> out(tied.size());
   std::optional<std::int64_t> kept;
   for (std::size_t s = 0; s < tied.size(); ++s) {
     if (tied[s].empty()) continue;  // no result: neither breaks nor extends the kept one
     const auto at = kept ? std::find(tied[s].begin(), tied[s].end(), *kept) : tied[s].end();
-    const std::size_t pick = at != tied[s].end() ? static_cast<std::size_t>(at - tied[s].begin()) : 0;
+    std::size_t pick = 0;
+    if (at != tied[s].end()) {
+      pick = static_cast<std::size_t>(at - tied[s].begin());
+    } else {
+      double best = around(s, tied[s][0]);
+      for (std::size_t i = 1; i < tied[s].size(); ++i)
+        if (const double m = around(s, tied[s][i]); m < best) best = m, pick = i;
+    }
     out[s] = pick;
     kept = tied[s][pick];
   }
@@ -232,7 +252,7 @@ std::string describe(const Rule& rule) {
   std::snprintf(buf, sizeof buf,
                 "winner: the lowest %s time; tied: within the combined 95%% confidence interval or within %.1f%% "
                 "of the winner; across sizes the configuration kept from the previous size is used while it is tied "
-                "and within %.1f%%, else the size's winner",
+                "and within %.1f%%, else the tied one fastest over this size and its neighbours",
                 std::string(to_string(rule.statistic)).c_str(), 100.0 * rule.tie_margin, 100.0 * rule.tie_margin);
   return buf;
 }

@@ -12,17 +12,20 @@
 //     run-to-run spread of one configuration: a smaller difference does not repeat);
 //   - across the sizes of one device, among each size's tied configurations whose value is within
 //     `tie_margin` of the winner's (one tied only by a wide interval is not chosen), the one kept
-//     from the previous size wins; where the previous one is not eligible, the size's winner, which
-//     is then kept. So a configuration is used only where it won or from a size where it won on
-//     while it stays eligible: a switch only for a difference beyond the noise, never more than
-//     the margin lost, and never more switches than using each size's winner. (Until 2026-11-27
-//     a new choice was the one eligible over the most following sizes, the fewest switches; but
-//     such a configuration, chosen for where it won nowhere, was the pick that another run of
-//     the same sweep measured over 2% off: BENCHMARKS.md.)
+//     from the previous size wins; where the previous one is not eligible, the eligible one that
+//     is fastest over this size and its neighbours (the mean of its value over each size's best,
+//     at this size and the sizes before and after it where it was measured; then the winner),
+//     which is then kept. A switch only for a difference beyond the noise, and never more than
+//     the margin lost. (Until 2026-11-27 a new choice was the one eligible over the most
+//     following sizes, the fewest switches; such a configuration, chosen for sizes where it won
+//     nowhere, was the pick another run of the sweep measured over 2% off. Each size's winner
+//     instead was a winner by chance at small sizes, up to 8% off in the other runs. The
+//     neighbours' values weigh against both: BENCHMARKS.md.)
 // Pure: no database, no GPU.
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -104,9 +107,12 @@ std::vector<Estimate> across_contexts(std::span<const std::vector<Estimate>> val
 // winner's (one tied only by a wide interval is indistinguishable, not as good), in that order.
 std::vector<std::int64_t> eligible(std::span<const std::pair<std::int64_t, double>> tied, double tie_margin);
 
-// For each size (in sweep order) its tied set (winner first): the index into that set of the
-// configuration to use (see the rule above). Empty sets give std::nullopt.
-std::vector<std::optional<std::size_t>> select_across_sizes(const std::vector<std::vector<std::int64_t>>& tied);
+// For each size (in sweep order) its tied set (winner first) and every configuration's value there
+// over the size's best (`relative[s]`, those measured there): the index into that set of the
+// configuration to use (see the rule above). Empty sets give std::nullopt. Throws Error when the
+// two differ in length.
+std::vector<std::optional<std::size_t>> select_across_sizes(
+    const std::vector<std::vector<std::int64_t>>& tied, const std::vector<std::map<std::int64_t, double>>& relative);
 
 // The single configuration that does best over all sizes: among those measured at every size,
 // the lowest geometric mean of (its value / the size's best value). `values[s]` maps ids to values

@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 #include <functional>
+#include <map>
 #include <random>
 
 #include "common/error.h"
@@ -182,67 +183,107 @@ TEST(Eligible, TheWinnerAndTheTiedWithinTheMargin) {
   EXPECT_TRUE(eligible({}, 0.01).empty());
 }
 
-TEST(SelectAcrossSizes, AWinnerIsKeptWhileItIsTied) {
+// Relative values where each size's tied set is in order and nothing else was measured: the
+// winner 1.0, the next 1.001, ...
+std::vector<std::map<std::int64_t, double>> in_order(const std::vector<std::vector<std::int64_t>>& tied) {
+  std::vector<std::map<std::int64_t, double>> out(tied.size());
+  for (std::size_t s = 0; s < tied.size(); ++s)
+    for (std::size_t i = 0; i < tied[s].size(); ++i) out[s][tied[s][i]] = 1.0 + 0.001 * static_cast<double>(i);
+  return out;
+}
+
+TEST(SelectAcrossSizes, AChoiceIsKeptWhileItIsTied) {
   // size 0: {A, B}; 1: {B, A}; 2: {B}; 3: {C, B}; 4: {A, C}
   const std::vector<std::vector<std::int64_t>> tied = {{1, 2}, {2, 1}, {2}, {3, 2}, {1, 3}};
-  auto pick = select_across_sizes(tied);
-  EXPECT_EQ(tied[0][*pick[0]], 1);  // the winner
+  auto pick = select_across_sizes(tied, in_order(tied));
+  EXPECT_EQ(tied[0][*pick[0]], 1);  // the winner, fastest around too
   EXPECT_EQ(tied[1][*pick[1]], 1);  // kept: still tied
-  EXPECT_EQ(tied[2][*pick[2]], 2);  // A not tied: this size's winner
+  EXPECT_EQ(tied[2][*pick[2]], 2);  // A not tied
   EXPECT_EQ(tied[3][*pick[3]], 2);  // kept, though C won
-  EXPECT_EQ(tied[4][*pick[4]], 1);  // B not tied: the winner, not C (tied at both 3 and 4, never kept)
+  EXPECT_EQ(tied[4][*pick[4]], 1);  // B not tied: A, 1.0 here, before C, 1.0 and 1.001
   EXPECT_EQ(switches(tied, pick), 2u);
 }
 
 // The rule before 2026-11-27 chose, where the kept one dropped out, the configuration eligible over
-// the most following sizes (the fewest switches): here B, which wins at no size. Now the winner.
-TEST(SelectAcrossSizes, ANewChoiceIsTheWinnerNotTheLongestTied) {
+// the most following sizes (the fewest switches): here B, which wins at no size.
+TEST(SelectAcrossSizes, ANewChoiceIsTheFastestAroundNotTheLongestTied) {
   const std::vector<std::vector<std::int64_t>> tied = {{1, 2}, {3, 2}, {4, 2}};
-  auto pick = select_across_sizes(tied);
+  auto pick = select_across_sizes(tied, in_order(tied));
   EXPECT_EQ(tied[0][*pick[0]], 1);
   EXPECT_EQ(tied[1][*pick[1]], 3);
   EXPECT_EQ(tied[2][*pick[2]], 4);
   EXPECT_EQ(fewest_switches(tied), 0u);  // B all along would not switch
 }
 
+// A winner by chance: W is 0.4% ahead of R at size 1 only, 7 to 8% behind at its neighbours (the
+// winner was used there until 2af1767's successor: one run's winner at 896x896 on an H100 was 7.9%
+// off in three other runs).
+TEST(SelectAcrossSizes, AWinnerByChanceIsPassedOverForOneFastAroundIt) {
+  constexpr std::int64_t X = 1, W = 2, R = 3;
+  const std::vector<std::vector<std::int64_t>> tied = {{X}, {W, R}, {R}};
+  const std::vector<std::map<std::int64_t, double>> relative = {
+      {{X, 1.0}, {R, 1.03}, {W, 1.08}}, {{W, 1.0}, {R, 1.004}, {X, 1.05}}, {{R, 1.0}, {W, 1.07}, {X, 1.06}}};
+  auto pick = select_across_sizes(tied, relative);
+  EXPECT_EQ(tied[1][*pick[1]], R);
+  EXPECT_EQ(tied[2][*pick[2]], R);
+  // without the neighbours' values, the winner
+  const std::vector<std::map<std::int64_t, double>> alone = {{{X, 1.0}}, {{W, 1.0}, {R, 1.004}}, {{R, 1.0}}};
+  EXPECT_EQ(tied[1][*select_across_sizes(tied, alone)[1]], W);
+}
+
 TEST(SelectAcrossSizes, AWinnerWithoutTiesIsTakenAndGapsAreSkipped) {
   const std::vector<std::vector<std::int64_t>> tied = {{5}, {}, {6}, {6, 5}, {}, {5, 6}};
-  auto pick = select_across_sizes(tied);
+  auto pick = select_across_sizes(tied, in_order(tied));
   EXPECT_EQ(pick[0], std::optional<std::size_t>(0));
   EXPECT_FALSE(pick[1].has_value());
   EXPECT_FALSE(pick[4].has_value());
   EXPECT_EQ(tied[3][*pick[3]], 6);
   EXPECT_EQ(tied[5][*pick[5]], 6);  // kept across the size without a result
+  EXPECT_THROW(select_across_sizes(tied, {}), Error);
 }
 
-// On random instances: a pick at every size with a result, each the size's winner or the one kept
-// from the size before (kept whenever it is still eligible), and never more switches than each
-// size's winner would make, nor fewer than the fewest possible.
-TEST(SelectAcrossSizes, KeepsOrTakesTheWinnerOnRandomInstances) {
+// On random instances: a pick at every size with a result, the one kept from the size before
+// whenever it is still eligible, else the eligible one with the lowest mean relative value over the
+// size and its neighbours; never fewer switches than the fewest possible.
+TEST(SelectAcrossSizes, KeepsOrTakesTheFastestAroundOnRandomInstances) {
   std::mt19937 rng(12345);
+  std::uniform_real_distribution<double> slower(1.0, 1.1);
   for (int trial = 0; trial < 500; ++trial) {
     const std::size_t sizes = 1 + rng() % 12;
     std::vector<std::vector<std::int64_t>> tied(sizes);
-    for (auto& set : tied) {
+    std::vector<std::map<std::int64_t, double>> relative(sizes);
+    for (std::size_t s = 0; s < sizes; ++s) {
       const std::size_t k = rng() % 4;  // 0 .. 3 tied configurations (0: no result)
-      while (set.size() < k) {
+      while (tied[s].size() < k) {
         const std::int64_t id = rng() % 5;
-        if (std::find(set.begin(), set.end(), id) == set.end()) set.push_back(id);
+        if (std::find(tied[s].begin(), tied[s].end(), id) == tied[s].end()) tied[s].push_back(id);
       }
+      if (k == 0) continue;
+      for (std::int64_t id = 0; id < 5; ++id)
+        if (rng() % 2 != 0) relative[s][id] = slower(rng);
+      double v = 1.0;  // the tied ones in order, the winner the size's best
+      for (std::int64_t id : tied[s]) relative[s][id] = v, v += 0.002;
     }
-    auto pick = select_across_sizes(tied);
-    std::vector<std::optional<std::size_t>> winners(sizes);
+    auto around = [&](std::size_t s, std::int64_t id) {
+      double sum = 0;
+      int n = 0;
+      for (std::size_t t = s == 0 ? 0 : s - 1; t <= s + 1 && t < sizes; ++t)
+        if (relative[t].count(id)) sum += relative[t].at(id), ++n;
+      return sum / n;
+    };
+    auto pick = select_across_sizes(tied, relative);
     std::optional<std::int64_t> prev;
     for (std::size_t s = 0; s < sizes; ++s) {
       ASSERT_EQ(pick[s].has_value(), !tied[s].empty());
       if (tied[s].empty()) continue;
-      winners[s] = 0;
       const std::int64_t id = tied[s][*pick[s]];
-      const bool prev_eligible = prev && std::find(tied[s].begin(), tied[s].end(), *prev) != tied[s].end();
-      ASSERT_EQ(id, prev_eligible ? *prev : tied[s][0]) << "trial " << trial << ", size " << s;
+      if (prev && std::find(tied[s].begin(), tied[s].end(), *prev) != tied[s].end()) {
+        ASSERT_EQ(id, *prev) << "trial " << trial << ", size " << s;
+      } else {
+        for (std::int64_t other : tied[s]) ASSERT_LE(around(s, id), around(s, other)) << "trial " << trial;
+      }
       prev = id;
     }
-    ASSERT_LE(switches(tied, pick), switches(tied, winners)) << "trial " << trial;
     ASSERT_GE(switches(tied, pick), fewest_switches(tied)) << "trial " << trial;
   }
 }

@@ -98,12 +98,15 @@ std::vector<SizeVerdict> verdicts(store::Store& db, const std::string& kernel, c
   // The tie-break may use a tied configuration only within the margin of the winner's value
   // (decision::eligible).
   std::vector<std::vector<std::int64_t>> tied(out.size());
+  std::vector<std::map<std::int64_t, double>> relative(out.size());  // value over the size's best
   for (std::size_t s = 0; s < out.size(); ++s) {
     std::vector<std::pair<std::int64_t, double>> values;
     for (const auto& c : out[s].tied) values.emplace_back(c.config_id, c.estimate.value);
     tied[s] = decision::eligible(values, out[s].tie_margin);
+    const double best = out[s].all.front().estimate.value;  // sorted, positive
+    for (const auto& c : out[s].all) relative[s].emplace(c.config_id, c.estimate.value / best);
   }
-  const auto pick = decision::select_across_sizes(tied);
+  const auto pick = decision::select_across_sizes(tied, relative);
   for (std::size_t s = 0; s < out.size(); ++s) out[s].chosen = pick[s].value_or(0);
   return out;
 }

@@ -105,9 +105,10 @@ TEST(Verdict, TiesAreBrokenTowardsTheNeighbouringSizesChoice) {
   EXPECT_TRUE(query::refresh_flags(d.db, "k", "GPU").empty());
 }
 
-// A new choice, where the kept one is no longer tied, is that size's winner: not a configuration
-// tied there and at the sizes after it that wins at none of them (the rule before 2026-11-27).
-TEST(Verdict, WhereTheKeptOneDropsOutTheWinnerIsUsed) {
+// A new choice, where the kept one is no longer tied, is the tied one fastest over that size and
+// its neighbours: not one tied there and at the sizes after it that wins at none of them (the rule
+// before 2026-11-27), nor a winner by chance that is far behind at both neighbours.
+TEST(Verdict, WhereTheKeptOneDropsOutTheFastestAroundIsUsed) {
   Db d;
   const std::string D = R"({"t":4})";
   d.add(A, "64", around(1.000f));
@@ -121,11 +122,23 @@ TEST(Verdict, WhereTheKeptOneDropsOutTheWinnerIsUsed) {
   auto best = query::best(d.db, {"k", "GPU", {}});
   ASSERT_EQ(best.size(), 3u);
   EXPECT_EQ(best[0].params, A);
-  // C is tied at 128 and 256, B at 128 only: the rule before 2026-11-27 used C at both
+  // C is tied at 128 and 256, B at 128 only: the rule before 2026-11-27 used C at both; B's mean
+  // over 128 and 256 (1.0625) is below C's over 64..256 (1.069)
   EXPECT_EQ(best[1].params, B);
   EXPECT_EQ(best[1].tied, std::vector<std::string>{C});
   EXPECT_EQ(best[2].params, D);
   EXPECT_EQ(best[2].tied, std::vector<std::string>{C});
+
+  // a winner by chance at 512: 0.3% ahead of C there, 8% behind at 256 and 1024
+  d.add(B, "512", around(7.976f));
+  d.add(C, "512", around(8.000f));
+  d.add(D, "512", around(8.700f));
+  d.add(B, "1024", around(17.28f));
+  d.add(C, "1024", around(16.00f));
+  best = query::best(d.db, {"k", "GPU", {}});
+  ASSERT_EQ(best.size(), 5u);
+  EXPECT_EQ(best[3].winner, B);
+  EXPECT_EQ(best[3].params, C);
 }
 
 TEST(Verdict, AStoredDecisionHoldsUntilALaterMeasurementAtItsSize) {
