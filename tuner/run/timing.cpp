@@ -45,9 +45,6 @@ void validate(const TimingOptions& o) {
       !std::isfinite(o.max_time_ms))
     bad("min_batch_ms, min_time_ms must be >= 0, rel_ci and max_time_ms > 0 and finite");
   if (o.max_retakes < 0) bad("max_retakes " + std::to_string(o.max_retakes) + " < 0");
-  if (!(o.give_up_factor >= 0) || !(o.give_up_reference_ms >= 0) || !std::isfinite(o.give_up_factor) ||
-      !std::isfinite(o.give_up_reference_ms))
-    bad("give_up_factor and give_up_reference_ms must be finite and >= 0");
 }
 
 int launches_per_sample(double single_ms, const TimingOptions& o) {
@@ -58,16 +55,9 @@ int launches_per_sample(double single_ms, const TimingOptions& o) {
   return static_cast<int>(std::clamp(n, 1.0, static_cast<double>(kMost)));
 }
 
-namespace {
-bool gives_up(const TimingOptions& o) { return o.give_up_factor > 0 && o.give_up_reference_ms > 0; }
-}  // namespace
-
 bool enough(std::span<const double> samples, double timed_ms, const TimingOptions& o) {
   const auto n = static_cast<int>(samples.size());
   if (n >= o.max_samples || timed_ms >= o.max_time_ms) return true;
-  if (gives_up(o) && n >= kGiveUpSamples &&
-      decision::estimate(samples, decision::Statistic::mean).value > o.give_up_factor * o.give_up_reference_ms)
-    return true;
   if (n < o.min_samples || timed_ms < o.min_time_ms) return false;
   const auto e = decision::estimate(samples, decision::Statistic::mean);
   return e.value > 0 && e.half_width <= o.rel_ci * e.value;
@@ -97,14 +87,7 @@ std::string describe(const TimingOptions& o) {
         "that saw the GPU throttle taken again, unless throttling persisted through %d measurements in a row",
         1000.0 * o.min_batch_ms, o.warmup, o.min_samples, o.max_samples, 100.0 * o.rel_ci, o.max_time_ms,
         kSteadyThrottle);
-  std::string out = buf;
-  if (o.give_up_factor > 0 && !o.flush_l2) {
-    std::snprintf(buf, sizeof buf,
-                  "; a batched kernel whose first %d samples average over %g x the best so far stops there",
-                  kGiveUpSamples, o.give_up_factor);
-    out += buf;
-  }
-  return out;
+  return buf;
 }
 
 namespace {
@@ -257,21 +240,15 @@ Timing measure_unguarded(Session& session, std::span<const LaunchFn> placements,
   const int places = static_cast<int>(placements.size());
   std::size_t last = 0;  // the placement launched last (the calibration's)
   Watch watch{session.nvml()};
-  TimingOptions rule = o;  // a kernel of one launch per batch never gives up (timing.h)
-  if (n == 1) rule.give_up_factor = 0;
   for (int attempt = 0;; ++attempt) {
     watch.throttled = false;
     watch.read(t);
     std::vector<double> samples;
     double timed = 0;
     bool timed_out = false;
-    while (!enough(samples, timed, rule)) {
-      // the samples still wanted by the minimum (at least a few), split over the placements in blocks;
-      // a first round of kGiveUpSamples where the measurement may give up after it
-      const int wanted =
-          samples.empty() && gives_up(rule) && kGiveUpSamples < o.min_samples
-              ? kGiveUpSamples
-              : std::max(o.min_samples - static_cast<int>(samples.size()), std::max(2, o.min_samples / 4));
+    while (!enough(samples, timed, o)) {
+      // the samples still wanted by the minimum (at least a few), split over the placements in blocks
+      const int wanted = std::max(o.min_samples - static_cast<int>(samples.size()), std::max(2, o.min_samples / 4));
       const int left = o.max_samples - static_cast<int>(samples.size());
       const int per_place = std::max(1, (std::min(wanted, left) + places - 1) / places);
       std::vector<Batch> round;

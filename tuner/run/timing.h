@@ -34,9 +34,6 @@
 //     measurement's round runs unthrottled;
 //   - stop: after at least min_samples samples, as soon as the 95% confidence interval of the mean
 //     is within rel_ci of it and min_time_ms has passed; at max_samples or max_time_ms otherwise;
-//     a batched kernel whose first kGiveUpSamples samples average above give_up_factor times the
-//     reference (the sweep's best so far at the size) stops there: it is no contender, and a sweep
-//     spent about half of its first passes on such configurations;
 //   - L2: by default warm (back to back: a problem that fits in L2 runs from L2, as in an
 //     application loop). With flush_l2, N = 1 and a 2 x L2 cudaMemsetAsync runs before each timed
 //     launch, outside its events: every sample starts with a cold L2.
@@ -68,16 +65,7 @@ struct TimingOptions {
   // For the ceilings (ceilings.h), which allocate their own buffers: on how many placements to time
   // them, as many as the kernels they are compared with.
   int placements = 1;
-  // A first pass needs its 1% only near the best: with both set (> 0), a kernel short enough to be
-  // batched (N > 1) takes a first round of kGiveUpSamples samples and stops there when their mean
-  // is above give_up_factor x give_up_reference_ms (the sweep: the size's best mean so far). Kernels
-  // of one launch per batch (50 us and longer, every flushed sample) always take the full rule: their
-  // fixed costs are one launch, not a batch. 0: off (decisions, ceilings, the runtime library).
-  double give_up_factor = 0;
-  double give_up_reference_ms = 0;
 };
-// Samples of the first round when a measurement may give up (TimingOptions::give_up_factor).
-inline constexpr int kGiveUpSamples = 4;
 
 struct Summary {
   double median = 0, mean = 0, min = 0, max = 0;
@@ -138,7 +126,7 @@ std::string describe(const TimingOptions& options);
 // The pieces of the method that need no GPU (tested on the CPU):
 // N for a kernel of `single_ms` per launch.
 int launches_per_sample(double single_ms, const TimingOptions& options);
-// Whether the samples are enough by the stop rule (give-up included), `timed_ms` of batches so far.
+// Whether the samples are enough by the stop rule, `timed_ms` of batches so far.
 bool enough(std::span<const double> samples, double timed_ms, const TimingOptions& options);
 // Measurements in a row throttled through their retakes, after which throttling is the steady state.
 inline constexpr int kSteadyThrottle = 3;

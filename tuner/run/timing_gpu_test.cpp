@@ -197,31 +197,6 @@ TEST_F(TimingGpu, ShortKernelsAreBatched) {
   EXPECT_LT(1000 * t.summary.mean, 6.0);
 }
 
-// The sweep's first pass: a batched kernel far slower than the best so far stops after its first
-// round; one near it, or a kernel of one launch per batch, takes the full rule.
-TEST_F(TimingGpu, AFirstPassFarAboveTheReferenceGivesUpAfterItsFirstRound) {
-  TimingOptions o;
-  o.give_up_factor = 1.15;
-  o.give_up_reference_ms = 0.005;  // 5 us: a 10 us kernel is twice as slow
-  const std::vector<LaunchFn> two = {spin(10.0), spin(10.0)};
-  const Timing slow = measure(*session_, two, o);
-  ASSERT_TRUE(slow.ok()) << slow.status.message;
-  EXPECT_GT(slow.launches_per_sample, 1);
-  EXPECT_EQ(slow.samples_ms.size(), static_cast<std::size_t>(kGiveUpSamples));
-  o.give_up_reference_ms = 0.011;  // within 15% (10 us plus the launch gap): measured to the 1% rule
-  const Timing near = measure(*session_, two, o);
-  ASSERT_TRUE(near.ok()) << near.status.message;
-  EXPECT_GE(near.samples_ms.size(), static_cast<std::size_t>(o.min_samples));
-  EXPECT_LE(near.summary.half_width, 0.01 * near.summary.mean * 1.0001 + 1e-6);
-  o.give_up_reference_ms = 0.02;  // a 60 us kernel is one launch per batch: never gives up
-  const Timing single = measure(*session_, spin(60.0), o);
-  ASSERT_TRUE(single.ok()) << single.status.message;
-  EXPECT_EQ(single.launches_per_sample, 1);
-  EXPECT_GE(single.samples_ms.size(), static_cast<std::size_t>(o.min_samples));
-  std::printf("give-up: %zu samples at 2x the reference, %zu within 15%%, %zu for a 60 us kernel\n",
-              slow.samples_ms.size(), near.samples_ms.size(), single.samples_ms.size());
-}
-
 TEST_F(TimingGpu, ACalibrationThatOutlastsTheHoldIsTakenAgain) {
   // A launch function whose first call stalls the host past the hold's 1 s timeout, as cuBLAS's first
   // call did behind the hold: calibrated from that call alone, a 2 us kernel would not be batched.

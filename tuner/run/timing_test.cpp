@@ -41,27 +41,6 @@ TEST(TimingMethod, StopsWhenTheIntervalIsNarrowAfterTheMinimum) {
   EXPECT_FALSE(enough(tight, 10.0, o));  // a minimum time first
 }
 
-TEST(TimingMethod, AFirstPassFarAboveTheBestSoFarStopsAfterItsFirstRound) {
-  TimingOptions o;  // 10 samples, 1%
-  o.give_up_factor = 1.15;
-  o.give_up_reference_ms = 1.0;
-  const std::vector<double> slow(kGiveUpSamples, 1.2), near(kGiveUpSamples, 1.1);
-  EXPECT_TRUE(enough(slow, 1.0, o));   // 20% above the best so far: no contender, stop
-  EXPECT_FALSE(enough(near, 1.0, o));  // within 15%: the full rule (10 samples, 1%)
-  EXPECT_FALSE(enough(std::span(slow).first(kGiveUpSamples - 1), 1.0, o));  // not before the first round
-  const std::vector<double> wide = {1.6, 0.9, 1.5, 0.8};  // mean 1.2 however noisy: it is the mean that counts
-  EXPECT_TRUE(enough(wide, 1.0, o));
-  o.give_up_reference_ms = 0;  // no best yet at this size (the first configuration measured there)
-  EXPECT_FALSE(enough(slow, 1.0, o));
-  o.give_up_reference_ms = 1.0;
-  o.give_up_factor = 0;  // off: decisions, ceilings, the runtime library
-  EXPECT_FALSE(enough(slow, 1.0, o));
-  o.give_up_factor = -1;
-  EXPECT_THROW(validate(o), InputError);
-  o.give_up_factor = NAN;
-  EXPECT_THROW(validate(o), InputError);
-}
-
 TEST(TimingMethod, BadOptionsNameTheOption) {
   TimingOptions o;
   o.min_samples = 0;
@@ -90,13 +69,8 @@ TEST(TimingMethod, DescribeStatesMethodStopRuleAndL2) {
   EXPECT_NE(warm.find(">= 50 us"), std::string::npos) << warm;
   EXPECT_NE(warm.find("1.0%"), std::string::npos) << warm;
   EXPECT_NE(warm.find("warm L2"), std::string::npos) << warm;
-  EXPECT_EQ(warm.find("stops there"), std::string::npos) << warm;
-  o.give_up_factor = 1.15;
-  EXPECT_NE(describe(o).find("first 4 samples average over 1.15 x the best so far stops there"), std::string::npos)
-      << describe(o);
   o.flush_l2 = true;
   EXPECT_NE(describe(o).find("cold L2"), std::string::npos);
-  EXPECT_EQ(describe(o).find("stops there"), std::string::npos);  // flushed samples are one launch each
 }
 
 TEST(TimingMethod, SummaryHasTheMeansInterval) {

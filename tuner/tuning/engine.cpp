@@ -40,7 +40,6 @@ std::string timing_description(const Options& o, const Extension& ext) {
   t.warmup = o.warmup;
   t.min_samples = o.repetitions;
   t.flush_l2 = o.flush_l2;
-  t.give_up_factor = kGiveUpFactor;
   return run::describe(t) + "; objective: the " + std::string(decision::to_string(ext.statistic)) +
          " of the samples; the contenders at each size measured again in " + std::to_string(kDecisionMinRounds) +
          " to " + std::to_string(kDecisionMaxRounds) + " interleaved rounds of one sample on each of up to " +
@@ -105,7 +104,6 @@ Sweep::Sweep(const Options& o, Prepared prepared)
   timing_.warmup = o_.warmup;
   timing_.min_samples = o_.repetitions;
   timing_.flush_l2 = o_.flush_l2;
-  timing_.give_up_factor = kGiveUpFactor;  // only where a measurement gives it a reference (first passes)
   timing_.placements = static_cast<int>(kFirstPlacements);  // the ceilings are timed as the first measurements
   rule_.statistic = ext_.statistic;
 }

@@ -102,12 +102,6 @@ inline constexpr std::size_t kLatePlacementsOverL2 = 16;
 // best, the other run's winner 15th of them, 4.5% off, and measured 5.2% off as no contender;
 // the other run's winners were 0th to 15th by first pass at 128..1152, within 4.6%). So up to 24,
 // and this context's race on kOtherPlacements placements rather than kPlacements pays for them.
-// A first measurement whose first run::kGiveUpSamples samples average over kGiveUpFactor times the
-// size's best mean so far stops there (kernels batched N > 1; run::TimingOptions::give_up_factor):
-// 15% is 2.5 times the widest contender window above (6%), and about half of the main job's
-// first passes are beyond it (11,968 measurements on an H100, 2026-11-27: 51% over 1.15 x the best
-// so far in the order they were measured).
-inline constexpr double kGiveUpFactor = 1.15;
 inline constexpr std::size_t kOtherContexts = 5;
 inline constexpr double kOtherContextsBelowMs = 0.02;
 inline constexpr std::size_t kOtherPlacements = 4;
@@ -155,7 +149,6 @@ struct SizeState {
   std::unique_ptr<run::DeviceCheck> check;  // this size's reference outputs, on the device
   bool reference_ready = false;             // prepare_reference has run (Sweep::ready_size)
   std::set<std::string> ceilings_done;      // Tune.ceilings measured at this size
-  double best_mean_ms = 0;                  // the lowest mean of a first measurement here (0: none yet)
 };
 
 // The reference or check kernel's cubin on its way: from the binary cache, or compiled on a thread

@@ -249,11 +249,9 @@ store::Measurement Sweep::measure_config(std::size_t c, SizeState& st, Geometry&
 
   const auto tb = Clock::now();
   const std::vector<run::ArgSet*> sets = own_placements(st);
-  run::TimingOptions first = timing_;
-  first.give_up_reference_ms = st.best_mean_ms;  // far slower than the best so far: no 1% needed
   auto timing = run::measure(
       session_, placements(kern, g, std::span(sets).first(std::min<std::size_t>(sets.size(), kFirstPlacements))),
-      first);
+      timing_);
   m.benchmark_ms = ms_since(tb);
   if (!timing.ok()) {
     m.status =
@@ -277,8 +275,6 @@ store::Measurement Sweep::measure_config(std::size_t c, SizeState& st, Geometry&
                    sizes_[st.index].label, timing.retaken);
   }
   for (double v : timing.samples_ms) m.samples_ms.push_back(static_cast<float>(v));
-  if (const double mean = timing.summary.mean; mean > 0 && (st.best_mean_ms == 0 || mean < st.best_mean_ms))
-    st.best_mean_ms = mean;
   const double t = decision::estimate(timing.samples_ms, rule_.statistic).value;
   m.objective = t;
   if (st.bytes > 0) m.gbps = st.bytes / t / 1e6;
