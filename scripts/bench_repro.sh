@@ -9,6 +9,9 @@
 # exceeds 1.02. RUNS=3 (up to 4) makes that many runs and a table for every pair (repro_ab.md, ...).
 # ARGS_a .. ARGS_d: further arguments for that run alone, to compare an option on one host with the
 # runs interleaved (ARGS_b='--compile-threads 2' ARGS_d='--compile-threads 2'); each is printed.
+# BIN_a .. BIN_d: another tune binary for that run alone, to compare two builds on one host with the
+# runs interleaved (BIN_b=.gpu/tune_old BIN_d=.gpu/tune_old); each is printed. The tables then pair
+# runs of different binaries too: read the pairs of one binary (ac, bd) for agreement.
 set -uo pipefail
 [[ ${RUNS:-2} =~ ^[2-4]$ ]] || { echo "bench_repro.sh: RUNS must be 2, 3 or 4 (got '${RUNS}')" >&2; exit 2; }
 out=${1:?output folder}
@@ -18,14 +21,21 @@ sizes=${4:-128:4096}
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 mkdir -p "$out"
 kernel=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['KernelSpecification']['KernelName'])" "$space")
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv | tee "$out/gpu.txt"
 runs=$(echo a b c d | cut -d' ' -f1-"${RUNS:-2}")
+for r in $runs; do  # every binary checked before anything runs
+  bin_var="BIN_$r"
+  [[ -x "${!bin_var:-$tune}" ]] || { echo "bench_repro.sh: $bin_var=${!bin_var:-$tune} is not an executable" >&2; exit 2; }
+done
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv | tee "$out/gpu.txt"
 for r in $runs; do
   rm -f "$out/$r.db" "$out/$r.db-wal" "$out/$r.db-shm"
   extra_var="ARGS_$r"
   read -r -a extra <<< "${!extra_var:-}"
   [[ ${#extra[@]} -gt 0 ]] && echo "run $r: with ${extra[*]}"
-  /usr/bin/time -f "run $r: wall %e s" "$tune" --space "$space" --sizes "$sizes" --db "$out/$r.db" --json "${extra[@]}" \
+  bin_var="BIN_$r"
+  bin=${!bin_var:-$tune}
+  [[ "$bin" != "$tune" ]] && echo "run $r: binary $bin"
+  /usr/bin/time -f "run $r: wall %e s" "$bin" --space "$space" --sizes "$sizes" --db "$out/$r.db" --json "${extra[@]}" \
     > "$out/${r}_run.json" 2> "$out/${r}_run.log"
   tail -n 1 "$out/${r}_run.log"
   "$tune" best --kernel "$kernel" --db "$out/$r.db" --json > "$out/${r}_best.json"
