@@ -19,23 +19,23 @@ tune=${2:-build/tune}
 space=${3:-spaces/transpose.json}
 sizes=${4:-128:4096}
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
-mkdir -p "$out"
 kernel=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['KernelSpecification']['KernelName'])" "$space")
 runs=$(echo a b c d | cut -d' ' -f1-"${RUNS:-2}")
-for r in $runs; do  # every binary checked before anything runs
+declare -A bin  # each run's binary, checked before anything is written or run
+for r in $runs; do
   bin_var="BIN_$r"
-  [[ -x "${!bin_var:-$tune}" ]] || { echo "bench_repro.sh: $bin_var=${!bin_var:-$tune} is not an executable" >&2; exit 2; }
+  bin[$r]=${!bin_var:-$tune}
+  [[ -x "${bin[$r]}" ]] || { echo "bench_repro.sh: $bin_var=${bin[$r]} is not an executable" >&2; exit 2; }
 done
+mkdir -p "$out"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv | tee "$out/gpu.txt"
 for r in $runs; do
   rm -f "$out/$r.db" "$out/$r.db-wal" "$out/$r.db-shm"
   extra_var="ARGS_$r"
   read -r -a extra <<< "${!extra_var:-}"
   [[ ${#extra[@]} -gt 0 ]] && echo "run $r: with ${extra[*]}"
-  bin_var="BIN_$r"
-  bin=${!bin_var:-$tune}
-  [[ "$bin" != "$tune" ]] && echo "run $r: binary $bin"
-  /usr/bin/time -f "run $r: wall %e s" "$bin" --space "$space" --sizes "$sizes" --db "$out/$r.db" --json "${extra[@]}" \
+  [[ "${bin[$r]}" != "$tune" ]] && echo "run $r: binary ${bin[$r]}"
+  /usr/bin/time -f "run $r: wall %e s" "${bin[$r]}" --space "$space" --sizes "$sizes" --db "$out/$r.db" --json "${extra[@]}" \
     > "$out/${r}_run.json" 2> "$out/${r}_run.log"
   tail -n 1 "$out/${r}_run.log"
   "$tune" best --kernel "$kernel" --db "$out/$r.db" --json > "$out/${r}_best.json"
