@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """The tie-break across sizes re-decided offline, from the runs of scripts/bench_repro.sh.
 
-    python3 scripts/keep_margin.py [--margins "0.01 0.0075 0.005"] [--start around|winner|longest] RUN_verdicts.json ...
+    python3 scripts/keep_margin.py [--margins "0.01 0.0075 0.005"] [--start around|winner|longest] [--no-noise]
+                                   RUN_verdicts.json ...
 
 Each RUN_verdicts.json (bench_repro.sh writes one per main job: every verified configuration's
 objective per size, and the stored decisions) is one independent run on the same GPU. For each
 margin, the configuration each run would use is chosen again as decision::select_across_sizes does
-(the winner and the tied configurations within the margin of it; the previous size's pick kept
+(the winner and the tied configurations within the margin of it, narrowed to the size's stored noise
+where that is smaller, as decision::keep_margin does since 2026-11-28; --no-noise: the margin alone,
+the rule before; the previous size's pick kept
 while it is among them, else the one of them with the lowest mean of its objective over each size's
 best at this size and its neighbours; --start winner: else the size's winner (2af1767); --start
 longest, the rule before 2026-11-27: else the one that stays among them over the most following
@@ -20,6 +23,7 @@ margin other than the runs' own is an estimate.
 import argparse
 import itertools
 import json
+import math
 import os
 import sys
 
@@ -33,7 +37,8 @@ def fail(message):
 
 
 def load(path):
-    """(objective per size, tied set per size) of one export; one error line and exit 2 otherwise."""
+    """(objective per size, tied set per size, devices, noise per size) of one export; one error line
+    and exit 2 otherwise."""
     try:
         if os.path.getsize(path) > MAX_BYTES:
             raise ValueError(f"larger than {MAX_BYTES >> 20} MB")
@@ -43,14 +48,15 @@ def load(path):
         objective = {}
         for size, params, value, _samples in d["measurements"]:
             objective.setdefault(size, {})[params] = float(value)
-        tied = {}
-        for size, _winner, _margin, candidates, _rounds, _noise in d["decisions"]:
+        tied, noise = {}, {}
+        for size, _winner, _margin, candidates, _rounds, size_noise in d["decisions"]:
+            noise[size] = float(size_noise)
             tied[size] = sorted(((ids[x["config_id"]], float(x["value"])) for x in json.loads(candidates)
                                  if x.get("tied")), key=lambda t: t[1])
         for size, t in tied.items():
             if size not in objective or any(p not in objective[size] for p, _ in t):
                 raise ValueError(f"decision at {size} names configurations not measured there")
-        return objective, tied, tuple(d.get("devices", ()))
+        return objective, tied, tuple(d.get("devices", ())), noise
     except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError, RecursionError) as e:
         fail(f"{path}: not a bench_repro.sh verdict export: {type(e).__name__}: {e}")
 
@@ -59,12 +65,18 @@ def size_key(s):
     return [int(x) for x in s.split("x")]
 
 
-def picks(objective, tied, margin, start="around"):
+def keep_margin(margin, noise):
+    """decision::keep_margin: the margin, narrowed to the size's noise; no usable noise, 0."""
+    return min(margin, noise) if noise is not None and math.isfinite(noise) and noise >= 0 else 0.0
+
+
+def picks(objective, tied, margin, start="around", noise=None):
+    """The configuration used per size; `noise` (per size) narrows the margin, None: the margin alone."""
     sizes = sorted(objective, key=size_key)
     sets = []
     for s in sizes:
         if s in tied and tied[s]:
-            limit = tied[s][0][1] * (1 + margin)
+            limit = tied[s][0][1] * (1 + (margin if noise is None else keep_margin(margin, noise.get(s))))
             sets.append([p for i, (p, v) in enumerate(tied[s]) if i == 0 or v <= limit])
         else:
             sets.append([min(objective[s], key=objective[s].get)])
@@ -102,6 +114,8 @@ def main():
     ap.add_argument("--start", choices=("around", "winner", "longest"), default="around",
                     help="where the kept one drops out: the fastest around this size (the rule), the size's "
                     "winner, or the one eligible longest")
+    ap.add_argument("--no-noise", action="store_true",
+                    help="the margin alone, not narrowed to each size's noise (the rule before 2026-11-28)")
     ap.add_argument("runs", nargs="+")
     a = ap.parse_args()
     if len(a.runs) < 2:
@@ -119,7 +133,7 @@ def main():
     if len(devices) > 1:  # exports before 2026-11-27's fourth session name no device
         fail(f"the runs are from different GPUs ({', '.join(sorted(' / '.join(d) for d in devices))})")
     for margin in margins:
-        used = {p: picks(runs[p][0], runs[p][1], margin, a.start) for p in runs}
+        used = {p: picks(runs[p][0], runs[p][1], margin, a.start, None if a.no_noise else runs[p][3]) for p in runs}
         pairs_ok = pairs = over = 0
         worst, where = 0.0, []
         for x, y in itertools.combinations(runs, 2):

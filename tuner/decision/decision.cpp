@@ -172,10 +172,15 @@ bool outpaced(const Estimate& c, const Estimate& best, const Rule& rule) {
   return c.value - c.half_width > (best.value + best.half_width) * (1 + rule.tie_margin);
 }
 
-std::vector<std::int64_t> eligible(std::span<const std::pair<std::int64_t, double>> tied, double tie_margin) {
+double keep_margin(double tie_margin, double noise) {
+  return std::isfinite(noise) && noise >= 0 ? std::min(tie_margin, noise) : 0.0;
+}
+
+std::vector<std::int64_t> eligible(std::span<const std::pair<std::int64_t, double>> tied, double tie_margin,
+                                   double noise) {
   std::vector<std::int64_t> out;
   if (tied.empty()) return out;
-  const double limit = tied.front().second * (1.0 + tie_margin);
+  const double limit = tied.front().second * (1.0 + keep_margin(tie_margin, noise));
   for (std::size_t i = 0; i < tied.size(); ++i)
     if (i == 0 || tied[i].second <= limit) out.push_back(tied[i].first);
   return out;
@@ -252,7 +257,7 @@ std::string describe(const Rule& rule) {
   std::snprintf(buf, sizeof buf,
                 "winner: the lowest %s time; tied: within the combined 95%% confidence interval or within %.1f%% "
                 "of the winner; across sizes the configuration kept from the previous size is used while it is tied "
-                "and within %.1f%%, else the tied one fastest over this size and its neighbours",
+                "and within %.1f%% and the size's noise, else the tied one fastest over this size and its neighbours",
                 std::string(to_string(rule.statistic)).c_str(), 100.0 * rule.tie_margin, 100.0 * rule.tie_margin);
   return buf;
 }

@@ -11,7 +11,8 @@
 //     interval, sqrt(hw_c^2 + hw_w^2), or within `tie_margin` of the winner's value (the
 //     run-to-run spread of one configuration: a smaller difference does not repeat);
 //   - across the sizes of one device, among each size's tied configurations whose value is within
-//     `tie_margin` of the winner's (one tied only by a wide interval is not chosen), the one kept
+//     `tie_margin` of the winner's, and within the size's noise (the winner's relative 95%
+//     half-width) where that is smaller (one tied only by a wide interval is not chosen), the one kept
 //     from the previous size wins; where the previous one is not eligible, the eligible one that
 //     is fastest over this size and its neighbours (the mean of its value over each size's best,
 //     at this size and the sizes before and after it where it was measured; then the winner),
@@ -102,10 +103,19 @@ bool outpaced(const Estimate& c, const Estimate& best, const Rule& rule);
 // the contexts (Student's t, times that level), its samples the sum. One context: row 0 unchanged.
 std::vector<Estimate> across_contexts(std::span<const std::vector<Estimate>> values);
 
+// How far above the winner's value the tie-break across sizes may go at a size: `tie_margin`,
+// narrowed to the size's noise (the winner's relative 95% half-width) where that is smaller. A
+// configuration measured closer than the margin but farther than the noise was slower in this run;
+// between runs of the same sweep such a one came out over 2% slower than the winner at 1536..3968
+// on the H100, where the winners agreed (BENCHMARKS.md). No usable noise (NaN, negative): 0.
+double keep_margin(double tie_margin, double noise);
+
 // The configurations the tie-break across sizes may use at a size, from its tied set (winner
-// first, with values): the winner and the tied ones whose value is within `tie_margin` of the
-// winner's (one tied only by a wide interval is indistinguishable, not as good), in that order.
-std::vector<std::int64_t> eligible(std::span<const std::pair<std::int64_t, double>> tied, double tie_margin);
+// first, with values): the winner and the tied ones whose value is within keep_margin(tie_margin,
+// noise) of the winner's (one tied only by a wide interval is indistinguishable, not as good), in
+// that order.
+std::vector<std::int64_t> eligible(std::span<const std::pair<std::int64_t, double>> tied, double tie_margin,
+                                   double noise);
 
 // For each size (in sweep order) its tied set (winner first) and every configuration's value there
 // over the size's best (`relative[s]`, those measured there): the index into that set of the

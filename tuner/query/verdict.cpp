@@ -95,14 +95,14 @@ std::vector<SizeVerdict> verdicts(store::Store& db, const std::string& kernel, c
     if (d == decided.end() || !apply_decision(d->second, newest, v)) decide_from_samples(rule, v);
     out.push_back(std::move(v));
   }
-  // The tie-break may use a tied configuration only within the margin of the winner's value
-  // (decision::eligible).
+  // The tie-break may use a tied configuration only within the margin of the winner's value, and
+  // within the size's noise (decision::eligible).
   std::vector<std::vector<std::int64_t>> tied(out.size());
   std::vector<std::map<std::int64_t, double>> relative(out.size());  // value over the size's best
   for (std::size_t s = 0; s < out.size(); ++s) {
     std::vector<std::pair<std::int64_t, double>> values;
     for (const auto& c : out[s].tied) values.emplace_back(c.config_id, c.estimate.value);
-    tied[s] = decision::eligible(values, out[s].tie_margin);
+    tied[s] = decision::eligible(values, out[s].tie_margin, out[s].noise);
     const double best = out[s].all.front().estimate.value;  // sorted, positive
     for (const auto& c : out[s].all) relative[s].emplace(c.config_id, c.estimate.value / best);
   }

@@ -193,7 +193,7 @@ void Sweep::decide_size(std::size_t s, SizeState& st) {
       if (e.id == id) tied_values.emplace_back(id, e.estimate.value);
   std::set<std::string>& usable = eligible_[s];
   usable.clear();
-  for (const std::int64_t id : decision::eligible(tied_values, rule_.tie_margin))
+  for (const std::int64_t id : decision::eligible(tied_values, rule_.tie_margin, v.noise))
     usable.insert(rows[static_cast<std::size_t>(id)].params);
   spdlog::debug(
       "{} at {}: {} contenders ({} of them eligible at the size before) measured again over {} rounds on {} "
