@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "run/blas.h"
 #include "run/ceiling_util.h"
 #include "run/cuda.h"
 
@@ -50,13 +51,14 @@ TimingOptions for_blas(TimingOptions options) {
 using namespace detail;
 
 std::string describe(cublasStatus_t status) {
-  return std::string(cublasGetStatusName(status)) + " (" + cublasGetStatusString(status) + ")";
+  const BlasApi& api = blas();
+  return std::string(api.status_name(status)) + " (" + api.status_string(status) + ")";
 }
 
-BlasHandle::BlasHandle() : epoch_(context_epoch()) { check_blas(cublasCreate(&handle_), "cublasCreate"); }
+BlasHandle::BlasHandle() : epoch_(context_epoch()) { check_blas(blas().create(&handle_), "cublasCreate"); }
 
 BlasHandle::~BlasHandle() {
-  if (handle_ != nullptr && epoch_ == context_epoch()) (void)cublasDestroy(handle_);
+  if (handle_ != nullptr && epoch_ == context_epoch()) (void)blas().destroy(handle_);
 }
 
 bool BlasHandle::valid() const { return handle_ != nullptr && epoch_ == context_epoch(); }
@@ -115,6 +117,7 @@ Ceiling cublas_sgeam_transpose(Session& session, std::size_t rows, std::size_t c
     outs.emplace_back(rows * cols * sizeof(float));
   }
   cublasHandle_t h = session.blas().get();
+  const BlasApi& api = blas();
   const float alpha = 1.0f, beta = 0.0f;
   // Row-major rows x cols input = column-major cols x rows (lda = cols); the row-major cols x rows
   // output is column-major rows x cols: C = A^T with m = rows, n = cols, ldc = rows. B aliases C
@@ -125,8 +128,8 @@ Ceiling cublas_sgeam_transpose(Session& session, std::size_t rows, std::size_t c
     outs[p].poison();
     auto* pa = static_cast<const float*>(ins[p].data());
     auto* pc = static_cast<float*>(outs[p].data());
-    geams.push_back([=, &alpha, &beta] {
-      return blas_status(cublasSgeam(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, &alpha, pa, n, &beta, pc, m, pc, m),
+    geams.push_back([=, &api, &alpha, &beta] {
+      return blas_status(api.sgeam(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, &alpha, pa, n, &beta, pc, m, pc, m),
                          "cublasSgeam transpose");
     });
   }
@@ -162,7 +165,8 @@ Ceiling cublas_sgemm(Session& session, std::size_t m, std::size_t n, std::size_t
   b.fill_random(f32, derive_seed(kCeilingSeed, 1), 1.0);
   out.poison();
   cublasHandle_t h = session.blas().get();
-  check_blas(cublasSetMathMode(h, CUBLAS_PEDANTIC_MATH), "cublasSetMathMode(CUBLAS_PEDANTIC_MATH)");
+  const BlasApi& api = blas();
+  check_blas(api.set_math_mode(h, CUBLAS_PEDANTIC_MATH), "cublasSetMathMode(CUBLAS_PEDANTIC_MATH)");
   const float alpha = 1.0f, beta = 0.0f;
   auto* pa = static_cast<const float*>(a.data());
   auto* pb = static_cast<const float*>(b.data());
@@ -170,7 +174,7 @@ Ceiling cublas_sgemm(Session& session, std::size_t m, std::size_t n, std::size_t
   c.timing = measure(
       session,
       [&] {
-        return blas_status(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, im, in, ik, &alpha, pa, im, pb, ik, &beta, pc, im),
+        return blas_status(api.sgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, im, in, ik, &alpha, pa, im, pb, ik, &beta, pc, im),
                            "cublasSgemm");
       },
       for_blas(options));

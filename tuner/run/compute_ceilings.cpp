@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/ready.h"
+#include "run/blas.h"
 #include "run/ceiling_util.h"
 #include "run/cuda.h"
 #include "run/verify.h"
@@ -203,7 +204,8 @@ Ceiling cublas_sgemm_argmax(Session& session, CeilingKernels& kernels, std::size
   best.poison();
   index.poison();
   cublasHandle_t h = session.blas().get();
-  check_blas(cublasSetMathMode(h, CUBLAS_PEDANTIC_MATH), "cublasSetMathMode(CUBLAS_PEDANTIC_MATH)");
+  const BlasApi& api = blas();
+  check_blas(api.set_math_mode(h, CUBLAS_PEDANTIC_MATH), "cublasSetMathMode(CUBLAS_PEDANTIC_MATH)");
   const float alpha = 1.0f, beta = 0.0f;
   auto* p1 = static_cast<const float*>(set1.data());
   auto* p2 = static_cast<const float*>(set2.data());
@@ -220,7 +222,7 @@ Ceiling cublas_sgemm_argmax(Session& session, CeilingKernels& kernels, std::size
       session,
       [&] {
         LaunchStatus st = blas_status(
-            cublasSgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, im, in, ik, &alpha, p2, ik, p1, ik, &beta, ps, im), sgemm);
+            api.sgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, im, in, ik, &alpha, p2, ik, p1, ik, &beta, ps, im), sgemm);
         if (!st.ok()) return st;
         return classify(cudaLaunchKernel(argmax.handle(), dim3(grid), dim3(256), argv, 0, nullptr), what);
       },

@@ -1,0 +1,75 @@
+#include "run/blas.h"
+
+#include <dlfcn.h>
+
+#include <memory>
+#include <string>
+
+#include "common/error.h"
+
+#ifndef TUNE_CUDA_LIBRARY_DIR
+#define TUNE_CUDA_LIBRARY_DIR ""
+#endif
+
+namespace tune::run {
+
+namespace {
+
+struct Close {
+  void operator()(void* lib) const { dlclose(lib); }
+};
+using Library = std::unique_ptr<void, Close>;
+
+// RTLD_NODELETE: a handle a Session still holds at exit stays valid while static objects go.
+Library open(const std::string& path, std::string& why) {
+  Library lib(dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE));
+  if (!lib) {
+    const char* e = dlerror();
+    why += (why.empty() ? "" : "; ") + (e != nullptr ? std::string(e) : path + ": not loaded");
+  }
+  return lib;
+}
+
+struct Loaded {
+  Library lib;
+  BlasApi api;
+  std::string error;  // empty when api is complete
+};
+
+Loaded load() {
+  Loaded out;
+  const std::string name = blas_library();
+  std::string why;
+  out.lib = open(name, why);
+  if (!out.lib && std::string(TUNE_CUDA_LIBRARY_DIR).size() > 0)
+    out.lib = open(std::string(TUNE_CUDA_LIBRARY_DIR) + "/" + name, why);
+  if (!out.lib) {
+    out.error = "cuBLAS (" + name + ") could not be loaded, which the cuBLAS ceilings need: " + why +
+                " (install CUDA's cuBLAS, or put its folder in LD_LIBRARY_PATH)";
+    return out;
+  }
+  auto find = [&](auto& fn, const char* symbol) {
+    fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(out.lib.get(), symbol));
+    if (fn == nullptr && out.error.empty()) out.error = name + " has no function " + symbol;
+  };
+  find(out.api.create, "cublasCreate_v2");
+  find(out.api.destroy, "cublasDestroy_v2");
+  find(out.api.set_math_mode, "cublasSetMathMode");
+  find(out.api.sgeam, "cublasSgeam");
+  find(out.api.sgemm, "cublasSgemm_v2");
+  find(out.api.status_name, "cublasGetStatusName");
+  find(out.api.status_string, "cublasGetStatusString");
+  return out;
+}
+
+}  // namespace
+
+std::string blas_library() { return "libcublas.so." + std::to_string(CUBLAS_VER_MAJOR); }
+
+const BlasApi& blas() {
+  static const Loaded loaded = load();
+  if (!loaded.error.empty()) throw Error(loaded.error);
+  return loaded.api;
+}
+
+}  // namespace tune::run

@@ -1,0 +1,32 @@
+// cuBLAS, loaded at run time with dlopen by the first ceiling that needs it. Linked, its static
+// initialisation cost every tune process 0.13 s of CPU time and 218 MB of memory at start (here,
+// 2026-11-28: a program that only links libcublas.so.13), and a main job starts 17 of them (tune,
+// its GPU worker, 15 compile servers) for the few calls the cuBLAS ceilings make. The types and
+// constants still come from cublas_v2.h; only the functions below are looked up.
+#pragma once
+#include <string>
+
+#include <cublas_v2.h>
+
+namespace tune::run {
+
+struct BlasApi {
+  decltype(&::cublasCreate_v2) create = nullptr;
+  decltype(&::cublasDestroy_v2) destroy = nullptr;
+  decltype(&::cublasSetMathMode) set_math_mode = nullptr;
+  decltype(&::cublasSgeam) sgeam = nullptr;
+  decltype(&::cublasSgemm_v2) sgemm = nullptr;
+  decltype(&::cublasGetStatusName) status_name = nullptr;
+  decltype(&::cublasGetStatusString) status_string = nullptr;
+};
+
+// The library's soname, libcublas.so.<major> of the headers built against.
+std::string blas_library();
+
+// The loaded library, loaded on the first call (thread-safe; later calls return the same). The
+// soname is looked up as the dynamic loader does (LD_LIBRARY_PATH, the cache), then in the CUDA
+// toolkit's library folder found at build time. Throws Error naming the library, where it was
+// looked for and dlerror()'s reason, or the missing function; every later call throws the same.
+const BlasApi& blas();
+
+}  // namespace tune::run
