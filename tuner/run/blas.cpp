@@ -36,13 +36,11 @@ struct Loaded {
   std::string error;  // empty when api is complete
 };
 
-Loaded load() {
+Loaded load(const std::string& name, const std::string& dir) {
   Loaded out;
-  const std::string name = blas_library();
   std::string why;
   out.lib = open(name, why);
-  if (!out.lib && std::string(TUNE_CUDA_LIBRARY_DIR).size() > 0)
-    out.lib = open(std::string(TUNE_CUDA_LIBRARY_DIR) + "/" + name, why);
+  if (!out.lib && !dir.empty()) out.lib = open(dir + "/" + name, why);
   if (!out.lib) {
     out.error = "cuBLAS (" + name + ") could not be loaded, which the cuBLAS ceilings need: " + why +
                 " (install CUDA's cuBLAS, or put its folder in LD_LIBRARY_PATH)";
@@ -66,8 +64,10 @@ Loaded load() {
 
 std::string blas_library() { return "libcublas.so." + std::to_string(CUBLAS_VER_MAJOR); }
 
+std::string blas_load_error(const std::string& name, const std::string& dir) { return load(name, dir).error; }
+
 const BlasApi& blas() {
-  static const Loaded loaded = load();
+  static const Loaded loaded = load(blas_library(), TUNE_CUDA_LIBRARY_DIR);
   if (!loaded.error.empty()) throw Error(loaded.error);
   return loaded.api;
 }

@@ -29,4 +29,8 @@ std::string blas_library();
 // looked for and dlerror()'s reason, or the missing function; every later call throws the same.
 const BlasApi& blas();
 
+// What loading `name` (the loader's search, then `dir` when not empty) would report: empty when it
+// loads with every function above, else blas()'s error. Loads and releases it; for tests.
+std::string blas_load_error(const std::string& name, const std::string& dir);
+
 }  // namespace tune::run

@@ -50,4 +50,15 @@ TEST(Blas, LoadedOnFirstUseOnly) {
   EXPECT_EQ(blas_library(), "libcublas.so." + std::to_string(CUBLAS_VER_MAJOR));
 }
 
+// A library that is not there is one error naming it, where it was looked for and what to do; a
+// library without cuBLAS's functions names the first one missing.
+TEST(Blas, AMissingLibraryIsOneErrorNamingIt) {
+  EXPECT_EQ(blas_load_error(blas_library(), ""), "");
+  const std::string missing = blas_load_error("libcublas.so.999", "/nonexistent/cuda/lib64");
+  EXPECT_NE(missing.find("cuBLAS (libcublas.so.999) could not be loaded"), std::string::npos) << missing;
+  EXPECT_NE(missing.find("/nonexistent/cuda/lib64/libcublas.so.999"), std::string::npos) << missing;
+  EXPECT_NE(missing.find("LD_LIBRARY_PATH"), std::string::npos) << missing;
+  EXPECT_EQ(blas_load_error("libm.so.6", ""), "libm.so.6 has no function cublasCreate_v2");
+}
+
 }  // namespace tune::run
