@@ -1,4 +1,5 @@
-// tune_run: the GPU runner over the CUDA runtime API (cudart, static) and cuBLAS. It loads
+// tune_run: the GPU runner over the CUDA runtime API (cudart, static) and cuBLAS (loaded with dlopen
+// by the first ceiling that needs it: blas.h). It loads
 // NVRTC-produced cubins (cudaLibraryLoadData / cudaLibraryGetKernel), launches them
 // (cudaLaunchKernel), times them with CUDA events, verifies outputs and measures ceilings; it
 // never calls the driver API, so a binary starts on a machine without libcuda.so.1 and reports
@@ -12,6 +13,7 @@
 //   kernel.h    LoadedKernel, Dim3, KernelAttributes, launch -> LaunchStatus (cuda.h)
 //   timing.h    measure(), TimingOptions, Summary
 //   ceilings.h  d2d_copy, cublas_sgeam_transpose, cublas_sgemm
+//   blas.h      cuBLAS's functions, from libcublas.so.<major> loaded at run time
 //   verify.h    compare(), count_unwritten()
 //   isolate.h   DeviceLostError, supervise(): a fresh worker process when recover() cannot work
 //
