@@ -105,19 +105,18 @@ inline constexpr std::size_t kLatePlacementsOverL2 = 16;
 // Tried on 2026-11-28 up to two thirds of L2 (to 2048x2048 on an H100, where the misses were):
 // not kept. There the race in this context on 16 placements gives way to 4 placements and the other
 // contexts, and the winner's interval, the larger of this context's and the contexts' (decision::
-// across_contexts), widened from 0.4..0.6% to 0.7..1.7% at 1664 and 1920, so more was tied and kept
-// across sizes; the runs disagreed as before (4 of 6 pairs on an H100), and the measurement took
-// 0.5 to 1.5 s longer.
+// across_contexts), widened from 0.4..0.6% to 0.5..1.7% at 1664 and 1920, so more was tied and kept
+// across sizes, and the runs disagreed as before (4 of 6 pairs on an H100).
 inline constexpr std::size_t kOtherContexts = 5;
 inline constexpr double kOtherContextsBelowMs = 0.02;
 inline constexpr std::size_t kOtherPlacements = 4;
 // 8 rather than 6 since 2026-11-28: on an H200 at 768x768 the first pass of a configuration with
 // evict-first hints read 1.041 to 1.073 of the best first pass in seven runs of eight, while every
-// decision that raced it put it first or tied with the first (with 6, the runs that left it out
-// disagreed by 4.8 to 5.4% with those that raced it). Not more: on an H100 at 128x128 one run's
-// first pass read the other runs' winner 12.6% behind its best (2.41 us against 2.14 us, every
-// sample), but with 20 (the 24 closest racing nearly everywhere) a main job took 0.85 s longer,
-// over 30 s on a slow host (29.30 s with 8).
+// decision that raced it put it first or tied with the first (with 6, three runs left it out, and
+// such a run missed by 4.75 and 4.98% against one that raced and used it). Not more: on an H100
+// at 128x128 one run's first pass read the other runs' winner 12.6% behind its best (2.41 us
+// against 2.14 us, every sample), but with 20 (the 24 closest racing nearly everywhere) main jobs
+// took 29.91 to 30.26 s on a slow host, where one with 8 took 29.30 s.
 inline constexpr double kContenderWidenElsewhere = 8.0;
 inline constexpr std::size_t kMaxContendersElsewhere = 24;
 
