@@ -1,12 +1,10 @@
 #include "run/blas.h"
 
-#include <dlfcn.h>
-
-#include <memory>
 #include <string>
 #include <type_traits>
 
 #include "common/error.h"
+#include "run/library.h"
 
 #ifndef TUNE_CUDA_LIBRARY_DIR
 #define TUNE_CUDA_LIBRARY_DIR ""
@@ -16,21 +14,6 @@ namespace tune::run {
 
 namespace {
 
-struct Close {
-  void operator()(void* lib) const { dlclose(lib); }
-};
-using Library = std::unique_ptr<void, Close>;
-
-// RTLD_NODELETE: a handle a Session still holds at exit stays valid while static objects go.
-Library open(const std::string& path, std::string& why) {
-  Library lib(dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE));
-  if (!lib) {
-    const char* e = dlerror();
-    why += (why.empty() ? "" : "; ") + (e != nullptr ? std::string(e) : path + ": not loaded");
-  }
-  return lib;
-}
-
 struct Loaded {
   Library lib;
   BlasApi api;
@@ -39,16 +22,21 @@ struct Loaded {
 
 Loaded load(const std::string& name, const std::string& dir) {
   Loaded out;
-  std::string why;
-  out.lib = open(name, why);
-  if (!out.lib && !dir.empty()) out.lib = open(dir + "/" + name, why);
+  // kept mapped (Library::open): a handle a Session still holds at exit stays valid while static
+  // objects go
+  out.lib = Library::open(name, true);
+  std::string why = out.lib.error();
+  if (!out.lib && !dir.empty()) {
+    out.lib = Library::open(dir + "/" + name, true);
+    if (!out.lib) why += "; " + out.lib.error();
+  }
   if (!out.lib) {
     out.error = "cuBLAS (" + name + ") could not be loaded, which the cuBLAS ceilings need: " + why +
                 " (install CUDA's cuBLAS, or put its folder in LD_LIBRARY_PATH)";
     return out;
   }
   auto find = [&](auto& fn, const char* symbol) {
-    fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(out.lib.get(), symbol));
+    fn = out.lib.function<std::remove_reference_t<decltype(fn)>>(symbol);
     if (fn == nullptr && out.error.empty()) out.error = name + " has no function " + symbol;
   };
   find(out.api.create, "cublasCreate_v2");

@@ -1,8 +1,8 @@
 #include "run/nvml.h"
 
-#include <dlfcn.h>
-
 #include <utility>
+
+#include "run/library.h"
 
 namespace tune::run {
 
@@ -21,7 +21,7 @@ constexpr int kClockSm = 1;  // NVML_CLOCK_SM
 }  // namespace
 
 struct Nvml::Api {
-  void* lib = nullptr;
+  Library lib;  // closed after the destructor's shutdown
   Return (*init)() = nullptr;
   Return (*shutdown)() = nullptr;
   Return (*by_pci)(const char*, Device*) = nullptr;
@@ -30,7 +30,6 @@ struct Nvml::Api {
   bool initialised = false;
   ~Api() {
     if (initialised && shutdown != nullptr) shutdown();
-    if (lib != nullptr) dlclose(lib);
   }
 };
 
@@ -59,19 +58,19 @@ std::string Nvml::why() { return last_why(); }
 
 std::unique_ptr<Nvml> Nvml::open(const std::string& pci_bus_id) {
   auto api = std::make_unique<Api>();
-  api->lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (api->lib == nullptr) {
+  api->lib = Library::open("libnvidia-ml.so.1");
+  if (!api->lib) {
     last_why() = "libnvidia-ml.so.1 not found";
     return nullptr;
   }
-  auto sym = [&](const char* name) { return dlsym(api->lib, name); };
-  api->init = reinterpret_cast<Return (*)()>(sym("nvmlInit_v2"));
-  api->shutdown = reinterpret_cast<Return (*)()>(sym("nvmlShutdown"));
-  api->by_pci = reinterpret_cast<Return (*)(const char*, Device*)>(sym("nvmlDeviceGetHandleByPciBusId_v2"));
-  api->clock = reinterpret_cast<Return (*)(Device, int, unsigned*)>(sym("nvmlDeviceGetClockInfo"));
-  void* r = sym("nvmlDeviceGetCurrentClocksEventReasons");
-  if (r == nullptr) r = sym("nvmlDeviceGetCurrentClocksThrottleReasons");  // drivers before 535
-  api->reasons = reinterpret_cast<Return (*)(Device, unsigned long long*)>(r);
+  const Library& lib = api->lib;
+  api->init = lib.function<decltype(api->init)>("nvmlInit_v2");
+  api->shutdown = lib.function<decltype(api->shutdown)>("nvmlShutdown");
+  api->by_pci = lib.function<decltype(api->by_pci)>("nvmlDeviceGetHandleByPciBusId_v2");
+  api->clock = lib.function<decltype(api->clock)>("nvmlDeviceGetClockInfo");
+  api->reasons = lib.function<decltype(api->reasons)>("nvmlDeviceGetCurrentClocksEventReasons");
+  if (api->reasons == nullptr)  // drivers before 535
+    api->reasons = lib.function<decltype(api->reasons)>("nvmlDeviceGetCurrentClocksThrottleReasons");
   if (!api->init || !api->shutdown || !api->by_pci || !api->clock || !api->reasons) {
     last_why() = "libnvidia-ml.so.1 lacks a function the timing needs";
     return nullptr;

@@ -14,22 +14,19 @@
 //   timing.h    measure(), TimingOptions, Summary
 //   ceilings.h  d2d_copy, cublas_sgeam_transpose, cublas_sgemm
 //   blas.h      cuBLAS's functions, from libcublas.so.<major> loaded at run time
+//   nvml.h      the SM clock and the throttle reasons, from the driver's NVML loaded at run time
+//   library.h   Library: a shared library loaded with dlopen (RAII), for blas.h and nvml.h
 //   verify.h    compare(), count_unwritten()
 //   isolate.h   DeviceLostError, supervise(): a fresh worker process when recover() cannot work
 //
 // Stream: everything runs on the legacy default stream, in order.
 //
 // Timing policy (kernels and ceilings alike, so that a kernel and its ceiling are comparable):
-//   - `warmup` untimed launches, then a synchronisation: a fault is reported before any timing;
-//   - each timed launch sits between its own pair of CUDA events; samples are kept in ms, in launch
-//     order, and summarised as median / mean / min / max / sample stddev / count; the median is the
-//     figure of merit;
-//   - L2: by default samples are taken back to back, so a problem whose data fits in L2 (50 MB on
-//     an H100, 60 MB on an H200) runs with a warm L2, as it would inside an application loop that
-//     reuses it. With TimingOptions::flush_l2 a cudaMemsetAsync over a buffer of 2 x L2 bytes runs
-//     before every timed launch, outside its events, so each sample starts with a cold L2;
-//   - the ceilings (d2d_copy, cublas_sgeam_transpose, cublas_sgemm) go through the same measure()
-//     with the same TimingOptions, hence the same warm-up, event placement and L2 policy.
+// timing.h states it (batches of launches between CUDA events behind a stream-holding kernel, an
+// adaptive stop, clocks watched through NVML), and its L2 policy: warm by default (back to back, as
+// in an application loop that reuses the data), cold with TimingOptions::flush_l2 (a 2 x L2
+// cudaMemsetAsync before every timed launch, outside its events). The statistic that ranks
+// configurations is the spec's objective (decision.h), the mean by default.
 //
 // Faults: a LaunchStatus (or Timing::status, or CudaError) with sticky() means the CUDA context is
 // lost. Record the configuration as a runtime error, call Session::recover(), and go on: the

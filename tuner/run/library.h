@@ -1,0 +1,35 @@
+// A shared library loaded at run time with dlopen, for what the binary must not link: the driver's
+// NVML (nvml.h: absent where there is no driver) and cuBLAS (blas.h: its start costs every process).
+// RAII: the handle is closed with the object.
+#pragma once
+#include <memory>
+#include <string>
+
+namespace tune::run {
+
+class Library {
+ public:
+  // dlopen(path) with RTLD_NOW | RTLD_LOCAL (RTLD_NODELETE too with `keep`: the code stays mapped
+  // after close, for function pointers that outlive the object, as static objects' may at exit).
+  // An empty Library when it cannot be loaded; error() says why (dlerror()'s words).
+  static Library open(const std::string& path, bool keep = false);
+
+  explicit operator bool() const { return handle_ != nullptr; }
+  const std::string& error() const { return error_; }
+
+  // The function `name` as a `Fn` (a function pointer type); nullptr when absent or not loaded.
+  template <typename Fn>
+  Fn function(const char* name) const {
+    return reinterpret_cast<Fn>(symbol(name));
+  }
+
+ private:
+  void* symbol(const char* name) const;
+  struct Close {
+    void operator()(void* handle) const;
+  };
+  std::unique_ptr<void, Close> handle_;
+  std::string error_;
+};
+
+}  // namespace tune::run
