@@ -22,12 +22,12 @@ struct Loaded {
 
 Loaded load(const std::string& name, const std::string& dir) {
   Loaded out;
-  // kept mapped (Library::open): a handle a Session still holds at exit stays valid while static
-  // objects go
-  out.lib = Library::open(name, true);
+  // never unloaded: a handle a Session still holds at exit stays valid while static objects go
+  constexpr auto kUnload = Library::Unload::never;
+  out.lib = Library::open(name, kUnload);
   std::string why = out.lib.error();
   if (!out.lib && !dir.empty()) {
-    out.lib = Library::open(dir + "/" + name, true);
+    out.lib = Library::open(dir + "/" + name, kUnload);
     if (!out.lib) why += "; " + out.lib.error();
   }
   if (!out.lib) {

@@ -4,9 +4,9 @@
 
 namespace tune::run {
 
-Library Library::open(const std::string& path, bool keep) {
+Library Library::open(const std::string& path, Unload unload) {
   Library out;
-  out.handle_.reset(dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | (keep ? RTLD_NODELETE : 0)));
+  out.handle_.reset(dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | (unload == Unload::never ? RTLD_NODELETE : 0)));
   if (!out.handle_) {
     const char* e = dlerror();
     out.error_ = e != nullptr ? std::string(e) : path + ": not loaded";

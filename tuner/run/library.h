@@ -9,10 +9,13 @@ namespace tune::run {
 
 class Library {
  public:
-  // dlopen(path) with RTLD_NOW | RTLD_LOCAL (RTLD_NODELETE too with `keep`: the code stays mapped
-  // after close, for function pointers that outlive the object, as static objects' may at exit).
-  // An empty Library when it cannot be loaded; error() says why (dlerror()'s words).
-  static Library open(const std::string& path, bool keep = false);
+  // When the code leaves the process: with the last close, or never (RTLD_NODELETE: for function
+  // pointers that outlive the object, as static objects' may at exit).
+  enum class Unload { on_close, never };
+
+  // dlopen(path) with RTLD_NOW | RTLD_LOCAL. An empty Library when it cannot be loaded; error()
+  // says why (dlerror()'s words).
+  static Library open(const std::string& path, Unload unload = Unload::on_close);
 
   explicit operator bool() const { return handle_ != nullptr; }
   const std::string& error() const { return error_; }
