@@ -130,6 +130,28 @@ std::vector<Estimate> across_contexts(std::span<const std::vector<Estimate>> val
   return out;
 }
 
+std::vector<Estimate> across_moments(std::span<const Estimate> now, std::span<const Estimate> earlier, double weight) {
+  if (!(weight >= 0 && weight < 1))
+    throw Error("across_moments: weight " + std::to_string(weight) + " is not in [0, 1)");
+  if (earlier.size() != now.size())
+    throw Error("across_moments: " + std::to_string(earlier.size()) + " earlier values for " +
+                std::to_string(now.size()) + " contenders");
+  auto level = [](std::span<const Estimate> row, const char* which) {
+    double logs = 0;
+    for (const Estimate& e : row) {
+      if (!(std::isfinite(e.value) && e.value > 0))
+        throw Error(std::string("across_moments: a value ") + which + " is not positive");
+      logs += std::log(e.value);
+    }
+    return row.empty() ? 1.0 : std::exp(logs / static_cast<double>(row.size()));
+  };
+  const double now_level = level(now, "now"), then_level = level(earlier, "at the earlier moment");
+  std::vector<Estimate> out(now.begin(), now.end());
+  for (std::size_t k = 0; k < out.size(); ++k)
+    out[k].value = now_level * ((1 - weight) * now[k].value / now_level + weight * earlier[k].value / then_level);
+  return out;
+}
+
 Verdict decide(std::span<const Entry> entries, const Rule& rule) {
   if (entries.empty()) throw Error("decide: no configurations");
   std::vector<const Entry*> order;

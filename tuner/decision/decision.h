@@ -103,6 +103,15 @@ bool outpaced(const Estimate& c, const Estimate& best, const Rule& rule);
 // the contexts (Student's t, times that level), its samples the sum. One context: row 0 unchanged.
 std::vector<Estimate> across_contexts(std::span<const std::vector<Estimate>> values);
 
+// The contenders' values now (their race, after across_contexts) and at an earlier moment of the
+// same process (their first pass, seconds before), where a configuration's time relative to the
+// others drifts with the moment (tuning/sweep.h: kFirstPassWeight). Each moment's values are taken
+// relative to its level (the geometric mean over the contenders); a contender's value is now's
+// level times (1 - weight) times its relative value now plus weight times its relative value then;
+// its half width and samples are now's. `earlier` as long as `now`, every value positive and
+// weight in [0, 1) (Error otherwise); weight 0: `now` unchanged.
+std::vector<Estimate> across_moments(std::span<const Estimate> now, std::span<const Estimate> earlier, double weight);
+
 // How far above the winner's value the tie-break across sizes may go at a size: `tie_margin`,
 // narrowed to the size's noise (the winner's relative 95% half-width) where that is smaller. A
 // configuration measured closer than the margin but farther than the noise was slower in this run;

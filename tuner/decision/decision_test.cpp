@@ -356,6 +356,46 @@ TEST(AcrossContexts, RowsOfAnotherLengthOrValuesNotPositiveAreErrors) {
   EXPECT_THROW(across_contexts(zero), Error);
 }
 
+TEST(AcrossMoments, WeightZeroIsNow) {
+  const std::vector<Estimate> now = {at(2.0, 0.01, 40), at(2.1, 0.02, 40)}, then = {at(1.0), at(3.0)};
+  const auto e = across_moments(now, then, 0.0);
+  EXPECT_EQ(e[0].value, 2.0);
+  EXPECT_EQ(e[1].value, 2.1);
+  EXPECT_EQ(e[1].half_width, 0.02);
+  EXPECT_EQ(e[1].samples, 40u);
+}
+
+TEST(AcrossMoments, AMomentsCommonLevelIsNotADifference) {
+  // the first pass ran every contender 3% faster: the race's values stand
+  const std::vector<Estimate> now = {at(2.0), at(2.1), at(2.4)}, then = {at(1.94), at(2.037), at(2.328)};
+  const auto e = across_moments(now, then, 0.25);
+  EXPECT_NEAR(e[0].value, 2.0, 1e-12);
+  EXPECT_NEAR(e[1].value, 2.1, 1e-12);
+  EXPECT_NEAR(e[2].value, 2.4, 1e-12);
+}
+
+TEST(AcrossMoments, TheH200sSwingAt3328IsHalvedAndTheRaceStillLeads) {
+  // H200, 2026-11-28, one process: configuration 131 (evict-first hints) over 126 read 1.0116 at its
+  // first pass and 0.9787 in the race 20 s later, while the other runs' races read 1.012 to 1.018
+  const std::vector<Estimate> now = {at(1.0, 0.004), at(0.9787, 0.004)}, then = {at(1.0), at(1.0116)};
+  const auto e = across_moments(now, then, 0.25);
+  const double ratio = e[1].value / e[0].value;
+  EXPECT_GT(ratio, 0.9787);
+  EXPECT_LT(ratio, 1.0);  // the race weighs three times the first pass
+  EXPECT_NEAR(ratio, 0.9787 + 0.25 * (1.0116 - 0.9787), 0.002);
+  EXPECT_EQ(e[0].half_width, 0.004);
+}
+
+TEST(AcrossMoments, MismatchedRowsValuesNotPositiveOrABadWeightAreErrors) {
+  const std::vector<Estimate> two = {at(1), at(2)}, one = {at(1)}, zero = {at(1), at(0)};
+  EXPECT_THROW(across_moments(two, one, 0.25), Error);
+  EXPECT_THROW(across_moments(two, zero, 0.25), Error);
+  EXPECT_THROW(across_moments(zero, two, 0.25), Error);
+  EXPECT_THROW(across_moments(two, two, 1.0), Error);
+  EXPECT_THROW(across_moments(two, two, -0.1), Error);
+  EXPECT_TRUE(across_moments({}, {}, 0.25).empty());
+}
+
 // Measured: the six best transpose configurations at 384x384 on an H100, in four processes (one
 // CUDA context each; us per launch, 2026-11-26, cubins cached, `tune --sizes 128:1024` each). The
 // contexts disagree: one process's winner is up to 3.2% slower than another's best. Decided over
