@@ -52,7 +52,9 @@ std::string timing_description(const Options& o, const Extension& ext) {
                     std::to_string(kMaxContendersElsewhere) + ") raced on " + std::to_string(kOtherPlacements) +
                     " placements and measured in " + std::to_string(kOtherContexts) + " further CUDA contexts too (" +
                     std::to_string(kDecisionMinRounds) + " rounds on " + std::to_string(kOtherPlacements) +
-                    " placements each), each value taken relative to its context's level");
+                    " placements each), each value taken relative to its context's level") +
+         "; a contender's value weighs its first pass by " + fmt::format("{:g}", kFirstPassWeight) +
+         ", each moment's values relative to their level";
 }
 
 // As many compile processes as cores but one, which the measurements keep (--compile-threads says

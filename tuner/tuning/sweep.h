@@ -120,6 +120,21 @@ inline constexpr std::size_t kOtherPlacements = 4;
 inline constexpr double kContenderWidenElsewhere = 8.0;
 inline constexpr std::size_t kMaxContendersElsewhere = 24;
 
+// The decision's values combine the race with the contenders' first passes, made seconds before in
+// the same process, by kFirstPassWeight (decision::across_moments, each moment relative to its
+// level over the contenders). Why: a configuration's time relative to the others drifts with the
+// moment, not with the context. On an H200 at 3328x3328 (2026-11-28) configuration 131 (evict-first
+// hints) over 126 read 1.0116 at its first pass and 0.9787 in the race 20 s later in one process,
+// 0.979 to 1.021 from one run's race to another's, while in each process six contexts measured
+// within a second agreed (131/126 in all six of one process 0.997 to 1.006, of each of three others
+// 1.011 to 1.033); the runs that raced 131 ahead missed the target by 2.1 to 2.2% against others.
+// Re-decided offline on the stored runs of 2026-11-28 (seven benchmarks of four main jobs, H100 and
+// H200; scripts/moment_weight.py), pairs at target went from 30 of 42 (the race alone) to 36
+// (weight 0.1), 40 (0.2), 41 (0.25), 40 (0.33), 39 (0.4) and 33 (0.5): the first pass has 2
+// placements to the race's 16, and weighs a quarter. Twenty new main jobs with it on three H200
+// hosts: 29 of 30 pairs at target (22 of 30 for the race alone on the same runs, re-decided).
+inline constexpr double kFirstPassWeight = 0.25;
+
 // A spec's arguments at a size, as the run module takes them (sweep_size.cpp), and the bytes of
 // one placement of them (their buffers; scalars take none).
 std::vector<run::ArgSpec> arg_specs(const spec::Spec& spec, const sizes::Size& size);

@@ -3,7 +3,8 @@
 // reach of the best, are measured again, interleaved round robin (run::measure_interleaved) so that
 // drift hits all of them alike, on up to kPlacements placements of the arguments, the clearly
 // slower leaving the race after each round (sweep.h); their measurements are replaced by the
-// re-measurement (the first pass is kept in `extra`), and the verdict is stored
+// re-measurement, its value weighing the first pass by kFirstPassWeight (the first pass is kept in
+// `extra`), and the verdict is stored
 // (store::Decision). Then the ceilings: one that disagrees implausibly with its neighbouring sizes
 // is measured again before the table prints it.
 #include <spdlog/spdlog.h>
@@ -156,7 +157,18 @@ void Sweep::decide_size(std::size_t s, SizeState& st) {
     if (elsewhere)
       for (auto& row : measure_in_other_contexts(st, kernels, measured_shapes)) contexts.push_back(std::move(row));
     count_.decide_ms += ms_since(t1);
-    const std::vector<decision::Estimate> combined = decision::across_contexts(contexts);
+    if (contexts.size() > 1 && spdlog::should_log(spdlog::level::debug))
+      for (std::size_t i = 0; i < measured.size(); ++i) {
+        std::string per_context;  // in each context, its value over that context's first contender
+        for (const auto& row : contexts) per_context += fmt::format(" {:.4f}", row[i].value / row[0].value);
+        spdlog::debug("{} at {}: config {} in {} contexts, each over its first contender:{}", kernel_, d.size,
+                      rows[runnable[measured[i]]].config_id, contexts.size(), per_context);
+      }
+    std::vector<decision::Estimate> earlier;  // the contenders' first passes (sweep.h: kFirstPassWeight)
+    earlier.reserve(measured.size());
+    for (const std::size_t k : measured) earlier.push_back(entries[runnable[k]].estimate);
+    const std::vector<decision::Estimate> combined =
+        decision::across_moments(decision::across_contexts(contexts), earlier, kFirstPassWeight);
     for (std::size_t i = 0; i < measured.size(); ++i) {
       const std::size_t k = measured[i];
       const run::Timing& t = timings[k];
