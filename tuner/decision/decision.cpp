@@ -25,6 +25,17 @@ double t95(std::size_t df) {
   return 1.96 + 2.4 / static_cast<double>(df);
 }
 
+// The geometric mean of a row's values (1 for none), the level across_contexts and across_moments
+// take values relative to; Error("<what> is not positive") for a value that is not.
+double level_of(std::span<const Estimate> row, const std::string& what) {
+  double logs = 0;
+  for (const Estimate& e : row) {
+    if (!(std::isfinite(e.value) && e.value > 0)) throw Error(what + " is not positive");
+    logs += std::log(e.value);
+  }
+  return row.empty() ? 1.0 : std::exp(logs / static_cast<double>(row.size()));
+}
+
 bool usable(const Estimate& e) { return std::isfinite(e.value) && e.value > 0 && std::isfinite(e.half_width); }
 
 double median_of_sorted(const std::vector<double>& v) {
@@ -101,13 +112,7 @@ std::vector<Estimate> across_contexts(std::span<const std::vector<Estimate>> val
     if (values[j].size() != n)
       throw Error("across_contexts: context " + std::to_string(j) + " has " + std::to_string(values[j].size()) +
                   " contenders, context 0 has " + std::to_string(n));
-    double logs = 0;
-    for (const Estimate& e : values[j]) {
-      if (!(std::isfinite(e.value) && e.value > 0))
-        throw Error("across_contexts: a value in context " + std::to_string(j) + " is not positive");
-      logs += std::log(e.value);
-    }
-    level[j] = n > 0 ? std::exp(logs / static_cast<double>(n)) : 1.0;
+    level[j] = level_of(values[j], "across_contexts: a value in context " + std::to_string(j));
   }
   std::vector<Estimate> out(values[0].begin(), values[0].end());
   if (contexts < 2) return out;
@@ -136,16 +141,8 @@ std::vector<Estimate> across_moments(std::span<const Estimate> now, std::span<co
   if (earlier.size() != now.size())
     throw Error("across_moments: " + std::to_string(earlier.size()) + " earlier values for " +
                 std::to_string(now.size()) + " contenders");
-  auto level = [](std::span<const Estimate> row, const char* which) {
-    double logs = 0;
-    for (const Estimate& e : row) {
-      if (!(std::isfinite(e.value) && e.value > 0))
-        throw Error(std::string("across_moments: a value ") + which + " is not positive");
-      logs += std::log(e.value);
-    }
-    return row.empty() ? 1.0 : std::exp(logs / static_cast<double>(row.size()));
-  };
-  const double now_level = level(now, "now"), then_level = level(earlier, "at the earlier moment");
+  const double now_level = level_of(now, "across_moments: a value now"),
+               then_level = level_of(earlier, "across_moments: a value at the earlier moment");
   std::vector<Estimate> out(now.begin(), now.end());
   for (std::size_t k = 0; k < out.size(); ++k)
     out[k].value = now_level * ((1 - weight) * now[k].value / now_level + weight * earlier[k].value / then_level);
