@@ -70,6 +70,13 @@ def keep_margin(margin, noise):
     return min(margin, noise) if noise is not None and math.isfinite(noise) and noise >= 0 else 0.0
 
 
+def regrets(ox, oy, ux, uy):
+    """Per size, the regret between two runs as scripts/repro_table.py takes it: each run's pick in
+    the other run over that run's pick, the larger of the two (inf where one run lacks the other's)."""
+    for s in ux:
+        yield s, max(oy[s].get(ux[s], float("inf")) / oy[s][uy[s]], ox[s].get(uy[s], float("inf")) / ox[s][ux[s]])
+
+
 def picks(objective, tied, margin, start="around", noise=None):
     """The configuration used per size; `noise` (per size) narrows the margin, None: the margin alone."""
     sizes = sorted(objective, key=size_key)
@@ -139,8 +146,7 @@ def main():
         for x, y in itertools.combinations(runs, 2):
             ox, oy, ux, uy = runs[x][0], runs[y][0], used[x], used[y]
             bad = 0
-            for s in ux:
-                r = max(oy[s].get(ux[s], float("inf")) / oy[s][uy[s]], ox[s].get(uy[s], float("inf")) / ox[s][ux[s]])
+            for s, r in regrets(ox, oy, ux, uy):
                 worst = max(worst, r)
                 if r > 1.02:
                     bad += 1

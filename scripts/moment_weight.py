@@ -130,9 +130,7 @@ def main():
                     continue
                 ox, oy = decided[x][0], decided[y][0]
                 bad = 0
-                for s in used[x]:
-                    r = max(oy[s].get(used[x][s], math.inf) / oy[s][used[y][s]],
-                            ox[s].get(used[y][s], math.inf) / ox[s][used[x][s]])
+                for s, r in keep_margin.regrets(ox, oy, used[x], used[y]):
                     if r > 1.02:
                         bad += 1
                         over.append(f"{folder}:{x}{y} {s} {r:.4f}")
