@@ -69,6 +69,12 @@ def read_run(path):
         fail(f"{path}: not a tune database with decisions: {type(e).__name__}: {e}")
 
 
+def level(values):
+    """The geometric mean (decision.cpp's level_of), of positive values."""
+    values = list(values)
+    return math.exp(sum(math.log(v) for v in values) / len(values))
+
+
 def redecide(run, weight):
     """(objective per size, tied per size, noise per size) with the contenders' values re-combined."""
     objective, first, decisions, own = run
@@ -80,13 +86,13 @@ def redecide(run, weight):
         half = {p: h for p, _, h in candidates}
         fp = first.get(size, {})
         if (weight > 0 or own > 0) and len(value) >= 2 and all(p in fp for p in value):
-            then = math.exp(sum(math.log(fp[p]) for p in value) / len(value))
+            then = level(fp[p] for p in value)
+            now = level(value.values())
             if own > 0:  # the race's own values back, their level found by iteration
-                combined, now = dict(value), math.exp(sum(math.log(v) for v in value.values()) / len(value))
+                combined = dict(value)
                 for _ in range(50):
                     value = {p: max((c - own * now * fp[p] / then) / (1 - own), 1e-30) for p, c in combined.items()}
-                    now = math.exp(sum(math.log(v) for v in value.values()) / len(value))
-            now = math.exp(sum(math.log(v) for v in value.values()) / len(value))
+                    now = level(value.values())
             for p in value:
                 value[p] = now * ((1 - weight) * value[p] / now + weight * fp[p] / then)
                 objective[size][p] = value[p]
