@@ -48,6 +48,12 @@ echo "..."
 tail -n 6 "$out/two.txt"
 diff <(sed -E 's/[0-9]+(\.[0-9]+)?/N/g' "$out/one.txt") <(sed -E 's/[0-9]+(\.[0-9]+)?/N/g' "$out/two.txt") > "$out/shape.diff" \
   && echo "the two outputs have the same lines (numbers aside)" || echo "outputs differ beyond numbers: $(wc -l < "$out/shape.diff") diff lines"
-# what comes back from the device machine: one archive, without the databases
-find "$out" -name "*.db*" -delete
+# what comes back from the device machine: one archive, without the databases (KEEP_DB=1: with
+# them, checkpointed, for a closer look at a size that missed)
+if [[ ${KEEP_DB:-0} == 1 ]]; then
+  for r in one two; do python3 -c "import sqlite3,sys; sqlite3.connect(sys.argv[1]).execute('pragma wal_checkpoint(truncate)')" "$out/$r.db"; done
+  find "$out" -name "*.db-*" -delete
+else
+  find "$out" -name "*.db*" -delete
+fi
 tar czf "$out.tgz" -C "$(dirname "$out")" "$(basename "$out")" && rm -rf "$out"
