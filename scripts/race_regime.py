@@ -18,7 +18,6 @@ import sys
 
 MAX_DBS = 256
 MAX_DB_BYTES = 4 << 30
-names = {}  # a database's first contender's params, for the parameter names
 
 
 def fail(message):
@@ -26,12 +25,8 @@ def fail(message):
     sys.exit(2)
 
 
-def short(params):
-    """The parameter values in the spec's order (names in the first line of the output)."""
-    return ",".join(str(v) for v in json.loads(params).values())
-
-
 def contenders(path, size):
+    """(parameter names, [(race ms, race / first pass, parameter values), ...] fastest race first)."""
     if not os.path.isfile(path):
         fail(f"{path}: no such file")
     if os.path.getsize(path) > MAX_DB_BYTES:
@@ -43,19 +38,21 @@ def contenders(path, size):
             " WHERE m.size = ? AND m.status = 'ok' AND m.extra LIKE '%first_pass%'", (size,)).fetchall()
     except sqlite3.Error as e:
         fail(f"{path}: not a tune database ({e})")
-    out = []
-    if rows:
-        names[path] = rows[0][0]
+    names, out = [], []
     for params, samples, extra in rows:
         try:
             race = statistics.mean(float(x) for x in json.loads(samples))
             first = float(json.loads(extra)["first_pass"]["objective"])
+            values = json.loads(params)
+            if not isinstance(values, dict):
+                raise TypeError("parameters not an object")
         except (ValueError, KeyError, TypeError, statistics.StatisticsError):
-            fail(f"{path}: a measurement at {size} without samples or first pass")
+            fail(f"{path}: a measurement at {size} without samples, first pass or parameters")
         if first <= 0:
             fail(f"{path}: a first pass of {first} ms at {size}")
-        out.append((race, race / first, short(params)))
-    return sorted(out)
+        names = list(values)
+        out.append((race, race / first, ",".join(str(v) for v in values.values())))
+    return names, sorted(out)
 
 
 def main():
@@ -67,14 +64,14 @@ def main():
     if len(dbs) > MAX_DBS:
         fail(f"{len(dbs)} databases: at most {MAX_DBS}")
     for path in dbs:
-        rows = contenders(path, size)
+        names, rows = contenders(path, size)
         if not rows:
             print(f"{path}: no contenders raced at {size}")
             continue
         ratios = [r for _, r, _ in rows]
         print(f"{path}: {len(rows)} contenders at {size}; race / first pass median {statistics.median(ratios):.3f},"
               f" {min(ratios):.3f} to {max(ratios):.3f}")
-        print("    race (us)  race/first  " + ",".join(json.loads(names[path]).keys()))
+        print("    race (us)  race/first  " + ",".join(names))
         for race, ratio, name in rows:
             print(f"    {race * 1000:9.2f}  {ratio:10.3f}  {name}")
 
