@@ -12,7 +12,8 @@ out=${1:?output folder}
 tune=$(realpath "${2:-build/tune}")
 space=${SPACE:-spaces/transpose.json}
 size=${SIZE:-2816x2816}
-n=${size%%x*}
+[[ $size =~ ^[0-9]{1,6}(x[0-9]{1,6}){0,2}$ ]] || { echo "race_regime.sh: SIZE '$size': expected NxN" >&2; exit 2; }
+n=$((10#${size%%x*}))
 cases=${CASES:-"$n:$n $((n - 128)):$((n + 128)):128 $n:$((n + 1280)):128 128:4096:128"}
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 mkdir -p "$out"
