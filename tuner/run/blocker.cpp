@@ -44,6 +44,13 @@ extern "C" __global__ void tune_busy(unsigned long long ns, float* sink) {
   } while (now - start < ns);
   if (a == 0.0f) sink[0] = a;  // never true: keeps the loop
 }
+
+// Drops the lines of [p, p + bytes) from L2 without writing them back (timing.h: the warm L2).
+extern "C" __global__ void tune_discard_l2(char* p, unsigned long long bytes) {
+  unsigned long long i = (blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x) * 128ull;
+  const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x * 128ull;
+  for (; i + 128 <= bytes; i += stride) asm volatile("discard.global.L2 [%0], 128;" ::"l"(p + i) : "memory");
+}
 )";
 
 }  // namespace
@@ -91,6 +98,7 @@ Blocker::Blocker(Session& session) : session_(session), epoch_(context_epoch()) 
   const std::vector<char> cubin = cubin_for(r.arch);
   kernel_ = std::make_unique<LoadedKernel>(session, cubin, r.kernel_name);
   busy_ = std::make_unique<LoadedKernel>(session, cubin, "tune_busy");
+  discard_ = std::make_unique<LoadedKernel>(session, cubin, "tune_discard_l2");
   void* host = nullptr;
   check(cudaHostAlloc(&host, sizeof(Mapped), cudaHostAllocMapped), "cudaHostAlloc of the blocking flag");
   host_ = static_cast<volatile Mapped*>(host);
@@ -127,6 +135,19 @@ LaunchStatus Blocker::busy(std::uint64_t ns) {
   const auto blocks = static_cast<unsigned>(std::max(1, session_.device().sm_count) * 4);
   const cudaError_t code = cudaLaunchKernel(busy_->handle(), dim3(blocks), dim3(256), args, 0, nullptr);
   return code == cudaSuccess ? LaunchStatus{} : classify(code, "the clock warm-up kernel");
+}
+
+LaunchStatus Blocker::empty_l2(DeviceBuffer& scratch, int byte) {
+  // The memset leaves the scratch's last L2-worth of lines in L2 (dirty, everything else written
+  // back); discarding them leaves the L2 empty.
+  if (cudaError_t c = cudaMemsetAsync(scratch.data(), byte & 0xFF, scratch.bytes(), nullptr); c != cudaSuccess)
+    return classify(c, "emptying the L2 (cudaMemsetAsync)");
+  char* ptr = static_cast<char*>(scratch.data());
+  unsigned long long n = scratch.bytes();
+  void* args[] = {&ptr, &n};
+  const auto blocks = static_cast<unsigned>(std::max(1, session_.device().sm_count) * 4);
+  const cudaError_t code = cudaLaunchKernel(discard_->handle(), dim3(blocks), dim3(256), args, 0, nullptr);
+  return code == cudaSuccess ? LaunchStatus{} : classify(code, "the L2 discard kernel");
 }
 
 void Blocker::release() {

@@ -39,6 +39,9 @@ class Blocker {
   bool valid() const;  // false after a device reset
   // Enqueues a kernel that keeps every SM busy for `ns` nanoseconds (warming the clocks).
   LaunchStatus busy(std::uint64_t ns);
+  // Enqueues what empties the L2: a memset of `scratch` (at least twice the L2's size) with
+  // `byte`, then a kernel that discards its lines from L2 without writing them back.
+  LaunchStatus empty_l2(DeviceBuffer& scratch, int byte);
 
   // Launches behind one hold, at most: the launch queue of the driver holds about a thousand
   // entries; events and the spin kernel take their share.
@@ -53,7 +56,7 @@ class Blocker {
 
  private:
   Session& session_;
-  std::unique_ptr<LoadedKernel> kernel_, busy_;
+  std::unique_ptr<LoadedKernel> kernel_, busy_, discard_;
   struct Mapped {
     unsigned long long released;  // the last ticket released
     int timed_out;

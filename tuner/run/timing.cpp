@@ -82,7 +82,8 @@ std::string describe(const TimingOptions& o) {
     std::snprintf(
         buf, sizeof buf,
         "batches of back-to-back launches (>= %.0f us each) between CUDA events, enqueued behind a "
-        "stream-blocking kernel, the host idle while one runs, warm L2; %d warm-up launch(es); mean of %d..%d "
+        "stream-blocking kernel, the host idle while one runs, warm L2 (each block from an emptied L2, then primed); "
+        "%d warm-up launch(es); mean of %d..%d "
         "samples (ms per launch), stopped once its 95%% interval is within %.1f%% (%.0f ms of samples at most); rounds "
         "that saw the GPU throttle taken again, unless throttling persisted through %d measurements in a row",
         1000.0 * o.min_batch_ms, o.warmup, o.min_samples, o.max_samples, 100.0 * o.rel_ci, o.max_time_ms,
@@ -133,6 +134,10 @@ LaunchStatus run_round(Session& session, std::span<const Batch> batches, bool fl
       if (cudaError_t c = cudaMemsetAsync(l2->data(), static_cast<int>((ms.size() + i) & 0xFF), l2->bytes(), nullptr);
           c != cudaSuccess)
         return abandon(classify(c, "L2 flush (cudaMemsetAsync)"));
+    // Warm L2: a primed batch starts from an emptied L2, whatever ran before (timing.h)
+    if (l2 == nullptr && batches[i].primed)
+      if (LaunchStatus s = blocker.empty_l2(session.l2_flush_buffer(), static_cast<int>(ms.size() + i)); !s.ok())
+        return abandon(std::move(s));
     if (LaunchStatus s = blocker.hold(); !s.ok()) return abandon(std::move(s));
     held = true;
     if (batches[i].primed)

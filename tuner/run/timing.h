@@ -35,8 +35,16 @@
 //   - stop: after at least min_samples samples, as soon as the 95% confidence interval of the mean
 //     is within rel_ci of it and min_time_ms has passed; at max_samples or max_time_ms otherwise;
 //   - L2: by default warm (back to back: a problem that fits in L2 runs from L2, as in an
-//     application loop). With flush_l2, N = 1 and a 2 x L2 cudaMemsetAsync runs before each timed
-//     launch, outside its events: every sample starts with a cold L2.
+//     application loop), from a known start: before each primed batch the L2 is emptied (a 2 x L2
+//     memset whose lines are then discarded without write-back, Blocker::empty_l2), so the priming
+//     brings in the kernel's own data whatever ran before. Without it, what earlier work left in
+//     L2 set the regime near the L2's capacity: on an H200 at 2816x2816 a decision's contenders
+//     (evict-first kernels) read 5 to 7% above their first measurement, two of them 16 to 19%, in
+//     a process measuring that size alone or the 32 sizes of 128..4096, and within 1.6% in one
+//     measuring 2688..2944 or 2816..4096 (scripts/race_regime.sh); emptied, within 2.8% in every
+//     case, and a memset alone (the L2 full of other data) moved the winners to plain kernels.
+//     With flush_l2, N = 1 and a 2 x L2 cudaMemsetAsync runs before each timed launch, outside its
+//     events: every sample starts with a cold L2.
 // Kernels and ceilings go through the same measure(), so a kernel and its ceiling are comparable.
 #pragma once
 #include <cstddef>

@@ -55,6 +55,17 @@ extern "C" __global__ void transpose(float* out, const float* in, int n) {
   for (int j = 0; j < 32; j += 8)
     if (tx < n && ty + j < n) out[(ty + j) * n + tx] = tile[threadIdx.x][threadIdx.y + j];
 }
+// The same with evict-first loads and stores (the transpose space's streaming = 1).
+extern "C" __global__ void transpose_cs(float* out, const float* in, int n) {
+  __shared__ float tile[32][33];
+  const int x = blockIdx.x * 32 + threadIdx.x, y = blockIdx.y * 32 + threadIdx.y;
+  for (int j = 0; j < 32; j += 8)
+    if (x < n && y + j < n) tile[threadIdx.y + j][threadIdx.x] = __ldcs(&in[(y + j) * n + x]);
+  __syncthreads();
+  const int tx = blockIdx.y * 32 + threadIdx.x, ty = blockIdx.x * 32 + threadIdx.y;
+  for (int j = 0; j < 32; j += 8)
+    if (tx < n && ty + j < n) __stcs(&out[(ty + j) * n + tx], tile[threadIdx.x][threadIdx.y + j]);
+}
 // What an application's timing loop holds its stream with (examples/transpose/main.cu).
 extern "C" __global__ void sleep_hold(long long ns) {
   long long t0 = 0, t = 0;
@@ -82,6 +93,7 @@ class TimingGpu : public ::testing::Test {
     spin_ = std::make_unique<LoadedKernel>(*session_, cubin, "spin");
     copy_ = std::make_unique<LoadedKernel>(*session_, cubin, "copy");
     transpose_ = std::make_unique<LoadedKernel>(*session_, cubin, "transpose");
+    transpose_cs_ = std::make_unique<LoadedKernel>(*session_, cubin, "transpose_cs");
     sleep_hold_ = std::make_unique<LoadedKernel>(*session_, cubin, "sleep_hold");
     tick_ = std::make_unique<LoadedKernel>(*session_, cubin, "tick");
   }
@@ -89,6 +101,7 @@ class TimingGpu : public ::testing::Test {
     spin_.reset();
     copy_.reset();
     transpose_.reset();
+    transpose_cs_.reset();
     sleep_hold_.reset();
     tick_.reset();
     session_.reset();
@@ -107,13 +120,14 @@ class TimingGpu : public ::testing::Test {
     };
   }
   static std::unique_ptr<Session> session_;
-  static std::unique_ptr<LoadedKernel> spin_, copy_, transpose_, sleep_hold_, tick_;
+  static std::unique_ptr<LoadedKernel> spin_, copy_, transpose_, transpose_cs_, sleep_hold_, tick_;
 };
 std::unique_ptr<Session> TimingGpu::session_;
 std::unique_ptr<LoadedKernel> TimingGpu::spin_;
 std::unique_ptr<LoadedKernel> TimingGpu::copy_;
 std::unique_ptr<LoadedKernel> TimingGpu::sleep_hold_;
 std::unique_ptr<LoadedKernel> TimingGpu::transpose_;
+std::unique_ptr<LoadedKernel> TimingGpu::transpose_cs_;
 std::unique_ptr<LoadedKernel> TimingGpu::tick_;
 
 // Milliseconds per launch as an application times a kernel (examples/transpose/main.cu): a
@@ -351,6 +365,48 @@ TEST_F(TimingGpu, ManyPlacementsNearTheL2CapacityMeasureTheWarmTime) {
     std::printf(" 16 four at a time %.2f us\n", 1000 * quarters);
     EXPECT_NEAR(sixteen, two.summary.mean, 0.03 * two.summary.mean);
   }
+}
+
+// Near the L2's capacity an evict-first kernel's warm time does not depend on what ran before:
+// each block starts from an emptied L2 (timing.h). Without that, other data left in L2 by plain
+// stores stayed there (evict-first lines do not displace them) and the same kernel measured 5 to
+// 19% slower on an H200 (2026-11-28).
+TEST_F(TimingGpu, WhatRanBeforeDoesNotMoveTheWarmTime) {
+  const std::size_t l2 = session_->device().l2_bytes;
+  // two matrices about the L2's size together, n a multiple of 128
+  const int n = std::max(128, static_cast<int>(std::sqrt(0.53 * static_cast<double>(l2) / sizeof(float))) / 128 * 128);
+  const std::size_t bytes = std::size_t(n) * n * sizeof(float);
+  std::vector<DeviceBuffer> in, out;
+  for (int p = 0; p < 2; ++p) {
+    in.emplace_back(bytes);
+    out.emplace_back(bytes);
+    in.back().memset(1);
+  }
+  std::array<std::array<void*, 2>, 2> ptrs = {{{out[0].data(), in[0].data()}, {out[1].data(), in[1].data()}}};
+  std::vector<LaunchFn> fns;
+  for (int p = 0; p < 2; ++p)
+    fns.push_back([&, p] {
+      int count = n;
+      void* args[] = {&ptrs[p][0], &ptrs[p][1], &count};
+      const unsigned blocks = static_cast<unsigned>((n + 31) / 32);
+      const cudaError_t c =
+          cudaLaunchKernel(transpose_cs_->handle(), dim3(blocks, blocks), dim3(32, 8), args, 0, nullptr);
+      return c == cudaSuccess ? LaunchStatus{} : classify(c, "transpose_cs");
+    });
+  DeviceBuffer other(2 * l2);
+  auto after_other_data = [&] {  // the L2 full of other data, written by plain stores
+    other.memset(7);
+    return measure(*session_, fns, TimingOptions{});
+  };
+  ASSERT_TRUE(measure(*session_, fns, TimingOptions{}).ok());
+  const Timing quiet = measure(*session_, fns, TimingOptions{});
+  const Timing after = after_other_data();
+  const Timing quiet_again = measure(*session_, fns, TimingOptions{});
+  ASSERT_TRUE(quiet.ok() && after.ok() && quiet_again.ok());
+  std::printf("evict-first transpose %d: %.2f us, after other data in L2 %.2f us, again %.2f us\n", n,
+              1000 * quiet.summary.mean, 1000 * after.summary.mean, 1000 * quiet_again.summary.mean);
+  EXPECT_NEAR(after.summary.mean, quiet.summary.mean, 0.03 * quiet.summary.mean);
+  EXPECT_NEAR(quiet_again.summary.mean, quiet.summary.mean, 0.03 * quiet.summary.mean);
 }
 
 TEST_F(TimingGpu, ColdL2TimesOneLaunchPerSample) {

@@ -69,6 +69,7 @@ TEST(TimingMethod, DescribeStatesMethodStopRuleAndL2) {
   EXPECT_NE(warm.find(">= 50 us"), std::string::npos) << warm;
   EXPECT_NE(warm.find("1.0%"), std::string::npos) << warm;
   EXPECT_NE(warm.find("warm L2"), std::string::npos) << warm;
+  EXPECT_NE(warm.find("emptied L2"), std::string::npos) << warm;
   o.flush_l2 = true;
   EXPECT_NE(describe(o).find("cold L2"), std::string::npos);
 }
