@@ -313,32 +313,41 @@ TEST_F(TimingGpu, AShortKernelMeasuresWhatAnApplicationLoopMeasures) {
   }
 }
 
+// Launches of `kernel` (an n x n transpose of 32 x 8 threads per 32 x 32 tile, as transpose and
+// transpose_cs) on `count` placements of its arguments, each its own input and output.
+struct Placements {
+  std::vector<DeviceBuffer> in, out;
+  std::vector<std::array<void*, 2>> ptrs;
+  std::vector<LaunchFn> fns;
+  Placements(const LoadedKernel& kernel, int n, int count) {
+    const std::size_t bytes = std::size_t(n) * n * sizeof(float);
+    ptrs.reserve(static_cast<std::size_t>(count));
+    fns.reserve(static_cast<std::size_t>(count));
+    for (int p = 0; p < count; ++p) {
+      in.emplace_back(bytes).memset(1);
+      out.emplace_back(bytes);
+      ptrs.push_back({out.back().data(), in.back().data()});
+    }
+    for (std::size_t p = 0; p < ptrs.size(); ++p)
+      fns.push_back([this, &kernel, n, p] {
+        int size = n;
+        void* args[] = {&ptrs[p][0], &ptrs[p][1], &size};
+        const auto blocks = static_cast<unsigned>((n + 31) / 32);
+        const cudaError_t c = cudaLaunchKernel(kernel.handle(), dim3(blocks, blocks), dim3(32, 8), args, 0, nullptr);
+        return c == cudaSuccess ? LaunchStatus{} : classify(c, "transpose");
+      });
+  }
+  Placements(const Placements&) = delete;  // the launches point into this one
+  Placements& operator=(const Placements&) = delete;
+};
+
 // Near the L2's capacity (two 2432 x 2432 float matrices: 47 MB against the H100's 50 MB), a
 // kernel timed on many placements of its arguments, one primed batch each, measures what it
 // measures on two (warm L2: the priming brings each placement's data back).
 TEST_F(TimingGpu, ManyPlacementsNearTheL2CapacityMeasureTheWarmTime) {
   for (int n : {2432, 2560}) {
-    const std::size_t bytes = std::size_t(n) * n * sizeof(float);
-    std::vector<DeviceBuffer> in, out;
-    std::vector<std::array<void*, 2>> ptrs;
-    for (int p = 0; p < 16; ++p) {
-      in.emplace_back(bytes);
-      out.emplace_back(bytes);
-      in.back().memset(1);
-    }
-    ptrs.reserve(16);
-    for (int p = 0; p < 16; ++p) ptrs.push_back({out[p].data(), in[p].data()});
-    std::vector<LaunchFn> fns;
-    fns.reserve(16);
-    for (int p = 0; p < 16; ++p)
-      fns.push_back([&, p] {
-        int count = n;
-        void* args[] = {&ptrs[p][0], &ptrs[p][1], &count};
-        const unsigned blocks = static_cast<unsigned>((n + 31) / 32);
-        const cudaError_t c =
-            cudaLaunchKernel(transpose_->handle(), dim3(blocks, blocks), dim3(32, 8), args, 0, nullptr);
-        return c == cudaSuccess ? LaunchStatus{} : classify(c, "transpose");
-      });
+    const Placements placed(*transpose_, n, 16);
+    const std::vector<LaunchFn>& fns = placed.fns;
     const std::span<const LaunchFn> all(fns);
     const double app = application_loop_ms(fns[0], *sleep_hold_, 30);
     const Timing two = measure(*session_, all.first(2), TimingOptions{});
@@ -375,24 +384,8 @@ TEST_F(TimingGpu, WhatRanBeforeDoesNotMoveTheWarmTime) {
   const std::size_t l2 = session_->device().l2_bytes;
   // two matrices about the L2's size together, n a multiple of 128
   const int n = std::max(128, static_cast<int>(std::sqrt(0.53 * static_cast<double>(l2) / sizeof(float))) / 128 * 128);
-  const std::size_t bytes = std::size_t(n) * n * sizeof(float);
-  std::vector<DeviceBuffer> in, out;
-  for (int p = 0; p < 2; ++p) {
-    in.emplace_back(bytes);
-    out.emplace_back(bytes);
-    in.back().memset(1);
-  }
-  std::array<std::array<void*, 2>, 2> ptrs = {{{out[0].data(), in[0].data()}, {out[1].data(), in[1].data()}}};
-  std::vector<LaunchFn> fns;
-  for (int p = 0; p < 2; ++p)
-    fns.push_back([&, p] {
-      int count = n;
-      void* args[] = {&ptrs[p][0], &ptrs[p][1], &count};
-      const unsigned blocks = static_cast<unsigned>((n + 31) / 32);
-      const cudaError_t c =
-          cudaLaunchKernel(transpose_cs_->handle(), dim3(blocks, blocks), dim3(32, 8), args, 0, nullptr);
-      return c == cudaSuccess ? LaunchStatus{} : classify(c, "transpose_cs");
-    });
+  const Placements placed(*transpose_cs_, n, 2);
+  const std::vector<LaunchFn>& fns = placed.fns;
   DeviceBuffer other(2 * l2);
   auto after_other_data = [&] {  // the L2 full of other data, written by plain stores
     other.memset(7);
