@@ -137,13 +137,9 @@ LaunchStatus Blocker::busy(std::uint64_t ns) {
   return code == cudaSuccess ? LaunchStatus{} : classify(code, "the clock warm-up kernel");
 }
 
-LaunchStatus Blocker::empty_l2(DeviceBuffer& scratch, int byte) {
-  // The memset leaves the scratch's last L2-worth of lines in L2 (dirty, everything else written
-  // back); discarding them leaves the L2 empty.
-  if (cudaError_t c = cudaMemsetAsync(scratch.data(), byte & 0xFF, scratch.bytes(), nullptr); c != cudaSuccess)
-    return classify(c, "emptying the L2 (cudaMemsetAsync)");
-  char* ptr = static_cast<char*>(scratch.data());
-  unsigned long long n = scratch.bytes();
+LaunchStatus Blocker::discard_l2(const DeviceBuffer& buffer) {
+  char* ptr = static_cast<char*>(buffer.data());
+  unsigned long long n = buffer.bytes();
   void* args[] = {&ptr, &n};
   const auto blocks = static_cast<unsigned>(std::max(1, session_.device().sm_count) * 4);
   const cudaError_t code = cudaLaunchKernel(discard_->handle(), dim3(blocks), dim3(256), args, 0, nullptr);

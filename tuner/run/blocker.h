@@ -39,9 +39,9 @@ class Blocker {
   bool valid() const;  // false after a device reset
   // Enqueues a kernel that keeps every SM busy for `ns` nanoseconds (warming the clocks).
   LaunchStatus busy(std::uint64_t ns);
-  // Enqueues what empties the L2: a memset of `scratch` (at least twice the L2's size) with
-  // `byte`, then a kernel that discards its lines from L2 without writing them back.
-  LaunchStatus empty_l2(DeviceBuffer& scratch, int byte);
+  // Enqueues a kernel that drops `buffer`'s lines from L2 without writing them back: after a
+  // write of twice the L2's size, the L2 is empty (timing.h).
+  LaunchStatus discard_l2(const DeviceBuffer& buffer);
 
   // Launches behind one hold, at most: the launch queue of the driver holds about a thousand
   // entries; events and the spin kernel take their share.

@@ -109,7 +109,6 @@ LaunchStatus run_round(Session& session, std::span<const Batch> batches, bool fl
   Blocker& blocker = session.blocker();
   std::span<Event> events = session.events(2 * batches.size());
   const auto start = events.first(batches.size()), stop = events.last(batches.size());
-  DeviceBuffer* l2 = flush ? &session.l2_flush_buffer() : nullptr;
   (void)blocker.timed_out();  // forget an earlier timeout
   bool held = false;
   auto abandon = [&](LaunchStatus&& s) {  // let the stream go, drain it, report the first failure
@@ -130,14 +129,18 @@ LaunchStatus run_round(Session& session, std::span<const Batch> batches, bool fl
   // Each batch behind its own hold, released once queued; the host then waits for its end before it
   // queues the next (see timing.h: queuing during a timed batch slowed it).
   for (std::size_t i = 0; i < batches.size(); ++i) {
-    if (l2 != nullptr)  // a different byte each time so no layer can skip the write as redundant
-      if (cudaError_t c = cudaMemsetAsync(l2->data(), static_cast<int>((ms.size() + i) & 0xFF), l2->bytes(), nullptr);
+    // The L2 before the batch (timing.h): cold, 2 x L2 written before each timed launch; warm, that
+    // write's lines discarded before each primed batch, so it starts from an empty L2 whatever ran
+    // before. A different byte each time so no layer can skip the write as redundant.
+    if (flush || batches[i].primed) {
+      DeviceBuffer& scratch = session.l2_flush_buffer();
+      if (cudaError_t c =
+              cudaMemsetAsync(scratch.data(), static_cast<int>((ms.size() + i) & 0xFF), scratch.bytes(), nullptr);
           c != cudaSuccess)
         return abandon(classify(c, "L2 flush (cudaMemsetAsync)"));
-    // Warm L2: a primed batch starts from an emptied L2, whatever ran before (timing.h)
-    if (l2 == nullptr && batches[i].primed)
-      if (LaunchStatus s = blocker.empty_l2(session.l2_flush_buffer(), static_cast<int>(ms.size() + i)); !s.ok())
-        return abandon(std::move(s));
+      if (!flush)
+        if (LaunchStatus s = blocker.discard_l2(scratch); !s.ok()) return abandon(std::move(s));
+    }
     if (LaunchStatus s = blocker.hold(); !s.ok()) return abandon(std::move(s));
     held = true;
     if (batches[i].primed)

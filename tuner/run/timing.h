@@ -36,7 +36,7 @@
 //     is within rel_ci of it and min_time_ms has passed; at max_samples or max_time_ms otherwise;
 //   - L2: by default warm (back to back: a problem that fits in L2 runs from L2, as in an
 //     application loop), from a known start: before each primed batch the L2 is emptied (a 2 x L2
-//     memset whose lines are then discarded without write-back, Blocker::empty_l2), so the priming
+//     memset whose lines are then discarded without write-back, Blocker::discard_l2), so the priming
 //     brings in the kernel's own data whatever ran before. Without it, what earlier work left in
 //     L2 set the regime near the L2's capacity: on an H200 at 2816x2816 a decision's contenders
 //     (evict-first kernels) read 5 to 7% above their first measurement, two of them 16 to 19%, in
