@@ -68,7 +68,8 @@ struct TimingOptions {
   double min_time_ms = 0;      // of timed batches, before the stop rule may stop
   double max_time_ms = 200;    // of timed batches, then stop whatever the interval
   int max_retakes = 3;         // rounds taken again because the GPU throttled
-  // false: back-to-back samples (warm L2). true: a 2 x L2 flush before each timed launch (cold).
+  // false: warm L2 (each block of batches from an emptied L2, then primed; the L2 bullet above).
+  // true: a 2 x L2 flush before each timed launch, one launch per sample (cold).
   bool flush_l2 = false;
   // For the ceilings (ceilings.h), which allocate their own buffers: on how many placements to time
   // them, as many as the kernels they are compared with.
