@@ -11,9 +11,11 @@
 //   block_size_x, block_size_y  thread-block dims; a thread moves `vector` adjacent floats per
 //                               access and tile_size_y rows of the tile ("BLOCK_ROWS" = block_size_y)
 //   tile_size_y                 rows of the tile per thread (elements per thread = vector * tile_size_y)
-//   vector        1, 2, 4       floats per global access (8- and 16-byte loads/stores); a chunk
-//                               falls back to scalar accesses where alignment does not allow it
-//                               (cols % vector != 0 for loads, rows % vector != 0 for stores)
+//   vector        1, 2, 4       floats per global access (8- and 16-byte loads/stores) at every
+//                               size: where rows do not start on a vector boundary (cols % vector
+//                               != 0 for loads, rows % vector != 0 for stores) neighbouring lanes
+//                               access the aligned chunks and exchange floats by warp shuffles
+//                               (common/realign.cuh); only row and tile ends use single floats
 //   use_shared    0, 1, 2       1: coalesced transpose through a padded shared-memory tile;
 //                               0: no shared memory; each thread transposes vector x vector
 //                               blocks in registers (vector = 1 is the seeds' naive transpose);
@@ -130,6 +132,8 @@ static_assert(streaming >= 0 && streaming <= 6, "streaming must be 0..6");
 #define TP_LOAD_HINT (streaming == 2 || streaming == 3 ? 1 : streaming == 6 ? 3 : 0)
 #define TP_STORE_HINT (streaming == 3 || streaming == 4 ? 2 : streaming == 5 ? 1 : 0)
 
+#include "common/realign.cuh"
+
 namespace tp {
 
 template <int N> struct Vec;
@@ -185,31 +189,59 @@ __device__ __forceinline__ void store1(float* p, float v) {
 #endif
 }
 
-// `vector` floats of input row r from column c on; zeros outside the matrix.
-__device__ __forceinline__ void load_chunk(float (&dst)[vector], const float* __restrict__ in,
-                                           int r, int c, int rows, int cols) {
-  const float* p = in + static_cast<size_t>(r) * cols + c;
-  if (r < rows && cols % vector == 0 && c < cols) {
-    load<vector>(dst, p);  // c % vector == 0 and cols % vector == 0: aligned, all inside
+// Rows of a matrix start on a `vector`-float boundary: its width and base pointer allow it.
+__device__ __forceinline__ bool aligned_rows(const float* p, int width) {
+  return width % vector == 0 && realign::misalignment<vector>(p) == 0;
+}
+
+// The global accesses of the chunks: `vector` floats (aligned) or one.
+struct Access {
+  __device__ __forceinline__ void operator()(float (&d)[vector], const float* p) const { load<vector>(d, p); }
+  __device__ __forceinline__ float operator()(const float* p) const { return load1(p); }
+  __device__ __forceinline__ void operator()(float* p, const float (&s)[vector]) const { store<vector>(p, s); }
+  __device__ __forceinline__ void operator()(float* p, float v) const { store1(p, v); }
+};
+
+// `vector` floats of input row r from column c on; zeros outside the matrix. Lanes DELTA apart
+// hold consecutive chunks of one row in segments of SEG lanes (common/realign.cuh): rows that do
+// not start on a vector boundary still load by vectors.
+template <int DELTA, int SEG>
+__device__ __forceinline__ void load_chunk(float (&dst)[vector], const float* __restrict__ in, int r, int c,
+                                           int rows, int cols) {
+  const float* row = in + static_cast<size_t>(r) * cols;
+  if (aligned_rows(in, cols)) {  // the same for the whole grid
+    realign::fetch<vector>(dst, row, r < rows, c, cols, Access());
   } else {
-#pragma unroll
-    for (int e = 0; e < vector; ++e) dst[e] = (r < rows && c + e < cols) ? load1(p + e) : 0.0f;
+    realign::load<vector, DELTA, SEG>(dst, row, r < rows, c, cols, Access());
   }
 }
 
-// `vector` floats to output row c (input column) from column r (input row) on, inside only.
-__device__ __forceinline__ void store_chunk(float* __restrict__ out, const float (&src)[vector],
-                                            int c, int r, int rows, int cols) {
-  if (c >= cols) return;
-  float* p = out + static_cast<size_t>(c) * rows + r;
-  if (rows % vector == 0 && r < rows) {
-    store<vector>(p, src);
-  } else {
+// `vector` floats to output row c (input column) from column r (input row) on, inside only;
+// DELTA and SEG as for load_chunk, along the output row.
+template <int DELTA, int SEG>
+__device__ __forceinline__ void store_chunk(float* __restrict__ out, const float (&src)[vector], int c, int r,
+                                            int rows, int cols) {
+  float* row = out + static_cast<size_t>(c) * rows;
+  if (aligned_rows(out, rows)) {
+    if (c >= cols) return;
+    if (r + vector <= rows) {
+      store<vector>(row + r, src);
+    } else {
 #pragma unroll
-    for (int e = 0; e < vector; ++e)
-      if (r + e < rows) store1(p + e, src[e]);
+      for (int e = 0; e < vector; ++e)
+        if (r + e < rows) store1(row + r + e, src[e]);
+    }
+  } else {
+    realign::store<vector, DELTA, SEG>(row, c < cols, r, rows, src, Access());
   }
 }
+
+// Segments of the chunk accesses: TX-wide tile rows by threadIdx.x; TY-long output rows by
+// consecutive threads (shared-memory schemes) or by threadIdx.y (use_shared = 0).
+#define TP_SEG_X (block_size_x < 32 ? block_size_x : 32)
+#define TP_SEG_T (TP_TY / vector < 32 ? TP_TY / vector : 32)
+#define TP_DELTA_Y (block_size_x < 32 ? block_size_x : 1)
+#define TP_SEG_Y (block_size_x < 32 ? 32 / block_size_x : 1)
 
 #if use_shared == 1
 // Loads the thread's tile_size_y chunks of the tile at (r0, c0): rows ty, ty+block_size_y, ...
@@ -218,206 +250,13 @@ __device__ __forceinline__ void load_tile(float (&buf)[tile_size_y][vector],
                                           int cols) {
 #pragma unroll
   for (int j = 0; j < tile_size_y; ++j)
-    load_chunk(buf[j], in, r0 + threadIdx.y + j * block_size_y, c0 + threadIdx.x * vector, rows,
-               cols);
+    load_chunk<1, TP_SEG_X>(buf[j], in, r0 + threadIdx.y + j * block_size_y, c0 + threadIdx.x * vector, rows,
+                            cols);
 }
 #endif
 
 
-#if use_shared == 2
-// ---- use_shared = 2: 16-byte accesses everywhere, swizzled unpadded tile, 4 x 4 register blocks.
-
-// Float offset of 16-byte chunk c of tile row r. Chunks are XOR-swizzled with bits 2..4 of the row:
-// the 8 lanes of one 16-byte shared access phase then hit 8 different 16-byte bank groups both
-// when a row is written (8 consecutive chunks of one row) and when 4 x 4 blocks are read (the
-// same chunk of rows 4a + i for 8 consecutive a). Needs TP_TX / 4 to be a multiple of 8.
-__device__ __forceinline__ int soff(int r, int c) { return r * TP_TX + ((c ^ ((r >> 2) & 7)) << 2); }
-
-// createpolicy for the L2 hint of one side (0 when the side has none).
-template <int HINT>
-__device__ __forceinline__ unsigned long long policy() {
-  unsigned long long p = 0;
-  if (HINT == 1) asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(p));
-  if (HINT == 2) asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(p));
-  return p;
-}
-
-// 16-byte global load (aligned, inside the matrix) with the load hint of `streaming`.
-__device__ __forceinline__ float4 ld16(const float* p, unsigned long long pol) {
-  (void)pol;
-#if streaming == 1
-  return __ldcs(reinterpret_cast<const float4*>(p));
-#elif TP_LOAD_HINT == 1 || TP_LOAD_HINT == 2
-  float4 v;
-  asm volatile("ld.global.L2::cache_hint.v4.f32 {%0, %1, %2, %3}, [%4], %5;"
-               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
-               : "l"(p), "l"(pol));
-  return v;
-#elif TP_LOAD_HINT == 3
-  float4 v;
-  asm volatile("ld.global.nc.L2::256B.v4.f32 {%0, %1, %2, %3}, [%4];"
-               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
-               : "l"(p));
-  return v;
-#else
-  return *reinterpret_cast<const float4*>(p);
-#endif
-}
-
-// 16-byte global store (aligned, inside the matrix) with the store hint of `streaming`.
-__device__ __forceinline__ void st16(float* p, float4 v, unsigned long long pol) {
-  (void)pol;
-#if streaming == 1
-  __stcs(reinterpret_cast<float4*>(p), v);
-#elif TP_STORE_HINT != 0
-  asm volatile("st.global.L2::cache_hint.v4.f32 [%0], {%1, %2, %3, %4}, %5;" ::"l"(p), "f"(v.x), "f"(v.y),
-               "f"(v.z), "f"(v.w), "l"(pol)
-               : "memory");
-#else
-  *reinterpret_cast<float4*>(p) = v;
-#endif
-}
-
-#if cp_async
-// cp.async of 16 bytes to shared memory; n = 0 writes zeros there and reads nothing.
-__device__ __forceinline__ void cp16(float* dst, const float* src, int n, unsigned long long pol) {
-  const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-  (void)pol;
-#if streaming == 1 || TP_LOAD_HINT == 1 || TP_LOAD_HINT == 2
-  asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2, %3;" ::"r"(d), "l"(src), "r"(n),
-               "l"(streaming == 1 ? policy<1>() : pol)
-               : "memory");
-#elif TP_LOAD_HINT == 3
-  asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16, %2;" ::"r"(d), "l"(src), "r"(n)
-               : "memory");
-#else
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(d), "l"(src), "r"(n) : "memory");
-#endif
-}
-__device__ __forceinline__ void cp_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
-template <int N>
-__device__ __forceinline__ void cp_wait() {
-  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
-}
-#endif
-
-// The tiles one block moves: k = 0 .. n - 1, tile k at tile row tr, tile column tc.
-struct Tiles {
-  int n, bid, step, gtx, gty, bx, by;
-  __device__ __forceinline__ Tiles(int rows, int cols, int bx_, int by_) : bx(bx_), by(by_) {
-    gtx = (cols + TP_TX - 1) / TP_TX;
-    gty = (rows + TP_TY - 1) / TP_TY;
-#if persist
-    bid = blockIdx.x + gridDim.x * blockIdx.y;
-    step = gridDim.x * gridDim.y;
-    const int total = gtx * gty;
-    n = bid < total ? (total - 1 - bid) / step + 1 : 0;
-#else
-    bid = step = 0;
-    n = min(tiles, gty - by * tiles);
-#endif
-  }
-  __device__ __forceinline__ void at(int k, int& r0, int& c0) const {
-#if persist
-    const int t = bid + k * step;
-#if group > 1
-    const int per_group = group * gtx;
-    const int first = t / per_group * group;
-    const int height = min(group, gty - first);
-    const int local = t % per_group;
-    r0 = (first + local % height) * TP_TY;
-    c0 = local / height * TP_TX;
-#else
-    r0 = t / gtx * TP_TY;
-    c0 = t % gtx * TP_TX;
-#endif
-#else
-    r0 = (by * tiles + k) * TP_TY;
-    c0 = bx * TP_TX;
-#endif
-  }
-};
-
-// 4 floats of input row r from column c on into registers (zeros outside the matrix).
-__device__ __forceinline__ void load4(float (&d)[4], const float* __restrict__ in, int r, int c, int rows,
-                                      int cols, unsigned long long pol) {
-  if (r < rows && cols % 4 == 0 && c < cols) {
-    const float4 v = ld16(in + static_cast<size_t>(r) * cols + c, pol);
-    d[0] = v.x, d[1] = v.y, d[2] = v.z, d[3] = v.w;
-  } else {
-    const float* p = in + static_cast<size_t>(r) * cols + c;
-#pragma unroll
-    for (int e = 0; e < 4; ++e) d[e] = (r < rows && c + e < cols) ? load1(p + e) : 0.0f;
-  }
-}
-
-// Registers of the thread's tile_size_y chunks (rows ty + j * block_size_y, chunk tx) to the tile.
-__device__ __forceinline__ void put_tile(float* s, const float (&buf)[tile_size_y][4]) {
-#pragma unroll
-  for (int j = 0; j < tile_size_y; ++j)
-    *reinterpret_cast<float4*>(s + soff(threadIdx.y + j * block_size_y, threadIdx.x)) =
-        make_float4(buf[j][0], buf[j][1], buf[j][2], buf[j][3]);
-}
-
-__device__ __forceinline__ void get_tile(float (&buf)[tile_size_y][4], const float* __restrict__ in, int r0,
-                                         int c0, int rows, int cols, unsigned long long pol) {
-#pragma unroll
-  for (int j = 0; j < tile_size_y; ++j)
-    load4(buf[j], in, r0 + threadIdx.y + j * block_size_y, c0 + threadIdx.x * 4, rows, cols, pol);
-}
-
-#if cp_async
-// Starts the loads of the tile at (r0, c0) into s (cp.async where rows are 16-byte aligned).
-__device__ __forceinline__ void issue_tile(float* s, const float* __restrict__ in, int r0, int c0, int rows,
-                                           int cols, unsigned long long pol) {
-  if (cols % 4 == 0) {
-#pragma unroll
-    for (int j = 0; j < tile_size_y; ++j) {
-      const int r = threadIdx.y + j * block_size_y, gr = r0 + r, gc = c0 + threadIdx.x * 4;
-      const bool inside = gr < rows && gc < cols;
-      const float* src = inside ? in + static_cast<size_t>(gr) * cols + gc : in;
-      cp16(s + soff(r, threadIdx.x), src, inside ? 16 : 0, pol);
-    }
-  } else {
-    float buf[tile_size_y][4];
-    get_tile(buf, in, r0, c0, rows, cols, pol);
-    put_tile(s, buf);
-  }
-}
-#endif
-
-// Writes the transposed tile at (r0, c0) from s: each thread takes tile_size_y / 4 blocks of
-// 4 x 4, consecutive threads consecutive blocks down the tile (= along an output row).
-__device__ __forceinline__ void write_tile(float* __restrict__ out, const float* s, int r0, int c0, int rows,
-                                           int cols, unsigned long long pol) {
-  const int t = threadIdx.y * block_size_x + threadIdx.x;
-#pragma unroll
-  for (int j = 0; j < tile_size_y / 4; ++j) {
-    const int q = t + j * TP_NT;
-    const int a = q % (TP_TY / 4), b = q / (TP_TY / 4);
-    float m[4][4];
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      const float4 v = *reinterpret_cast<const float4*>(s + soff(4 * a + i, b));
-      m[i][0] = v.x, m[i][1] = v.y, m[i][2] = v.z, m[i][3] = v.w;
-    }
-    const int oc = r0 + 4 * a;  // output column of m[0][*]
-#pragma unroll
-    for (int e = 0; e < 4; ++e) {
-      const int orow = c0 + 4 * b + e;
-      if (orow >= cols) continue;
-      float* p = out + static_cast<size_t>(orow) * rows + oc;
-      if (rows % 4 == 0 && oc < rows) {
-        st16(p, make_float4(m[0][e], m[1][e], m[2][e], m[3][e]), pol);
-      } else {
-#pragma unroll
-        for (int i = 0; i < 4; ++i)
-          if (oc + i < rows) store1(p + i, m[i][e]);
-      }
-    }
-  }
-}
-#endif  // use_shared == 2
+#include "common/transpose_wide.cuh"  // use_shared = 2
 
 }  // namespace tp
 
@@ -479,7 +318,7 @@ extern "C" __global__ void __launch_bounds__(TP_NT)
       float v[vector];
 #pragma unroll
       for (int e = 0; e < vector; ++e) v[e] = tile[ochunk * vector + e][orow];
-      tp::store_chunk(out, v, c0 + orow, r0 + ochunk * vector, rows, cols);
+      tp::store_chunk<1, TP_SEG_T>(out, v, c0 + orow, r0 + ochunk * vector, rows, cols);
     }
     __syncthreads();
   }
@@ -551,7 +390,7 @@ extern "C" __global__ void __launch_bounds__(TP_NT)
     for (int g = 0; g < tile_size_y / vector; ++g)
 #pragma unroll
       for (int i = 0; i < vector; ++i)
-        tp::load_chunk(m[g][i], in, r0 + (ty + g * block_size_y) * vector + i, c, rows, cols);
+        tp::load_chunk<1, TP_SEG_X>(m[g][i], in, r0 + (ty + g * block_size_y) * vector + i, c, rows, cols);
 #pragma unroll
     for (int g = 0; g < tile_size_y / vector; ++g) {
 #pragma unroll
@@ -559,7 +398,7 @@ extern "C" __global__ void __launch_bounds__(TP_NT)
         float v[vector];
 #pragma unroll
         for (int i = 0; i < vector; ++i) v[i] = m[g][i][e];
-        tp::store_chunk(out, v, c + e, r0 + (ty + g * block_size_y) * vector, rows, cols);
+        tp::store_chunk<TP_DELTA_Y, TP_SEG_Y>(out, v, c + e, r0 + (ty + g * block_size_y) * vector, rows, cols);
       }
     }
   }

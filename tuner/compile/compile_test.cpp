@@ -1,5 +1,6 @@
 // NVRTC compiles of the project's kernel templates for sm_90 (no GPU needed).
 #include "compile/compile.h"
+#include "compile/source.h"
 
 #include <gtest/gtest.h>
 
@@ -14,12 +15,9 @@ namespace {
 
 using Defines = std::vector<std::pair<std::string, std::string>>;
 
+// The program as the sweep compiles it: the kernel file with its shared headers written in.
 std::string read_source(const std::string& rel) {
-  std::ifstream f(std::string(TUNE_SOURCE_DIR) + "/" + rel);
-  EXPECT_TRUE(f) << rel;
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
+  return read_kernel_source(std::string(TUNE_SOURCE_DIR) + "/" + rel, rel, {.name = rel}).text;
 }
 
 CompileRequest request(const std::string& file, const std::string& kernel, Defines defines) {

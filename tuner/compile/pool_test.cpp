@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "compile/source.h"
 
 namespace tune::compile {
 namespace {
@@ -24,9 +25,9 @@ CompileRequest fake(std::uint64_t tag) {
 }
 
 TEST(CompilePool, CompilesRealRequestsAndReturnsEveryResult) {
-  std::ifstream f(std::string(TUNE_SOURCE_DIR) + "/kernels_src/transpose.cu");
-  std::stringstream ss;
-  ss << f.rdbuf();
+  // the program as the sweep compiles it: the kernel file with its shared headers written in
+  const std::string source =
+      read_kernel_source(std::string(TUNE_SOURCE_DIR) + "/kernels_src/transpose.cu", "transpose.cu").text;
   CompilePool pool(4);
   EXPECT_EQ(pool.workers(), 4u);
   const int vectors[] = {1, 2, 4};
@@ -35,7 +36,7 @@ TEST(CompilePool, CompilesRealRequestsAndReturnsEveryResult) {
   for (int v : vectors)
     for (int tsy : rows) {
       CompileRequest r;
-      r.source = ss.str();
+      r.source = source;
       r.source_name = "kernels_src/transpose.cu";
       r.kernel_name = "transpose";
       r.defines = {{"block_size_x", std::to_string(32 / v)},
@@ -47,7 +48,7 @@ TEST(CompilePool, CompilesRealRequestsAndReturnsEveryResult) {
     }
   {
     CompileRequest r;
-    r.source = ss.str();
+    r.source = source;
     r.source_name = "kernels_src/transpose.cu";
     r.kernel_name = "transpose";
     r.defines = {{"vector", "5"}};

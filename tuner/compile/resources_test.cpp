@@ -7,15 +7,14 @@
 #include <sstream>
 
 #include "compile/compile.h"
+#include "compile/source.h"
 
 namespace tune::compile {
 namespace {
 
+// The program as the sweep compiles it: the kernel file with its shared headers written in.
 std::string read_source(const std::string& rel) {
-  std::ifstream f(std::string(TUNE_SOURCE_DIR) + "/" + rel);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
+  return read_kernel_source(std::string(TUNE_SOURCE_DIR) + "/" + rel, rel, {.name = rel}).text;
 }
 
 TEST(PtxasLog, PicksTheRequestedEntryOutOfAMultiKernelReport) {

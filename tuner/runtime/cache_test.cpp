@@ -11,6 +11,7 @@
 #include <iterator>
 
 #include "compile/compile.h"
+#include "compile/source.h"
 #include "store/test_util.h"
 
 namespace fs = std::filesystem;
@@ -25,8 +26,10 @@ const CachedCubin& real_cubin(std::string* key = nullptr) {
   static std::string k;
   static const CachedCubin c = [] {
     compile::CompileRequest req;
-    std::ifstream f(std::string(TUNE_SOURCE_DIR) + "/kernels_src/transpose.cu");
-    req.source.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+    // the program as the runtime compiles it: the kernel file with its shared headers written in
+    req.source = compile::read_kernel_source(std::string(TUNE_SOURCE_DIR) + "/kernels_src/transpose.cu", "transpose.cu",
+                                             {.name = "transpose.cu"})
+                     .text;
     req.source_name = "transpose.cu";
     req.kernel_name = "transpose";
     auto r = compile::compile(req);
