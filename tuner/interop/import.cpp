@@ -9,6 +9,7 @@
 #include "common/error.h"
 #include "common/hash.h"
 #include "interop/entry.h"
+#include "interop/online.h"
 
 namespace tune::interop {
 
@@ -250,6 +251,17 @@ ImportResult import_file(store::Store& db, const std::filesystem::path& path, co
   using clock = std::chrono::steady_clock;
   auto seconds = [](clock::time_point a, clock::time_point b) { return std::chrono::duration<double>(b - a).count(); };
   const auto t0 = clock::now();
+  if (auto online = detail::read_online(path)) {  // tune::runtime's online tuning result
+    Plan plan = plan_cache(online->cache, opt);
+    if (opt.spec != nullptr && plan.space_hash != online->space_hash)
+      throw InputError(path.string() + ": the online result was tuned in another search space than " +
+                       opt.spec->path.string() + " (its space_hash differs)");
+    plan.space_hash = online->space_hash;
+    plan.format = plan.notes["format"] = "tune online";
+    ImportResult r = write(db, plan, opt);
+    r.file = path;
+    return r;
+  }
   auto file = read_file(path);
   const auto t1 = clock::now();
   Plan plan = std::holds_alternative<CacheFile>(file) ? plan_cache(std::get<CacheFile>(file), opt)
