@@ -1,6 +1,7 @@
 // Internal to the runtime library: the state behind tune::runtime::Kernel.
 #pragma once
 #include <atomic>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -10,6 +11,7 @@
 
 #include "run/dtype.h"
 #include "runtime/disk_cache.h"
+#include "runtime/online.h"
 #include "runtime/table.h"
 #include "spec/spec.h"
 #include "tune/runtime.h"
@@ -29,9 +31,35 @@ struct Kernel::Impl {
     cudaLibrary_t library = nullptr;
     cudaKernel_t kernel = nullptr;
   };
+  struct Candidate {  // one configuration online tuning tries at a size
+    Selection selection;
+    Compiled* compiled = nullptr;
+  };
+  struct EventPair {  // the events that time one launch, destroyed with the pair
+    cudaEvent_t start = nullptr, stop = nullptr;
+    EventPair() = default;
+    EventPair(EventPair&& o) noexcept;
+    EventPair& operator=(EventPair&& o) noexcept;
+    EventPair(const EventPair&) = delete;
+    EventPair& operator=(const EventPair&) = delete;
+    ~EventPair();
+  };
+  struct Online {   // online tuning at one (device, size) (runtime/online_launch.cpp)
+    std::mutex mu;  // guards everything but `winner`
+    std::vector<Candidate> candidates;
+    detail::Rotation rotation;
+    std::string arch;
+    int cc_major = 0, cc_minor = 0;
+    Candidate chosen;                                       // the winner, with Selection::online set
+    std::deque<std::pair<std::size_t, EventPair>> pending;  // (candidate, events) not read yet
+    std::vector<EventPair> spare;
+    std::atomic<const Candidate*> winner{nullptr};
+    Online(std::size_t n, detail::OnlineRule rule) : rotation(n, rule) {}
+  };
   struct Resolved {  // one (device, size): everything a launch needs
     Selection selection;
     Compiled* compiled = nullptr;
+    std::unique_ptr<Online> online;     // when online tuning runs at this size
     std::vector<std::uint64_t> counts;  // elements of each buffer at this size (the spec's Size)
     std::string device_name;
     std::atomic<bool> captured{false};
@@ -52,6 +80,8 @@ struct Kernel::Impl {
   std::vector<std::vector<std::string>> variant_options;  // per variant: "-Dname=value", ...
   std::filesystem::path capture_dir;
   std::uint64_t capture_max_bytes = std::uint64_t{4} << 30;
+  bool online = false;  // Options::online.enabled or TUNE_ONLINE=1
+  std::filesystem::path online_dir;
 
   mutable std::mutex mu;  // guards everything below
   std::map<std::pair<std::string, std::size_t>, std::unique_ptr<Compiled>> compiled;
@@ -66,11 +96,19 @@ struct Kernel::Impl {
   Selection make_selection(const detail::Pick& pick, Size size) const;
   const DeviceId& device_id(int device);
   Resolved& resolve(int device, Size size);
+  Compiled& compiled_slot(const std::string& arch, std::size_t variant);  // created on first use
   void load(Compiled& c, const std::string& arch, std::size_t variant, const Selection& s, Size size);
   // Throws Error naming the argument when `args` do not fit the spec at this size.
   void check(const Selection* s, const std::vector<std::uint64_t>& counts, Size size,
              std::initializer_list<Arg> args) const;
   std::vector<std::uint64_t> counts(const Selection* s, Size size) const;  // each buffer's Size
+  void launch_variant(const Selection& s, const Compiled& c, cudaStream_t stream, Size size, void** slots) const;
+  // Online tuning (runtime/online_launch.cpp): the candidates at a size without an exact entry,
+  // null when there are fewer than two; one launch of the rotation (or of the winner).
+  std::unique_ptr<Online> start_online(const DeviceId& id, const detail::Pick& pick, Size size);
+  const Selection& launch_online(Resolved& r, cudaStream_t stream, Size size, void** slots);
+  void poll(Online& o);                                  // reads completed events, o.mu held
+  void settle(Online& o, const Resolved& r, Size size);  // records the winner and writes its file
   // The capture of this launch (runtime/capture_hook.cpp): launches it itself, between copies of
   // the arguments before and after. False when it did not (a file is there, or over the limit).
   bool capture(Resolved& r, cudaStream_t stream, Size size, std::initializer_list<Arg> args, void** slots);

@@ -106,6 +106,11 @@ Kernel::Kernel(const std::filesystem::path& spec_path, const std::filesystem::pa
     if (const char* c = std::getenv("TUNE_CAPTURE"); c != nullptr && *c != 0) m.capture_dir = c;
   if (const char* c = std::getenv("TUNE_CAPTURE_MAX_BYTES"); c != nullptr && *c != 0)
     m.capture_max_bytes = std::strtoull(c, nullptr, 10);
+  const char* online = std::getenv("TUNE_ONLINE");
+  m.online = m.options.online.enabled || (online != nullptr && std::string(online) == "1");
+  m.online_dir = m.options.online.dir;
+  if (m.online_dir.empty())
+    if (const char* c = std::getenv("TUNE_ONLINE_DIR"); c != nullptr && *c != 0) m.online_dir = c;
 }
 
 Kernel::~Kernel() {
@@ -223,6 +228,13 @@ std::vector<std::uint64_t> Kernel::Impl::counts(const Selection* s, Size size) c
   return out;
 }
 
+Kernel::Impl::Compiled& Kernel::Impl::compiled_slot(const std::string& arch, std::size_t variant) {
+  std::lock_guard lock(mu);
+  auto& slot = compiled[{arch, variant}];
+  if (!slot) slot = std::make_unique<Compiled>();
+  return *slot;
+}
+
 Kernel::Impl::Resolved& Kernel::Impl::resolve(int device, Size size) {
   const auto key = std::make_tuple(device, size.x, size.y, size.z);
   {
@@ -232,14 +244,11 @@ Kernel::Impl::Resolved& Kernel::Impl::resolve(int device, Size size) {
   const DeviceId& id = device_id(device);
   auto r = std::make_unique<Resolved>();
   r->device_name = id.name;
-  r->selection = make_selection(detail::select(table, id.name, id.major, id.minor, {size.x, size.y, size.z}), size);
+  const detail::Pick pick = detail::select(table, id.name, id.major, id.minor, {size.x, size.y, size.z});
+  r->selection = make_selection(pick, size);
   r->counts = counts(&r->selection, size);
-  {
-    std::lock_guard lock(mu);
-    auto& slot = compiled[{id.arch, r->selection.variant}];
-    if (!slot) slot = std::make_unique<Compiled>();
-    r->compiled = slot.get();
-  }
+  r->compiled = &compiled_slot(id.arch, r->selection.variant);
+  if (online && r->selection.match != Match::exact) r->online = start_online(id, pick, size);
   Compiled& c = *r->compiled;
   std::call_once(c.once, [&] { load(c, id.arch, r->selection.variant, r->selection, size); });
   std::lock_guard lock(mu);
@@ -265,16 +274,20 @@ const Selection& Kernel::launch(cudaStream_t stream, Size size, std::initializer
   for (const Arg& a : args) slots[i++] = a.slot();
   if (!m.capture_dir.empty() && !r.captured.exchange(true) && m.capture(r, stream, size, args, slots))
     return r.selection;
-  const Selection& s = r.selection;
-  const cudaError_t e =
-      cudaLaunchKernel(reinterpret_cast<const void*>(r.compiled->kernel), dim3(s.grid[0], s.grid[1], s.grid[2]),
-                       dim3(s.block[0], s.block[1], s.block[2]), slots, 0, stream);
+  if (r.online) return m.launch_online(r, stream, size, slots);
+  m.launch_variant(r.selection, *r.compiled, stream, size, slots);
+  return r.selection;
+}
+
+void Kernel::Impl::launch_variant(const Selection& s, const Compiled& c, cudaStream_t stream, Size size,
+                                  void** slots) const {
+  const cudaError_t e = cudaLaunchKernel(reinterpret_cast<const void*>(c.kernel), dim3(s.grid[0], s.grid[1], s.grid[2]),
+                                         dim3(s.block[0], s.block[1], s.block[2]), slots, 0, stream);
   if (e != cudaSuccess)
-    m.fail(&s, size,
-           "cudaLaunchKernel with grid (" + std::to_string(s.grid[0]) + "," + std::to_string(s.grid[1]) + "," +
-               std::to_string(s.grid[2]) + ") block (" + std::to_string(s.block[0]) + "," + std::to_string(s.block[1]) +
-               "," + std::to_string(s.block[2]) + "): " + cudaGetErrorString(e));
-  return s;
+    fail(&s, size,
+         "cudaLaunchKernel with grid (" + std::to_string(s.grid[0]) + "," + std::to_string(s.grid[1]) + "," +
+             std::to_string(s.grid[2]) + ") block (" + std::to_string(s.block[0]) + "," + std::to_string(s.block[1]) +
+             "," + std::to_string(s.block[2]) + "): " + cudaGetErrorString(e));
 }
 
 }  // namespace tune::runtime

@@ -16,6 +16,13 @@
 //   (count, scalar or buffer, element type, buffer length, const-ness of outputs) and launches.
 // With TUNE_CAPTURE=dir set, the first launch of each problem size also writes a capture file
 // (tuner/capture/capture.h) that `tune --space S --capture FILE` tunes with.
+// With online tuning on (Options::online.enabled or TUNE_ONLINE=1), a size without an exact
+// entry is tuned by its first launches: they rotate among the best candidates of the table (each
+// a complete kernel, so every launch is correct), each timed by CUDA events that are read once
+// they have completed (the stream is never synchronised); after OnlineOptions::launches launches,
+// once every candidate has min_samples samples, the lowest median wins and every later launch at
+// that size runs it. The result goes to a file in OnlineOptions::dir (or $TUNE_ONLINE_DIR) that
+// `tune import` reads into the database.
 //
 // Thread-safe: one Kernel may be launched from several threads. Every failure throws
 // tune::runtime::Error, whose message names the kernel, the configuration and the cause.
@@ -166,6 +173,15 @@ struct Selection {
   std::string config;                // "block_size_x=32 block_size_y=8 ..." in the spec's order
   std::vector<std::string> options;  // what NVRTC compiles it with: "-Dblock_size_x=32", ...
   std::array<unsigned, 3> grid{1, 1, 1}, block{1, 1, 1};  // at the asked size
+  bool online = false;                                    // chosen by online tuning at this size (once it has settled)
+};
+
+struct OnlineOptions {
+  bool enabled = false;       // or TUNE_ONLINE=1 in the environment
+  std::filesystem::path dir;  // where each result's file goes: empty means $TUNE_ONLINE_DIR (none: no file)
+  int launches = 64;          // launches that rotate among the candidates
+  int min_samples = 8;        // timed launches per candidate before one can win
+  int candidates = 8;         // at most this many (and at most launches / min_samples)
 };
 
 struct Options {
@@ -178,16 +194,21 @@ struct Options {
   // Capture: empty means $TUNE_CAPTURE; no capture when both are empty.
   std::filesystem::path capture_dir;
   std::vector<std::string> compiler_options;  // after the spec's CompilerOptions
+  OnlineOptions online;
 };
 
 struct Stats {
-  std::size_t compiled = 0;      // NVRTC compiles in this process
-  std::size_t from_disk = 0;     // cubins taken from the on-disk cache
-  std::size_t disk_refused = 0;  // cache files found but not used (corrupt, foreign, unsafe)
-  std::size_t captures = 0;      // capture files written
-  double compile_ms = 0;         // NVRTC time
-  std::string cache_dir;         // the on-disk cache in use ("" when off)
-  std::string cache_note;        // why the on-disk cache is off, when it is
+  std::size_t compiled = 0;        // NVRTC compiles in this process
+  std::size_t from_disk = 0;       // cubins taken from the on-disk cache
+  std::size_t disk_refused = 0;    // cache files found but not used (corrupt, foreign, unsafe)
+  std::size_t captures = 0;        // capture files written
+  double compile_ms = 0;           // NVRTC time
+  std::string cache_dir;           // the on-disk cache in use ("" when off)
+  std::string cache_note;          // why the on-disk cache is off, when it is
+  std::size_t online_settled = 0;  // sizes online tuning has settled in this process
+  std::size_t online_files = 0;    // result files written
+  double online_extra_ms = 0;      // the rotations' GPU time beyond their winners' medians
+  std::string online_note;         // why a result file was not written, when one was not
 };
 
 class Kernel {

@@ -1,0 +1,151 @@
+#include "runtime/online.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "spec/spec.h"
+
+namespace tune::runtime::detail {
+
+Rotation::Rotation(std::size_t candidates, OnlineRule rule) : rule_(rule) {
+  if (rule.launches < 1 || rule.min_samples < 1 || rule.candidates < 1 || rule.launches < rule.min_samples)
+    throw std::invalid_argument("online rule: launches >= min_samples >= 1 and candidates >= 1");
+  if (candidates == 0) throw std::invalid_argument("online tuning needs at least one candidate");
+  const auto most = static_cast<std::size_t>(std::min(rule.candidates, rule.launches / rule.min_samples));
+  samples_.resize(std::min(candidates, most));
+  outstanding_.assign(samples_.size(), 0);
+}
+
+std::size_t Rotation::next() {
+  std::size_t c = 0;
+  if (settled_) {
+    c = winner_;
+  } else if (launched_ < static_cast<std::size_t>(rule_.launches)) {
+    c = launched_ % samples_.size();
+  } else {
+    // Past the rotation, samples still outstanding: a candidate short of them, else the best so far.
+    auto short_of = [&](std::size_t i) {
+      return samples_[i].size() + static_cast<std::size_t>(outstanding_[i]) <
+             static_cast<std::size_t>(rule_.min_samples);
+    };
+    std::size_t best = samples_.size();
+    for (std::size_t i = 0; i < samples_.size() && best == samples_.size(); ++i)
+      if (short_of(i)) best = i;
+    if (best == samples_.size()) {
+      best = 0;
+      for (std::size_t i = 1; i < samples_.size(); ++i)
+        if (median(i) < median(best)) best = i;
+    }
+    c = best;
+  }
+  ++launched_;
+  if (!settled_) ++outstanding_[c];
+  return c;
+}
+
+void Rotation::sample(std::size_t candidate, double ms) {
+  if (settled_ || candidate >= samples_.size()) return;
+  if (outstanding_[candidate] > 0) --outstanding_[candidate];
+  if (ms >= 0 && std::isfinite(ms)) samples_[candidate].push_back(ms);
+  settle_if_done();
+}
+
+void Rotation::settle_if_done() {
+  if (launched_ < static_cast<std::size_t>(rule_.launches)) return;
+  for (const auto& s : samples_)
+    if (s.size() < static_cast<std::size_t>(rule_.min_samples)) return;
+  winner_ = 0;
+  for (std::size_t i = 1; i < samples_.size(); ++i)
+    if (median(i) < median(winner_)) winner_ = i;
+  settled_ = true;
+}
+
+double Rotation::median(std::size_t candidate) const {
+  std::vector<double> s = samples_.at(candidate);
+  if (s.empty()) return std::numeric_limits<double>::infinity();
+  std::sort(s.begin(), s.end());
+  const std::size_t n = s.size();
+  return n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+double Rotation::extra_ms() const {
+  if (!settled_) return 0;
+  const double best = median(winner_);
+  double extra = 0;
+  for (const auto& s : samples_)
+    for (double ms : s) extra += ms - best;
+  return extra;
+}
+
+std::vector<std::size_t> nearest_variants(const Table& table, const Pick& pick, const std::array<long long, 3>& size,
+                                          std::size_t n) {
+  std::vector<std::size_t> out{pick.variant};
+  if (pick.device >= 0) {
+    const TableDevice& dev = table.devices[static_cast<std::size_t>(pick.device)];
+    const double want = double(size[0]) * double(size[1]) * double(size[2]);
+    std::vector<std::pair<double, std::size_t>> by_distance;
+    for (const TableEntry& e : dev.entries) {
+      const double elems = double(e.size[0]) * double(e.size[1]) * double(e.size[2]);
+      by_distance.emplace_back(std::fabs(std::log(elems / want)), e.variant);
+    }
+    std::stable_sort(by_distance.begin(), by_distance.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [distance, variant] : by_distance)
+      if (std::find(out.begin(), out.end(), variant) == out.end()) out.push_back(variant);
+  }
+  if (std::find(out.begin(), out.end(), table.default_variant) == out.end()) out.push_back(table.default_variant);
+  if (out.size() > n) out.resize(n);
+  return out;
+}
+
+namespace {
+// The spec's JSON of a list of values, in the ordered JSON of the file.
+nlohmann::ordered_json values_json(const std::vector<expr::Value>& values) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& v : values) list.push_back(spec::to_json(v));
+  return nlohmann::ordered_json::parse(list.dump());
+}
+}  // namespace
+
+std::string online_file_text(const OnlineResult& r) {
+  using json = nlohmann::ordered_json;
+  json j;
+  j["format"] = "tune-online";
+  j["version"] = 1;
+  j["kernel_name"] = r.kernel;
+  j["space_hash"] = r.space_hash;
+  j["device_name"] = r.device;
+  j["compute_capability"] = {r.cc_major, r.cc_minor};
+  j["problem_size"] = r.size;
+  j["parameters"] = r.parameters;
+  json values = json::object();
+  for (std::size_t p = 0; p < r.parameters.size(); ++p) {
+    values[r.parameters[p]] = values_json(r.spec_values.at(p));
+  }
+  j["tune_params"] = std::move(values);
+  j["rule"] = {{"launches", r.rule.launches}, {"min_samples", r.rule.min_samples}, {"statistic", "median"}};
+  j["winner"] = r.rotation->winner();
+  j["extra_ms"] = r.rotation->extra_ms();
+  json candidates = json::array();
+  for (std::size_t c = 0; c < r.candidates.size(); ++c) {
+    candidates.push_back({{"values", values_json(r.candidates[c])},
+                          {"samples_ms", r.rotation->samples(c)},
+                          {"median_ms", r.rotation->median(c)}});
+  }
+  j["candidates"] = std::move(candidates);
+  return j.dump(1) + "\n";
+}
+
+std::string online_file_name(const OnlineResult& r) {
+  std::string name = r.kernel + "-" + r.device + "-";
+  for (std::size_t i = 0; i < r.size.size(); ++i) name += (i ? "x" : "") + std::to_string(r.size[i]);
+  for (char& ch : name)
+    if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_' || ch == '.')) ch = '_';
+  return name + ".online.json";
+}
+
+}  // namespace tune::runtime::detail

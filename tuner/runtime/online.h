@@ -1,0 +1,79 @@
+// Internal to the runtime library: online tuning at a size the table did not measure, without
+// CUDA (the launches and events are runtime/online_launch.cpp's).
+//
+// The rule (Rotation): the first `launches` launches at the size run the candidates in turn
+// (launch i runs candidate i % n, n at most launches / min_samples); each launch is timed by a
+// pair of events read later, when it has completed. Once `launches` launches have been issued
+// and every candidate has min_samples samples, the candidate with the lowest median wins and
+// every later launch runs it. Launches issued after the first `launches` while samples are still
+// outstanding run a candidate short of samples, else the best median so far.
+// What the rotation cost: for each sample, its time minus the winner's median (extra_ms).
+#pragma once
+#include <array>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "runtime/table.h"
+
+namespace tune::runtime::detail {
+
+struct OnlineRule {
+  int launches = 64;    // launches that rotate among the candidates
+  int min_samples = 8;  // timed launches each candidate needs before one can win
+  int candidates = 8;   // at most this many (and at most launches / min_samples)
+};
+
+class Rotation {
+ public:
+  // Throws std::invalid_argument for no candidates or a rule with launches < min_samples or a
+  // non-positive field.
+  Rotation(std::size_t candidates, OnlineRule rule);
+
+  std::size_t size() const noexcept { return samples_.size(); }
+  bool settled() const noexcept { return settled_; }
+  std::size_t winner() const noexcept { return winner_; }  // valid once settled()
+  std::size_t launched() const noexcept { return launched_; }
+  const OnlineRule& rule() const noexcept { return rule_; }
+
+  // The candidate the next launch runs (counts it as launched, and its sample as outstanding).
+  std::size_t next();
+  // The time of a launch of `candidate`, read back; ms < 0 means its events failed (no sample).
+  void sample(std::size_t candidate, double ms);
+
+  const std::vector<double>& samples(std::size_t candidate) const { return samples_.at(candidate); }
+  double median(std::size_t candidate) const;  // +infinity without samples
+  double extra_ms() const;                     // the rotation's time beyond the winner's (once settled)
+
+ private:
+  void settle_if_done();
+  OnlineRule rule_;
+  std::vector<std::vector<double>> samples_;
+  std::vector<int> outstanding_;
+  std::size_t launched_ = 0, winner_ = 0;
+  bool settled_ = false;
+};
+
+// The candidates at `size` when no selection module ranks them: the variants of the device's
+// measured sizes nearest to it (element count, log scale; the table's pick first), distinct, at
+// most n. `pick` is what detail::select answered.
+std::vector<std::size_t> nearest_variants(const Table& table, const Pick& pick, const std::array<long long, 3>& size,
+                                          std::size_t n);
+
+// The online result of one (kernel, device, size) as the file `tune import` reads
+// (tuner/interop/online.cpp): format "tune-online", version 1.
+struct OnlineResult {
+  std::string kernel, space_hash, device;
+  int cc_major = 0, cc_minor = 0;
+  std::vector<long long> size;  // the spec's ProblemSize rank
+  std::vector<std::string> parameters;
+  std::vector<std::vector<expr::Value>> spec_values;  // every parameter's Values in the spec
+  std::vector<std::vector<expr::Value>> candidates;   // each candidate's values
+  OnlineRule rule;
+  const Rotation* rotation = nullptr;
+};
+std::string online_file_text(const OnlineResult& r);
+// "transpose-NVIDIA_H200-1000x999.online.json": a file name from the kernel, device and size.
+std::string online_file_name(const OnlineResult& r);
+
+}  // namespace tune::runtime::detail

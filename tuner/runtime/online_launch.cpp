@@ -1,0 +1,166 @@
+// Online tuning's launches: the rotation of runtime/online.h driven by CUDA events that are read
+// only once they have completed (cudaEventQuery), so the application's stream is never waited on.
+#include <cstdio>
+#include <fstream>
+#include <system_error>
+#include <utility>
+
+#include "runtime/impl.h"
+#include "spec/bind.h"
+
+namespace tune::runtime {
+
+Kernel::Impl::EventPair::EventPair(EventPair&& o) noexcept
+    : start(std::exchange(o.start, nullptr)), stop(std::exchange(o.stop, nullptr)) {}
+
+Kernel::Impl::EventPair& Kernel::Impl::EventPair::operator=(EventPair&& o) noexcept {
+  if (this != &o) {
+    EventPair old(std::move(*this));
+    start = std::exchange(o.start, nullptr);
+    stop = std::exchange(o.stop, nullptr);
+  }
+  return *this;
+}
+
+Kernel::Impl::EventPair::~EventPair() {
+  if (start != nullptr) (void)cudaEventDestroy(start);
+  if (stop != nullptr) (void)cudaEventDestroy(stop);
+}
+
+std::unique_ptr<Kernel::Impl::Online> Kernel::Impl::start_online(const DeviceId& id, const detail::Pick& pick,
+                                                                 Size size) {
+  const OnlineOptions& o = options.online;
+  detail::OnlineRule rule{o.launches, o.min_samples, o.candidates};
+  // The one place that ranks the candidates.
+  const auto variants =
+      detail::nearest_variants(table, pick, {size.x, size.y, size.z}, static_cast<std::size_t>(rule.candidates));
+  if (variants.size() < 2) return nullptr;
+  std::unique_ptr<Online> online;
+  try {
+    online = std::make_unique<Online>(variants.size(), rule);
+  } catch (const std::invalid_argument& e) {
+    fail(nullptr, size, std::string("Options::online: ") + e.what());
+  }
+  online->arch = id.arch;
+  online->cc_major = id.major;
+  online->cc_minor = id.minor;
+  for (std::size_t c = 0; c < online->rotation.size(); ++c) {
+    detail::Pick p = pick;
+    p.variant = variants[c];
+    online->candidates.push_back({make_selection(p, size), &compiled_slot(id.arch, variants[c])});
+  }
+  return online;
+}
+
+void Kernel::Impl::poll(Online& o) {
+  for (auto it = o.pending.begin(); it != o.pending.end();) {
+    const cudaError_t q = cudaEventQuery(it->second.stop);
+    if (q == cudaErrorNotReady) {
+      ++it;
+      continue;
+    }
+    float ms = -1;
+    if (q != cudaSuccess || cudaEventElapsedTime(&ms, it->second.start, it->second.stop) != cudaSuccess) {
+      (void)cudaGetLastError();
+      ms = -1;
+    }
+    o.rotation.sample(it->first, ms);
+    o.spare.push_back(std::move(it->second));
+    it = o.pending.erase(it);
+  }
+}
+
+void Kernel::Impl::settle(Online& o, const Resolved& r, Size size) {
+  o.chosen = o.candidates[o.rotation.winner()];
+  o.chosen.selection.online = true;
+  o.winner.store(&o.chosen, std::memory_order_release);
+  o.pending.clear();
+  o.spare.clear();
+  std::string note;
+  bool written = false;
+  if (!online_dir.empty()) {
+    detail::OnlineResult result;
+    result.kernel = table.kernel.empty() ? spec.kernel.name : table.kernel;
+    result.space_hash = spec::space_hash(spec);
+    result.device = r.device_name;
+    result.cc_major = o.cc_major;
+    result.cc_minor = o.cc_minor;
+    const long long dims[3] = {size.x, size.y, size.z};
+    result.size.assign(dims, dims + spec::problem_rank(spec));
+    for (const auto& p : spec.parameters) {
+      result.parameters.push_back(p.name);
+      result.spec_values.push_back(p.values);
+    }
+    for (const Candidate& c : o.candidates) result.candidates.push_back(table.variants[c.selection.variant]);
+    result.rule = o.rotation.rule();
+    result.rotation = &o.rotation;
+    const auto path = online_dir / detail::online_file_name(result);
+    const auto tmp = path.string() + ".tmp";
+    std::error_code ec;
+    std::filesystem::create_directories(online_dir, ec);
+    {
+      std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+      f << detail::online_file_text(result);
+      written = static_cast<bool>(f.flush());
+    }
+    if (written) std::filesystem::rename(tmp, path, ec);
+    if (!written || ec) {
+      written = false;
+      std::filesystem::remove(tmp, ec);
+      note = "cannot write " + path.string();
+    }
+  } else {
+    note = "no directory for the result (Options::online.dir or TUNE_ONLINE_DIR)";
+  }
+  std::lock_guard lock(mu);
+  ++stats.online_settled;
+  stats.online_extra_ms += o.rotation.extra_ms();
+  if (written) ++stats.online_files;
+  if (!note.empty()) stats.online_note = note;
+}
+
+const Selection& Kernel::Impl::launch_online(Resolved& r, cudaStream_t stream, Size size, void** slots) {
+  Online& o = *r.online;
+  if (const Candidate* w = o.winner.load(std::memory_order_acquire)) {
+    launch_variant(w->selection, *w->compiled, stream, size, slots);
+    return w->selection;
+  }
+  // A stream being captured into a graph cannot take timing events: the table's pick, untimed.
+  cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(stream, &capturing) != cudaSuccess || capturing != cudaStreamCaptureStatusNone) {
+    (void)cudaGetLastError();
+    launch_variant(r.selection, *r.compiled, stream, size, slots);
+    return r.selection;
+  }
+  std::unique_lock lock(o.mu);
+  poll(o);
+  if (o.rotation.settled() && o.winner.load(std::memory_order_relaxed) == nullptr) settle(o, r, size);
+  if (const Candidate* w = o.winner.load(std::memory_order_relaxed)) {
+    lock.unlock();
+    launch_variant(w->selection, *w->compiled, stream, size, slots);
+    return w->selection;
+  }
+  const std::size_t c = o.rotation.next();
+  Candidate& cand = o.candidates[c];
+  std::call_once(cand.compiled->once,
+                 [&] { load(*cand.compiled, o.arch, cand.selection.variant, cand.selection, size); });
+  EventPair ev;
+  if (!o.spare.empty()) {
+    ev = std::move(o.spare.back());
+    o.spare.pop_back();
+  } else if (cudaEventCreate(&ev.start) != cudaSuccess || cudaEventCreate(&ev.stop) != cudaSuccess) {
+    (void)cudaGetLastError();
+    ev = EventPair();
+  }
+  const bool timed = ev.stop != nullptr && cudaEventRecord(ev.start, stream) == cudaSuccess;
+  launch_variant(cand.selection, *cand.compiled, stream, size, slots);
+  if (timed && cudaEventRecord(ev.stop, stream) == cudaSuccess) {
+    o.pending.emplace_back(c, std::move(ev));
+  } else {
+    (void)cudaGetLastError();
+    o.rotation.sample(c, -1);  // this launch gives no sample
+  }
+  return cand.selection;
+}
+
+}  // namespace tune::runtime

@@ -1,0 +1,256 @@
+// Online tuning: the rotation and its stopping rule with a fake timer (no CUDA), the result file
+// read back by `tune import` into the database the tables are made from, and with a GPU the
+// whole path (every launch right, the winner settled, its file written).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <numeric>
+#include <set>
+#include <sstream>
+
+#include "runtime/online.h"
+#include "runtime/test_util.h"
+#include "tune/runtime.h"
+
+namespace fs = std::filesystem;
+using namespace tune;
+using runtime::detail::OnlineRule;
+using runtime::detail::Rotation;
+using runtime::testing::Recorded;
+
+namespace {
+
+// Launch i of candidate c takes base[c] ms, the first launch of each twice that (a cold start);
+// its time is read back `lag` launches later, as an event that completes later would be.
+struct FakeGpu {
+  std::vector<double> base;
+  std::size_t lag = 3;
+  std::vector<std::pair<std::size_t, double>> in_flight;
+  std::vector<int> runs;
+
+  explicit FakeGpu(std::vector<double> b) : base(std::move(b)), runs(base.size(), 0) {}
+  // One application launch: reads what has completed, then launches what the rotation says.
+  std::size_t launch(Rotation& r) {
+    while (in_flight.size() > lag) {
+      r.sample(in_flight.front().first, in_flight.front().second);
+      in_flight.erase(in_flight.begin());
+    }
+    const std::size_t c = r.next();
+    if (c < base.size()) in_flight.emplace_back(c, base[c] * (runs[c]++ == 0 ? 2.0 : 1.0));
+    return c;
+  }
+};
+
+}  // namespace
+
+TEST(OnlineRotation, RotatesThenSettlesOnTheLowestMedian) {
+  Rotation r(4, OnlineRule{64, 8, 8});
+  FakeGpu gpu({1.30, 1.10, 1.00, 1.02});
+  std::vector<std::size_t> order;
+  for (int i = 0; i < 64; ++i) order.push_back(gpu.launch(r));
+  for (int i = 0; i < 64; ++i) EXPECT_EQ(order[i], static_cast<std::size_t>(i % 4));
+  EXPECT_FALSE(r.settled());  // the last three launches are not read yet: nothing blocks on them
+  std::size_t extra = 0;
+  while (!r.settled() && extra < 10) {
+    gpu.launch(r);
+    ++extra;
+  }
+  ASSERT_TRUE(r.settled());
+  EXPECT_LE(extra, 4u);
+  EXPECT_EQ(r.winner(), 2u);
+  EXPECT_DOUBLE_EQ(r.median(2), 1.00);  // the cold first launch does not move the median
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(gpu.launch(r), 2u);
+  // The cost: every sample's time beyond the winner's median.
+  double want = 0;
+  for (std::size_t c = 0; c < 4; ++c)
+    for (double ms : r.samples(c)) want += ms - 1.00;
+  EXPECT_NEAR(r.extra_ms(), want, 1e-9);
+  EXPECT_GT(r.extra_ms(), 16 * 0.30);
+}
+
+TEST(OnlineRotation, ACandidateWithoutEnoughSamplesIsLaunchedAgain) {
+  Rotation r(2, OnlineRule{16, 8, 8});
+  for (int i = 0; i < 16; ++i) {
+    const std::size_t c = r.next();
+    r.sample(c, c == 1 && i < 4 ? -1.0 : 1.0 + double(c));  // two of candidate 1's events failed
+  }
+  EXPECT_FALSE(r.settled());
+  EXPECT_EQ(r.samples(1).size(), 6u);
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(r.next(), 1u);
+    r.sample(1, 2.0);
+  }
+  ASSERT_TRUE(r.settled());
+  EXPECT_EQ(r.winner(), 0u);
+}
+
+TEST(OnlineRotation, CandidatesAreCappedSoEachGetsItsSamples) {
+  EXPECT_EQ(Rotation(20, OnlineRule{64, 8, 16}).size(), 8u);
+  EXPECT_EQ(Rotation(20, OnlineRule{64, 4, 6}).size(), 6u);
+  EXPECT_EQ(Rotation(3, OnlineRule{64, 8, 8}).size(), 3u);
+  EXPECT_THROW(Rotation(0, OnlineRule{}), std::invalid_argument);
+  EXPECT_THROW(Rotation(2, OnlineRule{4, 8, 8}), std::invalid_argument);
+  EXPECT_THROW(Rotation(2, OnlineRule{64, 0, 8}), std::invalid_argument);
+}
+
+TEST(OnlineRotation, NearestVariantsStartWithThePickAndAreDistinct) {
+  Recorded rec;
+  const auto table = runtime::detail::load_table(rec.table, rec.spec);
+  const std::array<long long, 3> size{1000, 999, 1};
+  const auto pick = runtime::detail::select(table, "NVIDIA H200", 9, 0, size);
+  const auto v = runtime::detail::nearest_variants(table, pick, size, 8);
+  ASSERT_GE(v.size(), 2u);
+  EXPECT_LE(v.size(), 8u);
+  EXPECT_EQ(v.front(), pick.variant);
+  for (std::size_t i = 0; i < v.size(); ++i)
+    for (std::size_t j = i + 1; j < v.size(); ++j) EXPECT_NE(v[i], v[j]);
+}
+
+namespace {
+
+// An online result at 1000x999 over three of the table's variants; candidate 1 wins.
+struct OnlineFixture {
+  Recorded rec;
+  runtime::detail::Table table = runtime::detail::load_table(rec.table, rec.spec);
+  Rotation rotation{3, OnlineRule{24, 8, 8}};
+  runtime::detail::OnlineResult result;
+  fs::path file;
+
+  OnlineFixture() {
+    for (int i = 0; i < 24; ++i) {
+      const std::size_t c = rotation.next();
+      rotation.sample(c, c == 1 ? 0.010 + 1e-4 * (i % 3) : 0.013);
+    }
+    result.kernel = "transpose";
+    result.space_hash = spec::space_hash(rec.spec);
+    result.device = "NVIDIA H200";
+    result.cc_major = 9;
+    result.size = {1000, 999};
+    for (const auto& p : rec.spec.parameters) {
+      result.parameters.push_back(p.name);
+      result.spec_values.push_back(p.values);
+    }
+    for (std::size_t v = 0; v < 3; ++v) result.candidates.push_back(table.variants[v]);
+    result.rotation = &rotation;
+    file = rec.dir.path() / runtime::detail::online_file_name(result);
+    std::ofstream(file) << runtime::detail::online_file_text(result);
+  }
+};
+
+}  // namespace
+
+TEST(OnlineFile, TuneImportReadsItIntoTheTablesDatabase) {
+  OnlineFixture f;
+  ASSERT_TRUE(f.rotation.settled());
+  EXPECT_EQ(f.file.filename().string(), "transpose-NVIDIA_H200-1000x999.online.json");
+  const auto r = interop::import_file(f.rec.db, f.file, {});
+  EXPECT_EQ(r.format, "tune online");
+  EXPECT_EQ(r.size, "1000x999");
+  EXPECT_EQ(r.added, 3u);
+  EXPECT_EQ(r.space_hash, spec::space_hash(f.rec.spec));
+  // Imported again: nothing new.
+  EXPECT_EQ(interop::import_file(f.rec.db, f.file, {std::nullopt, std::nullopt, &f.rec.spec}).added, 0u);
+  // The table made from the database now has the size, with the online winner, as an exact entry.
+  const auto model = header::build(f.rec.db, "transpose", f.rec.spec);
+  const fs::path table = f.rec.dir.path() / "after.json";
+  std::ofstream(table) << header::generate_table(model, "r.db");
+  const auto after = runtime::detail::load_table(table, f.rec.spec);
+  const auto pick = runtime::detail::select(after, "NVIDIA H200", 9, 0, {1000, 999, 1});
+  EXPECT_EQ(pick.match, runtime::Match::exact);
+  EXPECT_EQ(after.variants[pick.variant], f.table.variants[1]);
+}
+
+TEST(OnlineFile, BrokenFilesAreRefusedWithTheField) {
+  OnlineFixture f;
+  std::stringstream text;
+  text << std::ifstream(f.file).rdbuf();
+  const std::string good = text.str();
+  auto refused = [&](const std::string& from, const std::string& to) {
+    std::string s = good;
+    const auto at = s.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    s.replace(at, from.size(), to);
+    const fs::path bad = f.rec.dir.path() / "bad.online.json";
+    std::ofstream(bad) << s;
+    try {
+      interop::import_file(f.rec.db, bad, {});
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(refused("\"winner\": 1", "\"winner\": 3").find("'winner'"), std::string::npos);
+  EXPECT_NE(refused("\"version\": 1", "\"version\": 2").find("version 2"), std::string::npos);
+  EXPECT_NE(refused("\"statistic\": \"median\"", "\"statistic\": \"mean\"").find("median"), std::string::npos);
+  EXPECT_NE(refused("\"samples_ms\": [", "\"samples_ms\": [-1,").find("finite time"), std::string::npos);
+  EXPECT_NE(refused("\"problem_size\": [", "\"problem_size\": [0,").find("problem_size"), std::string::npos);
+  EXPECT_NE(refused("\"space_hash\": \"", "\"space_hash\": \"x").find("space_hash"), std::string::npos);
+  // Nothing of a refused file is stored.
+  EXPECT_TRUE(f.rec.db.measurements({.kernel = "transpose", .device = "NVIDIA H200", .size = "1000x999"}).empty());
+}
+
+namespace {
+bool have_gpu() {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  return true;
+}
+}  // namespace
+
+// On a GPU: 80 launches at a size the table lacks are all right, the rotation settles within
+// them on a candidate, and its file is written and imported.
+TEST(OnlineGpu, EveryLaunchIsRightAndTheWinnerIsWritten) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  Recorded rec;
+  runtime::Options o;
+  o.disk_cache = false;
+  o.online.enabled = true;
+  o.online.dir = rec.dir.path() / "online";
+  runtime::Kernel k(runtime::testing::spec_path(), rec.table, o);
+  const long long cols = 1001, rows = 997;
+  const std::size_t n = cols * rows;
+  std::vector<float> host(n), back(n);
+  for (std::size_t i = 0; i < n; ++i) host[i] = float(i % 9973) * 0.5f;
+  float *in = nullptr, *out = nullptr;
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&in), n * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&out), n * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(in, host.data(), n * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
+  std::set<std::string> configs;
+  bool settled = false;
+  for (int i = 0; i < 80; ++i) {
+    ASSERT_EQ(cudaMemset(out, 0, n * sizeof(float)), cudaSuccess);
+    const auto& s = k.launch(nullptr, {cols, rows},
+                             {runtime::Arg::buffer(out, n), runtime::Arg::buffer(static_cast<const float*>(in), n),
+                              runtime::Arg::scalar(int(rows)), runtime::Arg::scalar(int(cols))});
+    configs.insert(s.config);
+    settled = s.online;
+    if (i < 16 || settled) {  // every candidate's output, and the winner's
+      ASSERT_EQ(cudaMemcpy(back.data(), out, n * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+      for (long long rr = 0; rr < rows; ++rr)
+        for (long long c = 0; c < cols; ++c)
+          ASSERT_EQ(back[c * rows + rr], host[rr * cols + c]) << s.config << " at " << rr << " " << c;
+    }
+  }
+  EXPECT_TRUE(settled);
+  EXPECT_GE(configs.size(), 2u);
+  const auto st = k.stats();
+  EXPECT_EQ(st.online_settled, 1u);
+  EXPECT_EQ(st.online_files, 1u) << st.online_note;
+  EXPECT_GE(st.online_extra_ms, 0.0);
+  std::printf("online at %lldx%lld: %zu configurations tried, %.3f ms beyond the winner\n", cols, rows, configs.size(),
+              st.online_extra_ms);
+  bool found = false;
+  for (const auto& e : fs::directory_iterator(o.online.dir)) {
+    found = true;
+    const auto r = interop::import_file(rec.db, e.path(), {});
+    EXPECT_EQ(r.format, "tune online");
+    EXPECT_EQ(r.added, configs.size());
+  }
+  EXPECT_TRUE(found);
+  cudaFree(in);
+  cudaFree(out);
+}
