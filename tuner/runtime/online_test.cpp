@@ -47,8 +47,8 @@ struct FakeGpu {
 TEST(OnlineRotation, RotatesThenSettlesOnTheLowestMedian) {
   Rotation r(4, OnlineRule{64, 8, 8});
   FakeGpu gpu({1.30, 1.10, 1.00, 1.02});
-  std::vector<std::size_t> order;
-  for (int i = 0; i < 64; ++i) order.push_back(gpu.launch(r));
+  std::vector<std::size_t> order(64);
+  for (auto& c : order) c = gpu.launch(r);
   for (int i = 0; i < 64; ++i) EXPECT_EQ(order[i], static_cast<std::size_t>(i % 4));
   EXPECT_FALSE(r.settled());  // the last three launches are not read yet: nothing blocks on them
   std::size_t extra = 0;
