@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "compile/source.h"
 #include "header/header.h"
 #include "header/test_util.h"
 #include "header/text.h"
@@ -78,7 +79,11 @@ TEST(Hostile, CachesWithHostileNamesGiveHeadersThatCompileAndKeepNamesAsData) {
   const auto m = header::build(db, kernel, spec);
   ASSERT_EQ(m.devices.size(), devices.size());
   const std::string h = header::generate(m, "h.db\n#error from the path");
-  const std::string cuh = header::generate_dispatch(m, read(spec.kernel.file_path), "h.db");
+  // the kernel's program as `tune header --dispatch` reads it: shared headers written in, no #line
+  compile::SourceOptions options;
+  options.line_markers = false;
+  const std::string source = compile::read_kernel_source(spec.kernel.file_path, "KernelFile", options).text;
+  const std::string cuh = header::generate_dispatch(m, source, "h.db");
   std::ofstream(d / "t.h") << h;
   std::ofstream(d / "t.cuh") << cuh;
   // The injected text may appear escaped inside a // comment, never at the start of a line (it would
