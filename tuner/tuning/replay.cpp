@@ -125,7 +125,7 @@ SizeReplay replay_one(const Options& o, const spec::Spec& spec, const space::Spa
     out.best_objective = done.best_objective;
   } catch (...) {
     writer.rollback();  // the evaluations since the last commit go; the run says it failed
-    writer.db().finish_run(out.run_id, store::RunStatus::failed);
+    if (!writer.db().discard_run(out.run_id)) writer.db().finish_run(out.run_id, store::RunStatus::failed);
     throw;
   }
   out.stored_s = std::chrono::duration<double>(Clock::now() - t0).count();
