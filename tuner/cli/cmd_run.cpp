@@ -232,7 +232,7 @@ int cmd_run(const Args& args) {
     NewDatabaseGuard created(o.db);
     claim_work(created, o, spec);
     const int status = mpi::run(*w, o);
-    created.dismiss();
+    if (status == 0) created.dismiss();  // a failure (exit 3: no GPU) leaves no empty file behind
     return status;
   }
 #endif
@@ -241,7 +241,7 @@ int cmd_run(const Args& args) {
   NewDatabaseGuard created(o.db);
   if (run::worker_generation() < 0) claim_work(created, o, spec);  // a worker's supervisor holds it
   const int status = tuning::tune(o);
-  created.dismiss();
+  if (status == 0) created.dismiss();  // a failure (exit 3: no GPU) leaves no empty file behind
   return status;
 }
 
