@@ -52,7 +52,11 @@ std::vector<Job> plan(const Options& o, const spec::Spec& spec) {
   std::vector<std::pair<std::string, std::string>> groups;
   for (const auto& file : o.replay) {
     Job j{interop::read_cache(file), "", "", {}, 0};
-    j.size = interop::problem_size_of(j.cache.header);
+    try {
+      j.size = interop::problem_size_of(j.cache.header);
+    } catch (const InputError& e) {
+      throw InputError(file + ": " + e.what());
+    }
     if (!wanted(o, spec, j.size)) continue;
     j.kernel = j.cache.header.value("kernel_name", spec.kernel.name);
     j.device = j.cache.header.value("device_name", "");
