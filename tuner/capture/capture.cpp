@@ -4,9 +4,10 @@
 
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <memory>
+#include <tuple>
 
+#include "common/bounded_read.h"
 #include "common/error.h"
 #include "common/hash.h"
 
@@ -89,21 +90,18 @@ void write(const std::filesystem::path& path, const Capture& c) {
   }
 }
 
-Capture read(const std::filesystem::path& path, std::uint64_t max_bytes) {
+Capture read(const std::filesystem::path& path, std::uint64_t max_bytes,
+             const std::function<void(const Capture&)>& check_header) {
   const std::string name = path.string();
   auto bad = [&](const std::string& why) -> InputError {
     return InputError(name + ": not a valid capture file: " + why);
   };
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec))
-    throw InputError(name + ": no such capture file (or not a regular file)");
-  const std::uint64_t size = std::filesystem::file_size(path, ec);
-  if (ec) throw InputError(name + ": cannot read the capture file: " + ec.message());
+  RegularFile f(path, "capture file");  // a FIFO or device is refused before it is read
+  const std::uint64_t size = f.size();
   if (size > max_bytes)
     throw bad("it has " + std::to_string(size) + " bytes, more than the limit of " + std::to_string(max_bytes));
-  std::ifstream f(path, std::ios::binary);
   unsigned char head[16];
-  if (!f.read(reinterpret_cast<char*>(head), sizeof head)) throw bad("shorter than its 16-byte preamble");
+  if (!f.read(head, sizeof head)) throw bad("shorter than its 16-byte preamble");
   if (std::memcmp(head, kMagic, sizeof kMagic) != 0) throw bad("no TUNECAP magic");
   if (get_u32(head + 8) != kVersion)
     throw bad("format version " + std::to_string(get_u32(head + 8)) + ", this tune reads version " +
@@ -113,6 +111,8 @@ Capture read(const std::filesystem::path& path, std::uint64_t max_bytes) {
     throw bad("header length " + std::to_string(header_bytes) + " out of bounds");
   std::string text(header_bytes, '\0');
   if (!f.read(text.data(), header_bytes)) throw bad("truncated header");
+  if (json_depth(text) > kMaxJsonDepth)
+    throw bad("the header nests more than " + std::to_string(kMaxJsonDepth) + " levels deep");
   const json h = json::parse(text, nullptr, false);
   if (!h.is_object()) throw bad("the header is not a JSON object");
 
@@ -154,6 +154,7 @@ Capture read(const std::filesystem::path& path, std::uint64_t max_bytes) {
   if (args == h.end() || !args->is_array() || args->size() > kMaxArguments)
     throw bad("'arguments' missing or more than " + std::to_string(kMaxArguments));
 
+  std::vector<std::array<std::uint64_t, 2>> blocks;  // input and output bytes per argument
   std::uint64_t offset = 16 + std::uint64_t{header_bytes};
   for (const json& a : *args) {
     if (!a.is_object()) throw bad("an argument is not an object");
@@ -171,17 +172,25 @@ Capture read(const std::filesystem::path& path, std::uint64_t max_bytes) {
       throw bad("argument '" + arg.name + "': output_bytes must be count * element_bytes for an output, else 0");
     if (arg.scalar && arg.output) throw bad("argument '" + arg.name + "': a scalar cannot be an output");
     if (offset + in + out > size) throw bad("argument '" + arg.name + "': its data runs past the end of the file");
-    for (auto [block, n, key] :
-         {std::tuple{&arg.input, in, "input_hash"}, std::tuple{&arg.result, out, "output_hash"}}) {
-      block->resize(n);
-      if (n > 0 && !f.read(reinterpret_cast<char*>(block->data()), static_cast<std::streamsize>(n)))
-        throw bad("argument '" + arg.name + "': truncated data");
-      if (str(a, key) != hash(*block)) throw bad("argument '" + arg.name + "': the data does not match its hash");
-    }
+    str(a, "input_hash");
+    str(a, "output_hash");
     offset += in + out;
+    blocks.push_back({in, out});
     c.arguments.push_back(std::move(arg));
   }
   if (offset != size) throw bad(std::to_string(size - offset) + " bytes after the last block");
+  // The caller's checks (the arguments the spec declares) run before any data block is allocated.
+  if (check_header) check_header(c);
+  for (std::size_t i = 0; i < c.arguments.size(); ++i) {
+    Argument& arg = c.arguments[i];
+    const json& a = (*args)[i];
+    for (auto [block, n, key] :
+         {std::tuple{&arg.input, blocks[i][0], "input_hash"}, std::tuple{&arg.result, blocks[i][1], "output_hash"}}) {
+      block->resize(n);
+      if (n > 0 && !f.read(block->data(), n)) throw bad("argument '" + arg.name + "': truncated data");
+      if (str(a, key) != hash(*block)) throw bad("argument '" + arg.name + "': the data does not match its hash");
+    }
+  }
   return c;
 }
 

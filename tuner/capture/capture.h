@@ -25,6 +25,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -61,7 +62,11 @@ struct Capture {
 void write(const std::filesystem::path& path, const Capture& capture);
 
 // Reads and validates a capture file. Throws tune::InputError naming the file and the cause.
-Capture read(const std::filesystem::path& path, std::uint64_t max_bytes = kMaxFileBytes);
+// `check_header`, when given, sees the capture with every argument's description but no data
+// yet: what it refuses (an argument the spec sizes differently) costs no allocation of the data,
+// however large the file claims it to be.
+Capture read(const std::filesystem::path& path, std::uint64_t max_bytes = kMaxFileBytes,
+             const std::function<void(const Capture&)>& check_header = {});
 
 // "transpose_4096x4096x1.tunecap": the file name of a capture (the kernel name sanitised).
 std::string file_name(const std::string& kernel, const std::array<std::int64_t, 3>& size);

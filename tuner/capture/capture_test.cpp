@@ -153,3 +153,46 @@ TEST(Capture, HostileFilesAreRefused) {
   // A limit below the file's size refuses before reading it.
   EXPECT_THROW(capture::read(d.path / "good.tunecap", 20), InputError);
 }
+
+// A header nested 150,000 deep (within its 1 MiB) overflowed the stack while it was parsed and
+// copied: refused by its depth first.
+TEST(Capture, ADeeplyNestedHeaderIsRefused) {
+  Dir d;
+  std::string h = R"({"kernel":"k","device":"d","problem_size":[1,1,1],"arguments":[],"configuration":{"x":)";
+  h += std::string(150000, '[') + std::string(150000, ']') + "}}";
+  std::string file(capture::kMagic, sizeof capture::kMagic);
+  for (std::uint32_t v : {capture::kVersion, static_cast<std::uint32_t>(h.size())})
+    for (int i = 0; i < 4; ++i) file += static_cast<char>((v >> (8 * i)) & 0xff);
+  const std::string e = error_of(d.path / "deep.tunecap", file + h);
+  EXPECT_NE(e.find("nests more than"), std::string::npos) << e.substr(0, 200);
+}
+
+// A sparse file that claims a 6 GiB argument: the caller's check of the header (the spec sizes the
+// argument otherwise) refuses it before a byte of the data is allocated or read.
+TEST(Capture, TheHeaderIsCheckedBeforeTheDataIsAllocated) {
+  Dir d;
+  const std::uint64_t count = std::uint64_t{3} << 29, bytes = count * 4;  // 6 GiB of floats
+  const std::string h = R"({"kernel":"k","device":"d","problem_size":[4,1,1],"arguments":[{"name":"in",)"
+                        R"("type":"float","scalar":false,"element_bytes":4,"count":)" +
+                        std::to_string(count) + R"(,"output":false,"input_bytes":)" + std::to_string(bytes) +
+                        R"(,"input_hash":"0","output_bytes":0,"output_hash":"0"}]})";
+  std::string head(capture::kMagic, sizeof capture::kMagic);
+  for (std::uint32_t v : {capture::kVersion, static_cast<std::uint32_t>(h.size())})
+    for (int i = 0; i < 4; ++i) head += static_cast<char>((v >> (8 * i)) & 0xff);
+  const fs::path p = d.path / "sparse.tunecap";
+  spit(p, head + h);
+  fs::resize_file(p, 16 + h.size() + bytes);  // sparse: no disk used
+  bool asked = false;
+  try {
+    capture::read(p, capture::kMaxFileBytes, [&](const capture::Capture& c) {
+      asked = true;
+      EXPECT_TRUE(c.arguments.at(0).input.empty());  // nothing of the data yet
+      throw InputError(p.string() + ": argument 'in' has " + std::to_string(c.arguments[0].count) +
+                       " elements, the spec's Size gives 4");
+    });
+    FAIL() << "read";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("the spec's Size gives 4"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(asked);
+}

@@ -90,21 +90,19 @@ void setup_logging(Args& args) {
 
 }  // namespace
 
-NewDatabaseGuard::NewDatabaseGuard(std::string path) : path_(std::move(path)) {
-  std::error_code ec;
-  existed_ = std::filesystem::exists(std::filesystem::symlink_status(path_, ec));
-}
+NewDatabaseGuard::NewDatabaseGuard(std::string path) : path_(std::move(path)), claim_(path_) {}
 
 NewDatabaseGuard::~NewDatabaseGuard() {
-  if (dismissed_ || existed_) return;
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path_, ec)) return;
-  try {
-    if (store::Store::open(path_, store::Store::Mode::read_only).measurement_count() > 0) return;  // keep the work
-  } catch (const std::exception&) {
-    return;  // not ours to judge: leave it
-  }
-  store::remove_database_files(path_);
+  if (dismissed_) return;
+  claim_.remove_if_unused([&] {
+    std::error_code ec;
+    if (std::filesystem::file_size(path_, ec) == 0 && !ec) return true;  // never set up
+    try {
+      return store::Store::open(path_, store::Store::Mode::read_only).measurement_count() == 0;
+    } catch (const std::exception&) {
+      return false;  // not ours to judge: leave it
+    }
+  });
 }
 
 bool parse(const std::string& command, const std::string& usage_line, const Args& args,
@@ -135,8 +133,8 @@ void add_db_option(po::options_description& options) {
 
 std::string db_path(const po::variables_map& vm) { return vm["db"].as<std::string>(); }
 
-void write_output(const std::string& path, const std::string& text, const std::string& db) {
-  write_file_atomically(path, text, {db});
+void write_output(const std::string& path, const std::string& text, const std::vector<std::filesystem::path>& inputs) {
+  write_file_atomically(path, text, inputs);
   std::printf("wrote %s (%zu bytes)\n", path.c_str(), text.size());
 }
 
@@ -197,6 +195,10 @@ int main(int argc, char** argv) {
     return 2;
   } catch (const sqlite::Failure& e) {
     // a damaged file found after it was opened (a page read by a query): the input's fault
+    if (const char* cause = sqlite::environment_cause(e)) {  // the machine's state, not tune's fault
+      if (report_errors()) std::fprintf(stderr, "tune: error: %s: %s\n", cause, e.what());
+      return 2;
+    }
     if (sqlite::is_damaged_file(e)) {
       if (report_errors()) std::fprintf(stderr, "tune: error: the database is damaged: %s\n", e.what());
       return 2;

@@ -53,7 +53,7 @@ int cmd_best(const Args& args) {
       j["candidates"] = b.candidates;
       out.push_back(j);
     }
-    std::cout << out.dump() << "\n";
+    std::cout << out.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
     return 0;
   }
   if (rows.empty()) {

@@ -44,7 +44,7 @@ int cmd_db(const Args& args) {
     }
   }
   if (vm["json"].as<bool>()) {
-    std::cout << j.dump() << "\n";
+    std::cout << j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
     return 0;
   }
   std::printf("%s: schema version %d, integrity %s\n", db.path().c_str(), db.version(), db.integrity_check().c_str());

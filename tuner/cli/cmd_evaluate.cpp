@@ -67,6 +67,10 @@ int cmd_evaluate(const Args& args) {
                      std::to_string(resamples));
   // Strategies first: a misspelt name fails before any cache is read.
   auto strategies = evaluate::strategy_specs(strings(vm, "strategy"), strings(vm, "strategy-option"));
+  std::vector<std::filesystem::path> inputs;  // never the curves' file
+  for (const char* key : {"space", "replay"})
+    for (const std::string& f : strings(vm, key)) inputs.emplace_back(f);
+  if (vm.count("curves")) check_output_path(vm["curves"].as<std::string>(), inputs);
   auto problems = evaluate::load_problems(strings(vm, "space"), strings(vm, "replay"));
 
   evaluate::Options o;
@@ -93,9 +97,9 @@ int cmd_evaluate(const Args& args) {
   if (vm.count("curves")) {
     const std::string path = vm["curves"].as<std::string>();
     if (json)
-      write_file_atomically(path, evaluate::curves_csv(r));
+      write_file_atomically(path, evaluate::curves_csv(r), inputs);
     else
-      write_output(path, evaluate::curves_csv(r), "");
+      write_output(path, evaluate::curves_csv(r), inputs);
   }
   if (json) {
     auto j = evaluate::to_json(r);

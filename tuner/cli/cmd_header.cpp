@@ -52,21 +52,23 @@ int cmd_header(const Args& args) {
     throw InputError("tune header: no spec for kernel '" + header::comment(kernel) +
                      "': its runs recorded none that is still there unchanged; give --space FILE");
   const spec::Spec spec = spec::load(space);
+  const std::string stem = "results/headers/" + header::file_stem(kernel);
+  const std::string out = vm.count("out") ? vm["out"].as<std::string>()
+                          : dispatch      ? stem + "_dispatch.cuh"
+                          : table         ? stem + "_table.json"
+                                          : stem + "_tuned.h";
+  const std::vector<std::filesystem::path> inputs{db_path(vm), spec.path, spec.kernel.file_path};
+  check_output_path(out, inputs);  // before any work
   const header::Model model = header::build(db, kernel, spec);
 
-  const std::string stem = "results/headers/" + header::file_stem(kernel);
-  std::string text, out;
-  if (dispatch) {
+  std::string text;
+  if (dispatch)
     text = header::generate_dispatch(model, read_source(spec), db_path(vm));
-    out = stem + "_dispatch.cuh";
-  } else if (table) {
+  else if (table)
     text = header::generate_table(model, db_path(vm));
-    out = stem + "_table.json";
-  } else {
+  else
     text = header::generate(model, db_path(vm));
-    out = stem + "_tuned.h";
-  }
-  write_output(vm.count("out") ? vm["out"].as<std::string>() : out, text, db_path(vm));
+  write_output(out, text, inputs);
   return 0;
 }
 

@@ -34,7 +34,8 @@ int cmd_import(const Args& args) {
   opts.add_options()(
       "file", po::value<std::vector<std::string>>()->multitoken(),
       "Kernel Tuner cache (.json or .json.gz, closed or left open), T4 results file, or another tune database "
-      "(merged: runs, measurements, ceilings, decisions, binaries; the later of two measurements wins)")(
+      "(merged: runs, measurements, ceilings and decisions; the later of two measurements wins; cached "
+      "binaries are not merged: a run compiles its own)")(
       "kernel", po::value<std::string>(), "store under this kernel name (default: the file's kernel_name)")(
       "device", po::value<std::string>(),
       "store under this device (default: the file's device_name, else \"unknown\")")(

@@ -19,7 +19,7 @@ int cmd_report(const Args& args) {
   std::string kernel = query::resolve_kernel(db, k);
   std::string page = report::html(db, kernel);
   write_output(vm.count("out") ? vm["out"].as<std::string>() : "results/" + safe_file_name(kernel) + "_report.html",
-               page, db_path(vm));
+               page, {db_path(vm)});
   return 0;
 }
 

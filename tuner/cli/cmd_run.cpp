@@ -1,6 +1,8 @@
 // tune [run]: tune a kernel over problem sizes on the GPU.
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <string_view>
 
 #include "cli/commands.h"
@@ -8,7 +10,11 @@
 #include "mpi/ranks.h"
 #endif
 #include "common/error.h"
+#include "common/launcher.h"
+#include "common/output_file.h"
+#include "run/isolate.h"
 #include "search/search.h"
+#include "spec/spec.h"
 #include "tuning/tuner.h"
 
 namespace tune::cli {
@@ -43,6 +49,54 @@ tuning::Share parse_share(const std::string& text) {
   if (s.count < 2 || s.count > kMaxShares) throw bad("K out of range");
   if (s.index >= s.count) throw bad("I must be less than K");
   return s;
+}
+
+// The database is what the run writes: never one of its inputs (the spec, its KernelFile, a
+// replayed cache, a capture file), whatever path names it.
+void refuse_input_as_database(const tuning::Options& o, const spec::Spec& spec) {
+  std::vector<std::string> inputs{o.space, spec.kernel.file_path.string()};
+  inputs.insert(inputs.end(), o.replay.begin(), o.replay.end());
+  inputs.insert(inputs.end(), o.capture.begin(), o.capture.end());
+  for (const auto& in : inputs)
+    if (same_file(o.db, in))
+      throw InputError("--db " + o.db + " is the input " + in + ": refusing to write the database over it");
+}
+
+// One run's work in its database: the kernel, the device and the sizes (or the replayed caches or
+// captures), and the share of a split run. Two processes with the same work would measure the
+// same configurations twice into one database: the second refuses (the first keeps the work; run
+// the command again when it ends and it resumes what is left).
+void claim_work(NewDatabaseGuard& guard, const tuning::Options& o, const spec::Spec& spec) {
+  std::string key = "kernel=" + spec.kernel.name;
+  std::string what;
+  auto add_files = [&](const char* kind, const std::vector<std::string>& files) {
+    std::vector<std::string> resolved;
+    for (const auto& f : files) {
+      std::error_code ec;
+      const auto c = std::filesystem::weakly_canonical(f, ec);
+      resolved.push_back(ec ? f : c.string());
+    }
+    std::sort(resolved.begin(), resolved.end());
+    key += std::string("\n") + kind + "=";
+    for (const auto& r : resolved) key += r + ";";
+    what = std::string("the same ") + kind + " files";
+  };
+  if (!o.replay.empty()) {
+    add_files("replay", o.replay);
+  } else if (!o.capture.empty()) {
+    add_files("capture", o.capture);
+    key += "\ndevice=" + std::to_string(o.device);
+  } else {
+    for (const auto& s : o.sizes) key += "\nsize=" + s.label();
+    key += "\ndevice=" + std::to_string(o.device);
+    what = "the same sizes on device " + std::to_string(o.device);
+  }
+  key += "\nshare=" + std::to_string(static_cast<int>(o.share.part)) + ":" + std::to_string(o.share.index) + "/" +
+         std::to_string(o.share.count);
+  if (!guard.lock_work(key))
+    throw InputError("database " + o.db + ": another tune process is tuning kernel " + spec.kernel.name + " (" + what +
+                     ") into it now: refusing to measure the same work twice; run this again when it "
+                     "ends and it measures only what is left");
 }
 
 }  // namespace
@@ -160,19 +214,34 @@ int cmd_run(const Args& args) {
   o.json = vm["json"].as<bool>();
   o.wide = vm["wide"].as<bool>();
   o.argv = process_args();
+  // A launcher's rank that MPI sees alone would repeat the whole job beside its copies.
+  if (run::worker_generation() < 0) {
+#ifdef TUNE_HAVE_MPI
+    const mpi::World* world = mpi::world();
+    check_launcher(world != nullptr ? world->size() : 1, true);
+#else
+    check_launcher(1, false);
+#endif
+  }
   for (const auto& a : args) o.command_line += (o.command_line.empty() ? "tune " : " ") + a;
 #ifdef TUNE_HAVE_MPI
   if (const mpi::World* w = mpi::world(); w != nullptr && w->size() > 1) {  // mpirun -n K, K > 1
     if (w->rank() != 0) return mpi::run(*w, o);                             // only rank 0 touches the database
+    const spec::Spec spec = spec::load(o.space);
+    refuse_input_as_database(o, spec);
     NewDatabaseGuard created(o.db);
+    claim_work(created, o, spec);
     const int status = mpi::run(*w, o);
-    created.dismiss();
+    if (status == 0) created.dismiss();  // a failure (exit 3: no GPU) leaves no empty file behind
     return status;
   }
 #endif
+  const spec::Spec spec = spec::load(o.space);
+  refuse_input_as_database(o, spec);
   NewDatabaseGuard created(o.db);
+  if (run::worker_generation() < 0) claim_work(created, o, spec);  // a worker's supervisor holds it
   const int status = tuning::tune(o);
-  created.dismiss();
+  if (status == 0) created.dismiss();  // a failure (exit 3: no GPU) leaves no empty file behind
   return status;
 }
 

@@ -1,8 +1,11 @@
 // The commands of `tune`, one function each, and the option parsing they share.
 #pragma once
 #include <boost/program_options.hpp>
+#include <filesystem>
 #include <string>
+
 #include <vector>
+#include "store/claim.h"
 
 namespace tune::cli {
 
@@ -22,13 +25,15 @@ std::string db_path(const po::variables_map& vm);  // --db, or results/tuning.db
 // The process's own arguments (argv[0] first), for commands that re-run themselves.
 const Args& process_args();
 
-// Writes an output file (common/output_file.h: atomically, a regular file only, never the
-// database `db`) and says so.
-void write_output(const std::string& path, const std::string& text, const std::string& db);
+// Writes an output file (common/output_file.h: atomically, a regular file only, never a
+// database's file nor one of `inputs`: the command's database first, then every file it read)
+// and says so.
+void write_output(const std::string& path, const std::string& text, const std::vector<std::filesystem::path>& inputs);
 
 // A writing command that fails leaves no database behind that it created and stored nothing in:
-// constructed before the database is opened, it removes the file (and its -wal, -shm, -journal)
-// on destruction unless dismissed, when the path did not exist before and holds no measurement.
+// constructed before the database is opened (it holds the command's store::Claim on the path), it
+// removes the file (and its -wal, -shm, -journal) on destruction unless dismissed, when this
+// process created it, no other writer holds a claim on it and it holds no measurement.
 class NewDatabaseGuard {
  public:
   explicit NewDatabaseGuard(std::string path);
@@ -36,10 +41,11 @@ class NewDatabaseGuard {
   NewDatabaseGuard(const NewDatabaseGuard&) = delete;
   NewDatabaseGuard& operator=(const NewDatabaseGuard&) = delete;
   void dismiss() { dismissed_ = true; }
+  bool lock_work(std::string_view key) { return claim_.lock_work(key); }
 
  private:
   std::string path_;
-  bool existed_ = true;
+  store::Claim claim_;
   bool dismissed_ = false;
 };
 

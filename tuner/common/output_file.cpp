@@ -1,13 +1,15 @@
 #include "common/output_file.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <array>
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
-#include <fstream>
 
 #include "common/error.h"
 
@@ -32,18 +34,51 @@ bool same_file(const fs::path& a, const fs::path& b) {
 
 // A SQLite database (any program's, ours included) by its 16-byte header, or a WAL file by its
 // magic: never an output's to replace, whether or not the command knows it as its database.
+// Only a regular file is read (opened without blocking: a FIFO is not waited on).
 bool is_sqlite_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  char head[16] = {};
-  in.read(head, sizeof head);
-  const auto n = static_cast<std::size_t>(in.gcount());
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) return false;
+  struct stat st {};
+  unsigned char head[16] = {};
+  ssize_t n = 0;
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) n = ::pread(fd, head, sizeof head, 0);
+  ::close(fd);
   if (n == 16 && std::memcmp(head, "SQLite format 3", 16) == 0) return true;
-  const unsigned char* u = reinterpret_cast<const unsigned char*>(head);
-  return n >= 4 && u[0] == 0x37 && u[1] == 0x7f && u[2] == 0x06 && (u[3] == 0x82 || u[3] == 0x83);
+  return n >= 4 && head[0] == 0x37 && head[1] == 0x7f && head[2] == 0x06 && (head[3] == 0x82 || head[3] == 0x83);
 }
 
-void write_file_atomically(const fs::path& path, std::string_view text, const std::vector<fs::path>& keep) {
+namespace {
+
+constexpr std::array<const char*, 3> kSideSuffixes = {"-wal", "-shm", "-journal"};
+
+// The file a path leads to, through every symbolic link (the path itself when nothing exists).
+fs::path resolved(const fs::path& p) {
+  std::error_code ec;
+  fs::path r = fs::weakly_canonical(p, ec);
+  return ec || r.empty() ? fs::absolute(p, ec) : r;
+}
+
+// `.NAME.tmp.PID.N` files of `target` that a killed writer left (its process is gone): removed
+// before the next write of the same output. A live process's temporary is never touched.
+void remove_stale_temporaries(const fs::path& dir, const std::string& name) {
+  const std::string prefix = "." + name + ".tmp.";
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string f = it->path().filename().string();
+    if (f.size() <= prefix.size() || f.compare(0, prefix.size(), prefix) != 0) continue;
+    const std::string rest = f.substr(prefix.size());
+    const std::size_t dot = rest.find('.');
+    if (dot == 0 || dot == std::string::npos || rest.find_first_not_of("0123456789.") != std::string::npos) continue;
+    const long pid = std::strtol(rest.substr(0, dot).c_str(), nullptr, 10);
+    if (pid <= 0 || pid == ::getpid() || ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
+    std::error_code rm;
+    if (it->is_regular_file(rm)) fs::remove(it->path(), rm);
+  }
+}
+
+}  // namespace
+
+void check_output_path(const fs::path& path, const std::vector<fs::path>& keep) {
   if (path.empty()) throw InputError("an output path is empty");
   std::error_code ec;
   // the file the path leads to, through symbolic links
@@ -51,19 +86,46 @@ void write_file_atomically(const fs::path& path, std::string_view text, const st
   const fs::file_status st = fs::status(target, ec);
   if (fs::exists(st) && !fs::is_regular_file(st))
     refuse(path, "is not a regular file (a directory, device, FIFO or socket): refusing to replace it");
-  // the command's own database first, by name and inode only: it may be open in this process
-  for (const fs::path& k : keep)
-    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
-      fs::path p = k;
+  // The command's own files first (its database with its side files, whatever link named it, and
+  // its inputs), by resolved name and inode only: they may be open in this process.
+  const fs::path where = resolved(target);
+  for (const fs::path& k : keep) {
+    if (k.empty()) continue;
+    const fs::path rk = resolved(k);
+    if (same_file(target, k) || where == rk)
+      refuse(path, "is an input or the database of this command (" + k.string() + "): refusing to overwrite it");
+    for (const char* suffix : kSideSuffixes) {
+      fs::path p = rk;
       p += suffix;
-      if (same_file(target, p)) refuse(path, "is the database " + p.string() + ": refusing to overwrite it");
+      if (where == p || same_file(target, p))
+        refuse(path, "is the " + std::string(suffix + 1) + " file of the database " + k.string() +
+                         ": refusing to overwrite it");
     }
+  }
+  // Any other database's side file: a -wal, -shm or -journal beside an existing file is SQLite's.
+  const std::string fname = where.filename().string();
+  for (const char* suffix : kSideSuffixes) {
+    const std::string sfx(suffix);
+    if (fname.size() > sfx.size() && fname.compare(fname.size() - sfx.size(), sfx.size(), sfx) == 0) {
+      const fs::path stem = where.parent_path() / fname.substr(0, fname.size() - sfx.size());
+      if (fs::exists(stem, ec) || fs::exists(st))
+        refuse(path, "is named as the " + sfx.substr(1) + " file of the database " + stem.string() +
+                         ": refusing to write a database's side file");
+    }
+  }
   if (fs::exists(st) && is_sqlite_file(target)) refuse(path, "is a SQLite database: refusing to overwrite it");
+}
+
+void write_file_atomically(const fs::path& path, std::string_view text, const std::vector<fs::path>& keep) {
+  check_output_path(path, keep);
+  std::error_code ec;
+  const fs::path target = fs::exists(fs::symlink_status(path, ec)) ? fs::weakly_canonical(path, ec) : path;
   const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
   if (!fs::is_directory(dir, ec)) {
     fs::create_directories(dir, ec);
     if (ec) refuse(path, "cannot create its directory " + dir.string() + ": " + ec.message());
   }
+  remove_stale_temporaries(dir, target.filename().string());
   static std::atomic<unsigned> counter{0};
   const fs::path tmp =
       dir / ("." + target.filename().string() + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++));

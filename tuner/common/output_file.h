@@ -2,8 +2,13 @@
 // never over something that is not ours to replace.
 //   - only a regular file is written (or replaced): a device node, FIFO, directory or socket is
 //     refused (run as root, `--out /dev/null` once replaced the device node with a file);
-//   - never one of `keep`, the database and its -wal, -shm and -journal files, whatever path leads
-//     there (symbolic links, `..`, hard links): `--out t.db` once replaced the database;
+//   - never one of `keep` (the command's database, then its inputs: spec, KernelFile, caches) nor
+//     a -wal, -shm or -journal file of it, whatever path leads there (symbolic links, `..`, hard
+//     links; side files sit beside the file a link leads to): `--out t.db` once replaced the
+//     database, `--out t.db-shm` given `--db link.db` its shared memory;
+//   - never any database (by its header) nor a -wal, -shm or -journal file beside an existing file
+//     (another database's live side files: an empty -wal has no header to tell it by);
+//   - temporaries a killed writer left (.NAME.tmp.PID.N of a process that is gone) are removed;
 //   - atomically: a temporary file in the same directory, written, flushed to disk and renamed
 //     over the target; on every failure (a full disk) the temporary is removed and the target is
 //     as it was.
@@ -18,6 +23,9 @@ namespace tune {
 
 void write_file_atomically(const std::filesystem::path& path, std::string_view text,
                            const std::vector<std::filesystem::path>& keep = {});
+
+// write_file_atomically's refusals alone, for a command to give before it does its work.
+void check_output_path(const std::filesystem::path& path, const std::vector<std::filesystem::path>& keep = {});
 
 // Whether the file begins as a SQLite database (or its WAL file) does: refused as an output, and
 // merged whole by `tune import`. It opens and closes the file: never ask it of a database this

@@ -129,13 +129,13 @@ std::string generate_dispatch(const Model& m, const std::string& kernel_source, 
   }
   for (const auto& name : macros) h << "#pragma pop_macro(\"" << name << "\")\n";
 
-  // The dispatch. An argument named like a local of launch() gets a trailing '_'.
-  static const std::set<std::string> kLocals = {"s", "stream", "x", "y", "z", "v", "g", "args", "e"};
+  // The dispatch. Every argument is spelt arg_<name>: no name of the generated code (locals, grid,
+  // variants, kernels, select, ...) begins so, and distinct names stay distinct.
   std::vector<std::string> arg_names;
   std::string params, names;
   for (std::size_t i = 0; i < types.size(); ++i) {
     const std::string& n = spec.kernel.arguments[i].name;
-    arg_names.push_back(kLocals.count(n) ? n + "_" : n);
+    arg_names.push_back("arg_" + n);
     params += ", " + types[i] + " " + arg_names.back();
     names += std::string(i ? ", " : "") + "&" + arg_names.back();
   }

@@ -64,16 +64,17 @@ std::string number(double v) {
   return t.find_first_of(".e") == std::string::npos ? t + ".0" : t;
 }
 
-// TARGET_<device> per device: identifier(name), made unique with a suffix where two names collide.
+// TARGET_<device> per device: identifier(name). Two names that become one identifier would select
+// each other's configuration: an error naming both (a suffix would collide with a third name).
 std::vector<std::string> target_names(const Model& m) {
   std::vector<std::string> out;
-  std::map<std::string, int> seen;
+  std::map<std::string, std::string> seen;  // identifier -> the device name it came from
   for (const auto& d : m.devices) {
     std::string id = "TARGET_" + identifier(d.name);
-    if (int n = seen[id]++; n > 0) {
-      id += '_';
-      id += std::to_string(n + 1);
-    }
+    if (auto [it, fresh] = seen.emplace(id, d.name); !fresh)
+      throw InputError("devices '" + comment(it->second, 60) + "' and '" + comment(d.name, 60) + "' both become " + id +
+                       " in the generated header: they cannot be told apart there (rename one in the database, "
+                       "e.g. by importing it again with --device)");
     out.push_back(id);
   }
   return out;

@@ -106,6 +106,14 @@ Model build(store::Store& db, const std::string& kernel, const spec::Spec& spec)
   Model m;
   m.kernel = kernel;
   m.ns = identifier(kernel);
+  // The namespace and the file name come from identifier(kernel): another kernel of the database
+  // that becomes the same would share (and overwrite) them.
+  for (const auto& other : db.kernels())
+    if (other != kernel && identifier(other) == m.ns)
+      throw InputError("kernels '" + comment(kernel, 60) + "' and '" + comment(other, 60) + "' of " + db.path() +
+                       " both become " + m.ns +
+                       " in generated code and file names: they cannot be told apart there (import one under "
+                       "another --kernel name)");
   m.spec = &spec;
   for (const auto& p : spec.parameters) m.params.push_back(p.name);
 

@@ -133,7 +133,9 @@ std::string comment(std::string_view text, std::size_t max) {
   const std::size_t n = std::min(text.size(), max);
   for (std::size_t i = 0; i < n; ++i) {
     const auto c = static_cast<unsigned char>(text[i]);
-    if (c >= 0x20 && c < 0x7f && c != '\\') {
+    // no "??": "??/" is a trigraph for the backslash where trigraphs are enabled (-trigraphs,
+    // C++14 and older), which would continue the comment over the next line
+    if (c >= 0x20 && c < 0x7f && c != '\\' && !(c == '?' && !out.empty() && out.back() == '?')) {
       out += static_cast<char>(c);
     } else {
       char buf[8];

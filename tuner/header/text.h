@@ -7,8 +7,8 @@
 namespace tune::header {
 
 // Text safe inside a `//` comment: printable ASCII is kept except the backslash (a backslash at
-// the end of a line would continue the comment onto the next); every other byte, a newline
-// included, becomes <XX> (hex). At most `max` characters of the input are shown ("..." after).
+// the end of a line would continue the comment onto the next) and a '?' after a '?' (no "??/"
+// trigraph for a backslash); every other byte, a newline included, becomes <XX> (hex). At most `max` characters of the input are shown ("..." after).
 std::string comment(std::string_view text, std::size_t max = 160);
 
 // A C/C++ string literal with its quotes: printable ASCII but `"`, `\` and `?` as they are, every

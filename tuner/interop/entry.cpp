@@ -288,6 +288,7 @@ Imported from_kt_entry(const std::string& key, const ojson& entry, const std::ve
   if (!m.summary && !m.samples_ms.empty()) m.summary = store::TimingSummary::of(m.samples_ms);
   if (extra.contains("timestamp") && extra["timestamp"].is_string()) {
     m.measured_at = measured_at_of(extra["timestamp"].get<std::string>());
+    store::check_not_future(m.measured_at, "the entry's timestamp");
   }
   ojson meta = ojson::object();
   meta["key"] = key;

@@ -47,7 +47,14 @@ struct Imported {
 // entry is not an object or its parameters do not match `names`.
 Imported from_kt_entry(const std::string& key, const ojson& entry, const std::vector<std::string>& names);
 // Maps a T4 result; `names` are the configuration keys every result must have.
-Imported from_t4_result(std::size_t index, const ojson& result, const std::vector<std::string>& names);
+// `to_ms`: the file's time unit in milliseconds (t4_time_unit_ms); every time is stored in ms.
+Imported from_t4_result(std::size_t index, const ojson& result, const std::vector<std::string>& names,
+                        double to_ms = 1.0);
+
+// The milliseconds in one unit of a T4 file's metadata.timeunit ("seconds", "milliseconds" (also
+// benchmark_hub's "miliseconds"), "microseconds", "nanoseconds", or s, ms, us, ns); 1 when absent.
+// Throws InputError naming the file for any other unit.
+double t4_time_unit_ms(const ojson& metadata, const std::string& file);
 
 // What record() and a read back will make of m: summary from the samples, objective = median.
 store::Measurement settled(store::Measurement m);

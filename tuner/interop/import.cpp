@@ -29,18 +29,33 @@ struct Plan {
 }  // namespace
 
 sizes::Size problem_size_of(const ojson& header) {
-  if (!header.contains("problem_size")) return sizes::Size::of(1);
+  if (!header.contains("problem_size") || header["problem_size"].is_null()) return sizes::Size::of(1);
   const ojson& ps = header["problem_size"];
-  if (ps.is_number_integer() && ps.get<std::int64_t>() > 0) return sizes::Size::of(ps.get<std::int64_t>());
-  if (ps.is_array() && !ps.empty() && ps.size() <= 3) {
+  // A number or list that is no size is refused: stored as size 1 it would pose as another size's
+  // results.
+  auto refuse = [&]() -> sizes::Size {
+    throw InputError("problem_size " + ps.dump(-1, ' ', false, ojson::error_handler_t::replace) +
+                     " is not a problem size (a positive whole number, or a list of 1 to 3 of them)");
+  };
+  if (ps.is_number()) {
+    if (!ps.is_number_integer() || ps.get<std::int64_t>() <= 0) return refuse();
+    return sizes::Size::of(ps.get<std::int64_t>());
+  }
+  if (ps.is_array()) {
+    if (ps.empty() || ps.size() > 3) return refuse();
     std::string text;
     for (const auto& d : ps) {
-      if (!d.is_number_integer() || d.get<std::int64_t>() <= 0) return sizes::Size::of(1);
+      if (!d.is_number_integer() || d.get<std::int64_t>() <= 0) return refuse();
       detail::append(text, "x", std::to_string(d.get<std::int64_t>()));
     }
-    return sizes::Size::parse_label(text);
+    try {
+      return sizes::Size::parse_label(text);
+    } catch (const Error&) {
+      return refuse();
+    }
   }
-  return sizes::Size::of(1);  // "callable", or more than 3 dimensions: the notes keep it
+  if (ps.is_string()) return sizes::Size::of(1);  // Kernel Tuner's "callable": the notes keep it
+  return refuse();
 }
 
 namespace {
@@ -85,7 +100,11 @@ Plan plan_cache(const CacheFile& c, const ImportOptions& opt) {
   Plan plan;
   plan.format = "kernel_tuner cache";
   resolve_names(plan, file, text_field(c.header, "kernel_name"), text_field(c.header, "device_name"), opt);
-  plan.size = problem_size_of(c.header);
+  try {
+    plan.size = problem_size_of(c.header);
+  } catch (const InputError& e) {
+    throw InputError(file + ": " + e.what());
+  }
   const std::vector<std::string> names = c.param_names();
   ojson tune_params = c.header.contains("tune_params") ? c.header["tune_params"] : ojson::object();
   plan.space_hash = space_hash_for(c.header["tune_params_keys"], tune_params, opt, file);
@@ -132,7 +151,12 @@ Plan plan_t4(const T4File& t, const ImportOptions& opt) {
   const ojson meta =
       t.header.contains("metadata") && t.header["metadata"].is_object() ? t.header["metadata"] : ojson::object();
   resolve_names(plan, file, text_field(meta, "kernel_name"), text_field(meta, "device_name"), opt);
-  plan.size = problem_size_of(meta);
+  try {
+    plan.size = problem_size_of(meta);
+  } catch (const InputError& e) {
+    throw InputError(file + ": metadata: " + e.what());
+  }
+  const double to_ms = detail::t4_time_unit_ms(meta, file);
   std::vector<std::string> names;
   ojson keys = ojson::array();
   if (!t.results.empty()) {
@@ -155,7 +179,7 @@ Plan plan_t4(const T4File& t, const ImportOptions& opt) {
   std::map<std::string, std::size_t> seen;
   for (std::size_t i = 0; i < t.results.size(); ++i) {
     try {
-      plan.items.push_back(detail::from_t4_result(i, t.results[i], names));
+      plan.items.push_back(detail::from_t4_result(i, t.results[i], names, to_ms));
     } catch (const InputError& err) {
       throw InputError(file + ": results[" + std::to_string(i) + "]: " + err.what());
     }

@@ -8,6 +8,7 @@
 #include <iterator>
 #include <unordered_map>
 
+#include "common/bounded_read.h"
 #include "common/error.h"
 #include "interop/interop.h"
 #include "interop/t4_schema.h"
@@ -194,17 +195,7 @@ std::string cause_of(const nlohmann::json::parse_error& e) {
 }  // namespace
 
 std::string read_bytes(const std::filesystem::path& path, std::size_t max_text) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) {
-    const bool exists = std::filesystem::exists(path, ec);
-    throw InputError(name_of(path) +
-                     (exists ? ": not a regular file (a directory, device or pipe)" : ": no such file"));
-  }
-  if (std::filesystem::file_size(path, ec) > kMaxFileBytes)
-    throw InputError(name_of(path) + ": larger than " + std::to_string(kMaxFileBytes >> 20) + " MiB");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(name_of(path) + ": cannot open for reading");
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string bytes = read_regular_file(path, kMaxFileBytes, "");
   if (bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
       static_cast<unsigned char>(bytes[1]) == 0x8b) {
     return gunzip(bytes, path, max_text);
@@ -221,6 +212,7 @@ std::vector<std::string> CacheFile::param_names() const {
 std::variant<CacheFile, T4File> read_file(const std::filesystem::path& path) {
   const std::string file = name_of(path);
   std::string text = read_bytes(path);
+  check_json_depth(text, file);
   Parsed p;
   bool repaired = false;
   std::size_t dropped = 0;

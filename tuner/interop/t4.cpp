@@ -3,6 +3,8 @@
 // elsewhere is written the way Kernel Tuner's T4 writer converts its results (file_utils.py).
 #include <algorithm>
 #include <cmath>
+#include <string_view>
+#include <utility>
 
 #include "common/error.h"
 #include "interop/entry.h"
@@ -47,7 +49,23 @@ std::string names_of(const ojson& obj) {
 
 }  // namespace
 
-Imported from_t4_result(std::size_t index, const ojson& r, const std::vector<std::string>& names) {
+double t4_time_unit_ms(const ojson& metadata, const std::string& file) {
+  if (!metadata.is_object() || !metadata.contains("timeunit")) return 1.0;
+  const ojson& u = metadata["timeunit"];
+  static const std::pair<std::string_view, double> kUnits[] = {
+      {"seconds", 1e3},      {"second", 1e3},        {"s", 1e3},
+      {"milliseconds", 1.0}, {"miliseconds", 1.0},   {"millisecond", 1.0},
+      {"ms", 1.0},           {"microseconds", 1e-3}, {"microsecond", 1e-3},
+      {"us", 1e-3},          {"nanoseconds", 1e-6},  {"nanosecond", 1e-6},
+      {"ns", 1e-6}};
+  if (u.is_string())
+    for (const auto& [name, ms] : kUnits)
+      if (u.get_ref<const std::string&>() == name) return ms;
+  throw InputError(file + ": metadata.timeunit " + u.dump(-1, ' ', false, ojson::error_handler_t::replace) +
+                   " is not a time unit (seconds, milliseconds, microseconds or nanoseconds)");
+}
+
+Imported from_t4_result(std::size_t index, const ojson& r, const std::vector<std::string>& names, double to_ms) {
   Imported out;
   out.key = "results[" + std::to_string(index) + "]";
   const ojson& cfg = r.at("configuration");
@@ -68,25 +86,29 @@ Imported from_t4_result(std::size_t index, const ojson& r, const std::vector<std
   if (r.contains("timestamp")) {
     extra["timestamp"] = r["timestamp"];
     m.measured_at = measured_at_of(r["timestamp"].get<std::string>());
+    store::check_not_future(m.measured_at, "the result's timestamp");
   }
   ojson raw = r;
   raw["configuration"] = nullptr;  // keeps its place; filled from the configuration on export
   const ojson& times = r.at("times");
   auto set = [&](const char* key, std::optional<double>& col) {
-    if (times.contains(key) && times[key].is_number()) col = times[key].get<double>();
+    if (times.contains(key) && times[key].is_number()) col = times[key].get<double>() * to_ms;
   };
   set("compilation", m.compile_ms);
   set("benchmark", m.benchmark_ms);
   set("validation", m.verification_ms);
   set("search_algorithm", m.strategy_time_ms);
-  if (times.contains("framework")) extra["framework_time"] = times["framework"];
+  if (times.contains("framework"))
+    extra["framework_time"] =
+        times["framework"].is_number() ? ojson(times["framework"].get<double>() * to_ms) : times["framework"];
   if (times.contains("runtimes")) {
     const ojson& rt = times["runtimes"];
     bool finite = std::all_of(rt.begin(), rt.end(),
                               [](const ojson& s) { return s.is_number() && std::isfinite(s.get<double>()); });
     if (finite) {
-      for (const auto& s : rt) m.samples_ms.push_back(static_cast<float>(s.get<double>()));
-      if (std::all_of(rt.begin(), rt.end(), float32_exact)) raw["times"]["runtimes"] = nullptr;  // from the samples
+      for (const auto& s : rt) m.samples_ms.push_back(static_cast<float>(s.get<double>() * to_ms));
+      // rebuilt from the samples on export, when they hold the file's values exactly
+      if (to_ms == 1.0 && std::all_of(rt.begin(), rt.end(), float32_exact)) raw["times"]["runtimes"] = nullptr;
     }
   }
   if (r.contains("measurements")) {
@@ -95,7 +117,7 @@ Imported from_t4_result(std::size_t index, const ojson& r, const std::vector<std
       const std::string name = ms["name"].get<std::string>();
       const ojson& v = ms["value"];
       if (name == "time" && v.is_number()) {
-        m.objective = v.get<double>();
+        m.objective = v.get<double>() * to_ms;
       } else if (name == "time" && v.is_string() && m.status != MeasurementStatus::ok) {
         m.error = v.get<std::string>();
       } else if (name == "GB/s" && v.is_number()) {

@@ -106,7 +106,7 @@ std::string RankWork::operator()(const std::string& payload) {
     for (std::uint64_t k = 0; k < shares; ++k) {
       detail::write_database(path, in.str());
       auto from = store::Store::open(path, store::Store::Mode::read_only);
-      store::merge(db, from);
+      store::merge(db, from, {.binaries = true});  // this job's own ranks' compiles
     }
     store::remove_database_files(path);
   }

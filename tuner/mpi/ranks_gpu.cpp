@@ -231,6 +231,7 @@ class Coordinator {
       auto from = store::Store::open(path, store::Store::Mode::read_only);
       store::MergeOptions mo;
       mo.map_run = [&](const store::RunInfo& in) { return run_for(in); };
+      mo.binaries = true;  // this job's own ranks' compiles
       store::merge(db_, from, mo);
       auto s = from.database().cached("SELECT key FROM binaries");
       while (s->step()) sent_[static_cast<std::size_t>(rank)].insert(s->text(0));  // it has them

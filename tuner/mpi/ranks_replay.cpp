@@ -72,7 +72,7 @@ int run_replay_ranks(const World& world, tuning::Options o) {
     store::MergeCounts counts;
     {
       auto from = store::Store::open(path, store::Store::Mode::read_only);
-      counts = store::merge(*db, from);
+      counts = store::merge(*db, from, {.binaries = true});
     }
     store::remove_database_files(path);
     std::vector<tuning::SizeReplay> sizes;

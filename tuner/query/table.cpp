@@ -183,7 +183,7 @@ void print_run_table(store::Store& db, const std::string& kernel, const std::str
       j["flags"] = r.flags;
       arr.push_back(j);
     }
-    std::cout << out.dump() << "\n";
+    std::cout << out.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
     return;
   }
   // Notes: whole lines with --wide, else wrapped at the table's width.

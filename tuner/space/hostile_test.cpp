@@ -57,7 +57,7 @@ TEST(HostileSpec, DeeplyNestedValuesAreRefused) {
   json doc = transpose();
   doc["ConfigurationSpace"]["TuningParameters"][0]["Values"] =
       json::parse(std::string(30000, '[') + "1" + std::string(30000, ']'));
-  EXPECT_NE(refusal(doc).find("nested more than 32 levels deep"), std::string::npos);
+  EXPECT_NE(refusal(doc).find("nested more than"), std::string::npos);
 }
 
 TEST(HostileSpec, FiftyThousandParametersAreRefused) {

@@ -75,8 +75,25 @@ std::vector<std::size_t> search_order(const Group& g, const spec::Spec& spec) {
 // two-valued parameters would visit 2^41 of them) and at most kMaxTupleValues stored indices.
 constexpr std::uint64_t kMaxVisits = std::uint64_t{1} << 25;
 constexpr std::uint64_t kMaxTupleValues = std::uint64_t{1} << 31;
+// Wall time a construction may take (real spaces take well under a second). A group whose costly
+// conditions project past it, from the time per partial assignment so far times the assignments
+// left at most, is refused once a sample of kSampleSeconds shows it; none runs past it.
+constexpr double kMaxSeconds = 60;
+constexpr double kSampleSeconds = 1;
+constexpr std::uint64_t kClockEvery = 16;  // visits between two looks at the clock
 
-void enumerate(Group& g, const spec::Spec& spec, std::vector<expr::Value>& vars, const std::string& file) {
+// The partial assignments a depth-first walk over `order` visits at most (no condition prunes).
+double max_visits(const spec::Spec& spec, const std::vector<std::size_t>& order) {
+  double total = 0, level = 1;
+  for (std::size_t p : order) {
+    level *= static_cast<double>(spec.parameters[p].values.size());
+    total += level;
+  }
+  return std::min(total, static_cast<double>(kMaxVisits));
+}
+
+void enumerate(Group& g, const spec::Spec& spec, std::vector<expr::Value>& vars, const std::string& file,
+               std::chrono::steady_clock::time_point t0) {
   std::uint64_t visits = 0;
   auto names = [&] {
     std::string out;
@@ -88,6 +105,21 @@ void enumerate(Group& g, const spec::Spec& spec, std::vector<expr::Value>& vars,
   };
   const std::size_t n = g.params.size();
   std::vector<std::size_t> order = search_order(g, spec);
+  const double bound = max_visits(spec, order);
+  const auto g0 = std::chrono::steady_clock::now();
+  auto check_time = [&] {
+    const auto now = std::chrono::steady_clock::now();
+    const double spent = std::chrono::duration<double>(now - t0).count();
+    const double here = std::chrono::duration<double>(now - g0).count();
+    const double projected = here / static_cast<double>(visits) * (bound - static_cast<double>(visits));
+    if (spent > kMaxSeconds || (here >= kSampleSeconds && spent + projected > kMaxSeconds))
+      throw InputError(file + ": the conditions connecting " + std::to_string(n) + " parameters (" + names() +
+                       ") took " + std::to_string(static_cast<long>(spent)) + " s for " + std::to_string(visits) +
+                       " partial configurations and project to up to " +
+                       std::to_string(static_cast<long long>(spent + projected)) +
+                       " s for the rest: the space takes longer than " + std::to_string(static_cast<int>(kMaxSeconds)) +
+                       " s to construct; simplify the conditions or split them by parameter");
+  };
   // conditions to check once depth d is fixed
   std::vector<std::vector<const spec::Condition*>> at(n);
   for (const auto* c : g.conds) {
@@ -115,6 +147,7 @@ void enumerate(Group& g, const spec::Spec& spec, std::vector<expr::Value>& vars,
       throw InputError(file + ": the conditions connecting " + std::to_string(n) + " parameters (" + names() +
                        ") leave more than " + std::to_string(kMaxVisits) +
                        " partial configurations to check: the space is too large to construct");
+    if (visits % kClockEvery == 0) check_time();
     vars[order[d]] = vals[pos[d]];
     cur[slot[d]] = static_cast<Index>(pos[d]);
     bool ok = true;
@@ -227,7 +260,7 @@ Space Space::build(const spec::Spec& spec) {
       g.tuples.resize(g.count);
       std::iota(g.tuples.begin(), g.tuples.end(), Index{0});
     } else {
-      enumerate(g, spec, vars, s.file_);
+      enumerate(g, spec, vars, s.file_, t0);
     }
     if (g.count == 0) throw InputError(s.file_ + ": the conditions leave no valid configuration: the space is empty");
     unsigned __int128 t = static_cast<unsigned __int128>(total) * g.count;

@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "common/bounded_read.h"
 #include "common/hash.h"
 #include "common/suggest.h"
 
@@ -252,6 +253,7 @@ Spec parse(const std::string& text, const fs::path& path) {
   Spec spec;
   spec.path = path;
   spec.content_hash = content_hash(text);
+  check_json_depth(text, ctx.file);  // before the parser and every copy or dump of the document
   try {
     spec.raw = json::parse(text);
   } catch (const json::parse_error& e) {
@@ -333,16 +335,7 @@ Spec load(const fs::path& path) {
   // A regular file of bounded size: /dev/zero or a FIFO would be read forever, a directory reads
   // as an empty document.
   constexpr std::uintmax_t kMaxSpecBytes = std::uintmax_t{64} << 20;
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec))
-    throw InputError(path.string() +
-                     (fs::exists(path, ec) ? ": not a regular file (a directory, device or pipe)" : ": no such file"));
-  if (fs::file_size(path, ec) > kMaxSpecBytes) throw InputError(path.string() + ": larger than 64 MiB: not a T1 file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path.string() + ": cannot be read");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return parse(ss.str(), path);
+  return parse(read_regular_file(path, kMaxSpecBytes, ""), path);
 }
 
 std::string space_hash(const Spec& spec) {

@@ -195,3 +195,24 @@ TEST(SpecErrors, ArgumentKindsAreTheSchemasEnumerations) {
           .find("FillType: 'Zeros' is not one of Constant, Random,"),
       std::string::npos);
 }
+
+// JSON nested deeper than any real spec is refused before the parser, or a copy or dump of the
+// document, recurses over it: Values 90,000 deep, the Tune extension or Budget 100,000 deep
+// overflowed the stack (exit 139).
+TEST(SpecErrors, DeepJsonAnywhereIsRefusedBeforeItIsParsed) {
+  auto nest = [](std::size_t n) { return std::string(n, '[') + "1" + std::string(n, ']'); };
+  auto nest_objects = [](std::size_t n) {
+    std::string s;
+    for (std::size_t i = 0; i < n; ++i) s += "{\"a\": ";
+    return s + "1" + std::string(n, '}');
+  };
+  const std::string values = R"([{"Name": "block_size_x", "Type": "int", "Values": )" + nest(90000) + "}]";
+  const std::string params = R"([{"Name": "block_size_x", "Type": "int", "Values": "[32, 64]"}])";
+  std::string tune_ext = doc(params), budget = doc(params);
+  tune_ext.insert(tune_ext.size() - 1, R"(, "Tune": )" + nest_objects(100000));
+  budget.insert(budget.size() - 1, R"(, "Budget": )" + nest(100000));
+  for (const std::string& text : {doc(values), tune_ext, budget}) {
+    const std::string e = error_of(text);
+    EXPECT_NE(e.find("nested more than"), std::string::npos) << e.substr(0, 200);
+  }
+}

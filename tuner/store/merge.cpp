@@ -30,7 +30,7 @@ class Merger {
     measurements();
     ceilings();
     decisions();
-    binaries();
+    if (options_.binaries) binaries();
     tx.commit();
     return std::move(counts_);
   }
@@ -97,6 +97,7 @@ class Merger {
       f.ok_only = false;
       f.with_samples = true;
       for (StoredMeasurement& m : read([&] { return from_.measurements(f); })) {
+        check_not_future(m.measured_at, from_.path() + ": a measurement");
         m.config_id = config_of(m.config_id);
         m.run_id = run_of(m.run_id);
         auto s = into_.database().cached(
@@ -132,6 +133,7 @@ class Merger {
   void decisions() {
     for (const auto& kernel : from_.kernels())
       for (Decision d : read([&] { return from_.decisions(kernel); })) {
+        check_not_future(d.decided_at, from_.path() + ": a decision");
         auto s =
             into_.database().cached("SELECT decided_at FROM decisions WHERE kernel = ? AND device = ? AND size = ?");
         s->bind_all(d.kernel, d.device, d.size);

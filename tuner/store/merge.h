@@ -5,7 +5,8 @@
 // configurations (by kernel, space and canonical params), measurements (one per configuration,
 // device and size: the incoming one replaces a stored one only when it was measured later, so a
 // merge of the same file twice, or of an older copy, changes nothing), ceilings, decisions (the
-// later of two at the same kernel, device and size) and cached binaries (by key). Flags are a
+// later of two at the same kernel, device and size) and, when asked, cached binaries (by key).
+// Timestamps later than now are refused (check_not_future). Flags are a
 // property of the data: the caller refreshes them (query::refresh_flags) for the merged kernels
 // and devices. The merge is one transaction: all of it lands, or nothing.
 #pragma once
@@ -24,6 +25,11 @@ struct MergeOptions {
   // The run in `into` that an incoming run's rows belong to. Empty: the run is copied (or found,
   // when a run with the same identity is there already).
   std::function<std::int64_t(const RunInfo& incoming)> map_run{};
+  // Whether cached compiled binaries are copied. Only from a file this process's own job wrote
+  // (the ranks of an MPI run): a binary from elsewhere is bytes tune would load onto the GPU and
+  // run unverified (its key names the source, not the bytes), so `tune import` drops them and the
+  // next run compiles its own.
+  bool binaries = false;
 };
 
 struct MergeCounts {

@@ -76,7 +76,7 @@ TEST(MergeTest, EveryRowArrivesOnceMappedOntoTheTargetsIds) {
   auto from = Store::open(dir.file("from.db"), Store::Mode::read_write);
   fill(into, "GPU A", 1.0f, "2026-01-01T00:00:00.000Z");
   fill(from, "GPU B", 3.0f, "2026-01-02T00:00:00.000Z");
-  const MergeCounts c = merge(into, from);
+  const MergeCounts c = merge(into, from, {.binaries = true});  // as the ranks of one MPI job do
   EXPECT_EQ(c.runs, 1u);
   EXPECT_EQ(c.measurements, 4u);
   EXPECT_EQ(c.ceilings, 1u);
@@ -106,7 +106,7 @@ TEST(MergeTest, EveryRowArrivesOnceMappedOntoTheTargetsIds) {
   EXPECT_EQ(into.integrity_check(), "ok");
 
   // The same file again: nothing new.
-  const MergeCounts again = merge(into, from);
+  const MergeCounts again = merge(into, from, {.binaries = true});
   EXPECT_EQ(again.runs, 0u);
   EXPECT_EQ(again.measurements, 0u);
   EXPECT_EQ(again.kept, 4u);
@@ -179,6 +179,39 @@ TEST(MergeTest, RunsMapWhereTheCallerSays) {
   EXPECT_EQ(c.runs, 0u);
   EXPECT_EQ(count(into, "runs"), 1);
   for (const auto& m : into.measurements(MeasurementFilter{"transpose"})) EXPECT_EQ(m.run_id, mine.run);
+}
+
+// A file dated in the future would win every later merge and never be replaced: refused, and the
+// target is as it was.
+TEST(MergeTest, TimestampsLaterThanNowAreRefused) {
+  TempDir dir;
+  auto into = Store::open(dir.file("into.db"), Store::Mode::read_write);
+  auto future = Store::open(dir.file("future.db"), Store::Mode::read_write);
+  fill(into, "GPU A", 1.0f, "2026-01-01T00:00:00.000Z");
+  fill(future, "GPU A", 9.0f, "2999-01-01T00:00:00.000Z");
+  try {
+    merge(into, future);
+    FAIL() << "merged";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("dated 2999-01-01T00:00:00.000Z, later than now"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(count(into, "runs"), 1);
+  EXPECT_EQ(into.measurements(MeasurementFilter{"transpose"})[0].measured_at, "2026-01-01T00:00:00.000Z");
+}
+
+// Compiled binaries from another database are bytes tune would load and run unverified: `tune
+// import` (the default) leaves them, and a run compiles its own.
+TEST(MergeTest, CachedBinariesFromElsewhereAreNotMerged) {
+  TempDir dir;
+  auto into = Store::open(dir.file("into.db"), Store::Mode::read_write);
+  auto from = Store::open(dir.file("from.db"), Store::Mode::read_write);
+  fill(from, "GPU B", 3.0f, "2026-01-02T00:00:00.000Z");
+  const MergeCounts c = merge(into, from);
+  EXPECT_EQ(c.measurements, 4u);
+  EXPECT_EQ(c.binaries, 0u);
+  EXPECT_FALSE(into.get_binary("key-GPU B"));
+  EXPECT_EQ(count(into, "binaries"), 0);
 }
 
 }  // namespace

@@ -323,6 +323,35 @@ void Transaction::commit() {
   done_ = true;
 }
 
+const char* environment_cause(const Failure& f) {
+  switch (f.primary()) {
+    case SQLITE_FULL:
+      return "the disk is full (or the file reached its size limit); nothing more could be written";
+    case SQLITE_READONLY:
+    case SQLITE_PERM:
+    case SQLITE_AUTH:
+      return "the database or one of its -wal, -shm or -journal files is not writable to this user "
+             "(another account's reader may have created them)";
+    case SQLITE_CANTOPEN:
+      return "the database or one of its side files cannot be opened";
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+      return "the database is locked by another process";
+    default:
+      break;
+  }
+  switch (f.code()) {  // the -shm file: another account's, or on a file system without shared memory
+    case SQLITE_IOERR_SHMOPEN:
+    case SQLITE_IOERR_SHMSIZE:
+    case SQLITE_IOERR_SHMMAP:
+    case SQLITE_IOERR_SHMLOCK:
+      return "the database's -shm file cannot be used by this user (another account's reader may have created "
+             "it)";
+    default:
+      return nullptr;
+  }
+}
+
 bool is_damaged_file(const Failure& f) {
   const int p = f.primary();
   return p == SQLITE_CORRUPT || p == SQLITE_NOTADB || p == SQLITE_IOERR || p == SQLITE_FORMAT;

@@ -33,6 +33,11 @@ class Failure : public tune::Error {
 // A failure caused by the file itself (corrupt pages, not a database, unreadable): a bad input.
 bool is_damaged_file(const Failure& f);
 
+// What a failure says of the machine rather than of tune (a full disk, a file or side file that
+// permissions keep us from writing, a lock held elsewhere), in words; nullptr for anything else.
+// The README's contract: exit code 2 with one line, never "internal error".
+const char* environment_cause(const Failure& f);
+
 // Text to bind without copying it (SQLITE_STATIC): it must stay alive and unchanged until the
 // statement is reset (for a cached statement: until its Lease ends).
 struct Borrowed {

@@ -148,5 +148,15 @@ TEST_F(SqliteTest, MovedDatabaseKeepsWorking) {
   EXPECT_EQ(db->get(), nullptr);
 }
 
+// The machine's state (a full disk, another account's files, a lock held elsewhere) is named as
+// such, and main() answers it with exit code 2; a bug's failure (a constraint) is not.
+TEST(SqliteFailure, EnvironmentFailuresAreNamed) {
+  for (int code : {SQLITE_FULL, SQLITE_READONLY, SQLITE_PERM, SQLITE_CANTOPEN, SQLITE_BUSY, SQLITE_IOERR_SHMOPEN})
+    EXPECT_NE(environment_cause(Failure(code, "t.db: writing")), nullptr) << code;
+  EXPECT_NE(std::string(environment_cause(Failure(SQLITE_FULL, "x"))).find("disk is full"), std::string::npos);
+  for (int code : {SQLITE_CONSTRAINT, SQLITE_MISUSE, SQLITE_ERROR})
+    EXPECT_EQ(environment_cause(Failure(code, "t.db: writing")), nullptr) << code;
+}
+
 }  // namespace
 }  // namespace tune::sqlite

@@ -58,6 +58,22 @@ std::string utc_now() {
   return buf;
 }
 
+void check_not_future(std::string_view stamp, const std::string& what) {
+  using namespace std::chrono;
+  constexpr auto kSkew = minutes(10);  // clocks of the hosts of one MPI job may differ this much
+  const auto bound = system_clock::now() + kSkew;
+  const std::time_t t = system_clock::to_time_t(bound);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[40];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S.999Z", &tm);
+  // ISO 8601 UTC stamps compare as text; anything else (not a stamp tune writes) is left to the
+  // schema's checks.
+  if (stamp.size() >= 19 && stamp[4] == '-' && stamp.substr(0, 19) > std::string_view(buf).substr(0, 19))
+    throw InputError(what + " is dated " + std::string(stamp) + ", later than now (" + utc_now() +
+                     "): a timestamp in the future would win every later merge; refusing it");
+}
+
 std::string canonical_params(const nlohmann::ordered_json& params) {
   if (!params.is_object()) {
     throw InputError("configuration parameters must be a JSON object, got " + params.dump());

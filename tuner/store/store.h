@@ -51,6 +51,10 @@ FlagKind parse_flag_kind(std::string_view s);
 
 // Current time as ISO-8601 UTC with milliseconds, e.g. "2025-01-31T12:34:56.789Z".
 std::string utc_now();
+// Throws InputError("<what> is dated <stamp>, later than now ...") when a timestamp read from a
+// file (merged, imported) lies in the future beyond clock skew: such a row would win every later
+// merge ("the later measurement wins") and could never be replaced.
+void check_not_future(std::string_view stamp, const std::string& what);
 
 // Canonical text of a parameter object: compact JSON, keys in the given (declaration) order.
 // The string overload parses and re-dumps (throws InputError unless it is a JSON object).
@@ -237,6 +241,9 @@ class Store {
   // ---- writing (each call is its own transaction unless a Batch is open) ----
   std::int64_t begin_run(RunInfo info);
   void finish_run(std::int64_t run_id, RunStatus status);  // sets status and ended_at
+  // Removes a run that failed before anything of it was stored (no row refers to it): a failed
+  // command leaves no trace. False, leaving it, when rows refer to it.
+  bool discard_run(std::int64_t run_id);
   // Finds or inserts the configuration; params are canonicalised. Returns its id.
   std::int64_t upsert_configuration(std::string_view kernel, std::string_view space_hash,
                                     const nlohmann::ordered_json& params);

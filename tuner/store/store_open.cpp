@@ -203,15 +203,18 @@ class SetupLock {
   // writer that had lost its shared lock let another process's closing connection take the file as
   // its last user, checkpoint and delete the WAL under it (two first runs on one new path: "row missing
   // from index"). The file itself is opened only to create it, when no connection of ours can have it.
+  // The file is created under the lock: a writer that fails its setup removes an empty file it
+  // created while still holding the lock, so no other writer can be between its creation and
+  // removal (one that waited finds no file and creates its own).
   SetupLock(const std::string& path, bool& created) {
-    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    created = fd >= 0;
-    if (fd >= 0) ::close(fd);
     const fs::path p(path);
     const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
     fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd_ < 0) return;  // SQLite's own open reports why
-    while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {}
+    if (fd_ >= 0)
+      while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {}
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    created = fd >= 0;
+    if (fd >= 0) ::close(fd);
   }
   ~SetupLock() {
     if (fd_ >= 0) ::close(fd_);  // releases the flock

@@ -343,5 +343,27 @@ TEST(NamesTest, EnumNamesRoundTrip) {
   EXPECT_THROW(parse_measurement_status("fine"), InputError);
 }
 
+// A run that failed before anything of it was stored leaves no row (a failed replay left a
+// `failed` run); one that stored a measurement is kept.
+TEST(StoreRuns, DiscardRemovesOnlyARunNothingRefersTo) {
+  TempDir t;
+  auto s = Store::open(t.file("d.db"), Store::Mode::read_write);
+  RunInfo info;
+  info.kernel = "k";
+  info.device = "GPU";
+  const auto empty = s.begin_run(info), used = s.begin_run(info);
+  Measurement m;
+  m.config_id = s.upsert_configuration("k", "h", nlohmann::ordered_json{{"a", 1}});
+  m.run_id = used;
+  m.device = "GPU";
+  m.size = sizes::Size::of(64);
+  m.samples_ms = {1.0f};
+  s.record(m);
+  EXPECT_TRUE(s.discard_run(empty));
+  EXPECT_FALSE(s.discard_run(used));
+  ASSERT_EQ(s.runs().size(), 1u);
+  EXPECT_EQ(s.runs()[0].id, used);
+}
+
 }  // namespace
 }  // namespace tune::store

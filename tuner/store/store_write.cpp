@@ -51,6 +51,18 @@ void Store::finish_run(std::int64_t run_id, RunStatus status) {
   }
 }
 
+bool Store::discard_run(std::int64_t run_id) {
+  require_writable("discard a run");
+  try {  // foreign keys refuse the delete when a ceiling, decision or flag refers to the run
+    db_.prepare("DELETE FROM runs WHERE id = ? AND NOT EXISTS (SELECT 1 FROM measurements WHERE run_id = ?)")
+        .bind_all(run_id, run_id)
+        .run();
+  } catch (const sqlite::Failure&) {
+    return false;
+  }
+  return db_.changes() > 0;
+}
+
 std::int64_t Store::upsert_configuration(std::string_view kernel, std::string_view space_hash,
                                          const nlohmann::ordered_json& params) {
   require_writable("store a configuration");

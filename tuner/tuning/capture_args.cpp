@@ -19,37 +19,41 @@ std::vector<capture::Capture> load_captures(const spec::Spec& spec, const std::v
   std::vector<capture::Capture> out;
   std::set<std::array<std::int64_t, 3>> sizes_seen;
   for (const auto& path : paths) {
-    capture::Capture c = capture::read(path);
     auto bad = [&](const std::string& why) {
       return InputError(path + ": does not fit " + spec.path.string() + ": " + why);
     };
-    if (c.kernel != spec.kernel.name)
-      throw bad("captured kernel '" + c.kernel + "', the spec's is '" + spec.kernel.name + "'");
-    const int rank = spec::problem_rank(spec);
-    for (int d = rank; d < 3; ++d)
-      if (c.size[d] != 1)
-        throw bad("the size has more dimensions than the spec's ProblemSize (" + std::to_string(rank) + ")");
-    if (!sizes_seen.insert(c.size).second) throw bad("another capture file has the same problem size");
-    const auto plan = spec::arguments(spec, capture_size(spec, c));
-    if (plan.size() != c.arguments.size())
-      throw bad(std::to_string(c.arguments.size()) + " arguments captured, the spec declares " +
-                std::to_string(plan.size()));
-    for (std::size_t i = 0; i < plan.size(); ++i) {
-      const capture::Argument& a = c.arguments[i];
-      const std::string what = "argument " + std::to_string(i) + " ('" + plan[i].name + "')";
-      if (a.name != plan[i].name) throw bad(what + " is called '" + a.name + "' in the capture");
-      if (a.scalar != plan[i].scalar)
-        throw bad(what + " is " + (plan[i].scalar ? "a scalar" : "a buffer") + " in the spec");
-      const run::DType want = run::parse_dtype(plan[i].type);
-      if (!(run::parse_dtype(a.type) == want) || a.element_bytes != want.size())
-        throw bad(what + " has type " + want.name() + " in the spec, " + a.type + " in the capture");
-      if (!a.scalar && a.count != plan[i].count)
-        throw bad(what + " has " + std::to_string(a.count) + " elements in the capture, the spec's Size gives " +
-                  std::to_string(plan[i].count));
-      if (a.output != (plan[i].output && !plan[i].scalar))
-        throw bad(what + (a.output ? " is an output in the capture, not in the spec"
-                                   : " is an output in the spec, not in the capture"));
-    }
+    // Checked on the header, before the data blocks are read (a file may claim gigabytes).
+    auto fits = [&](const capture::Capture& c) {
+      if (c.kernel != spec.kernel.name)
+        throw bad("captured kernel '" + c.kernel + "', the spec's is '" + spec.kernel.name + "'");
+      const int rank = spec::problem_rank(spec);
+      for (int d = rank; d < 3; ++d)
+        if (c.size[d] != 1)
+          throw bad("the size has more dimensions than the spec's ProblemSize (" + std::to_string(rank) + ")");
+      if (sizes_seen.count(c.size) != 0) throw bad("another capture file has the same problem size");
+      const auto plan = spec::arguments(spec, capture_size(spec, c));
+      if (plan.size() != c.arguments.size())
+        throw bad(std::to_string(c.arguments.size()) + " arguments captured, the spec declares " +
+                  std::to_string(plan.size()));
+      for (std::size_t i = 0; i < plan.size(); ++i) {
+        const capture::Argument& a = c.arguments[i];
+        const std::string what = "argument " + std::to_string(i) + " ('" + plan[i].name + "')";
+        if (a.name != plan[i].name) throw bad(what + " is called '" + a.name + "' in the capture");
+        if (a.scalar != plan[i].scalar)
+          throw bad(what + " is " + (plan[i].scalar ? "a scalar" : "a buffer") + " in the spec");
+        const run::DType want = run::parse_dtype(plan[i].type);
+        if (!(run::parse_dtype(a.type) == want) || a.element_bytes != want.size())
+          throw bad(what + " has type " + want.name() + " in the spec, " + a.type + " in the capture");
+        if (!a.scalar && a.count != plan[i].count)
+          throw bad(what + " has " + std::to_string(a.count) + " elements in the capture, the spec's Size gives " +
+                    std::to_string(plan[i].count));
+        if (a.output != (plan[i].output && !plan[i].scalar))
+          throw bad(what + (a.output ? " is an output in the capture, not in the spec"
+                                     : " is an output in the spec, not in the capture"));
+      }
+    };
+    capture::Capture c = capture::read(path, capture::kMaxFileBytes, fits);
+    sizes_seen.insert(c.size);
     out.push_back(std::move(c));
   }
   return out;

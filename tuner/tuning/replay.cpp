@@ -52,7 +52,11 @@ std::vector<Job> plan(const Options& o, const spec::Spec& spec) {
   std::vector<std::pair<std::string, std::string>> groups;
   for (const auto& file : o.replay) {
     Job j{interop::read_cache(file), "", "", {}, 0};
-    j.size = interop::problem_size_of(j.cache.header);
+    try {
+      j.size = interop::problem_size_of(j.cache.header);
+    } catch (const InputError& e) {
+      throw InputError(file + ": " + e.what());
+    }
     if (!wanted(o, spec, j.size)) continue;
     j.kernel = j.cache.header.value("kernel_name", spec.kernel.name);
     j.device = j.cache.header.value("device_name", "");
@@ -125,7 +129,7 @@ SizeReplay replay_one(const Options& o, const spec::Spec& spec, const space::Spa
     out.best_objective = done.best_objective;
   } catch (...) {
     writer.rollback();  // the evaluations since the last commit go; the run says it failed
-    writer.db().finish_run(out.run_id, store::RunStatus::failed);
+    if (!writer.db().discard_run(out.run_id)) writer.db().finish_run(out.run_id, store::RunStatus::failed);
     throw;
   }
   out.stored_s = std::chrono::duration<double>(Clock::now() - t0).count();

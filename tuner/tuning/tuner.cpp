@@ -20,6 +20,7 @@
 #include "store/store.h"
 #include "tuning/capture_args.h"
 #include "tuning/engine.h"
+#include "tuning/extension.h"
 #include "tuning/launch.h"
 #include "tuning/replay.h"
 #include "tuning/size_search.h"
@@ -100,6 +101,7 @@ Prepared validate(const Options& opts) {
   if (opts.replay.empty() && !fs::is_regular_file(spec.kernel.file_path, ec))
     throw InputError(opts.space + ": KernelSpecification.KernelFile: kernel file " + spec.kernel.file_path.string() +
                      " not found");
+  parse_extension(spec);  // the Tune extension is refused alike whether the run measures or replays
   auto space = space::Space::build(spec);
   if (opts.sizes.empty() && opts.replay.empty() && opts.capture.empty())
     throw InputError("no problem sizes given (--sizes)");
