@@ -80,7 +80,8 @@ Data build(std::vector<SizeMeasurements> sizes, const Alignment& alignment, doub
   for (std::size_t s = 0; s < sizes.size(); ++s) {
     const SizeMeasurements& m = sizes[s];
     for (const auto& [key, t] : m.times)
-      if (const auto it = index.find(key); it != index.end() && best[s] > 0) d.regret[s * n + it->second] = quantize(t / best[s]);
+      if (const auto it = index.find(key); it != index.end() && best[s] > 0)
+        d.regret[s * n + it->second] = quantize(t / best[s]);
     const auto dec = index.find(m.decision);
     const unsigned decision = dec == index.end() ? 0 : dec->second;
     const double best_ms = std::isfinite(best[s]) ? best[s] : m.decision_ms;

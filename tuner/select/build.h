@@ -37,8 +37,9 @@ struct Data {
   unsigned fallback = 0;         // the variant decided at the most sizes (ties: the largest size)
 
   tune_select::Model model() const {
-    return {points.data(),    static_cast<unsigned>(points.size()), candidates.data(),
-            static_cast<unsigned>(candidates.size()), regret.data(), fallback};
+    return {points.data(),     static_cast<unsigned>(points.size()),
+            candidates.data(), static_cast<unsigned>(candidates.size()),
+            regret.data(),     fallback};
   }
 };
 

@@ -81,7 +81,8 @@ Result leave_one_out(const Sweep& s, const select::Alignment& alignment) {
     for (std::size_t i = 0; i < rest.size(); ++i) {
       const double e = double(rest[i].size[0]) * double(rest[i].size[1]) * double(rest[i].size[2]);
       const double dist = std::fabs(std::log(e) - want);
-      if (dist < best_d - 1e-12 || (std::fabs(dist - best_d) <= 1e-12 && e < best_e)) near = i, best_d = dist, best_e = e;
+      if (dist < best_d - 1e-12 || (std::fabs(dist - best_d) <= 1e-12 && e < best_e))
+        near = i, best_d = dist, best_e = e;
     }
     r.old.push_back(regret_at(s.sizes[h], rest[near].decision));
   }
@@ -98,10 +99,11 @@ void report(const char* name, const Result& r) {
   std::vector<double> in_model, in_old;
   for (std::size_t i = 0; i < r.model.size(); ++i)
     if (r.inside[i]) in_model.push_back(r.model[i]), in_old.push_back(r.old[i]);
-  std::printf("%-10s %2zu sizes: model median %.4f worst %.4f (inside the range: worst %.4f) | old rule median %.4f "
-              "worst %.4f (inside: %.4f)\n",
-              name, r.model.size(), median(r.model), worst(r.model), in_model.empty() ? 0 : worst(in_model),
-              median(r.old), worst(r.old), in_old.empty() ? 0 : worst(in_old));
+  std::printf(
+      "%-10s %2zu sizes: model median %.4f worst %.4f (inside the range: worst %.4f) | old rule median %.4f "
+      "worst %.4f (inside: %.4f)\n",
+      name, r.model.size(), median(r.model), worst(r.model), in_model.empty() ? 0 : worst(in_model), median(r.old),
+      worst(r.old), in_old.empty() ? 0 : worst(in_old));
 }
 
 }  // namespace

@@ -40,7 +40,10 @@ inline constexpr double kSlack = 0.005;     // the nearest size's decision wins 
 enum class How : unsigned char { exact, predicted, extrapolated, none };
 
 constexpr const char* how_name(How h) {
-  return h == How::exact ? "exact" : h == How::predicted ? "predicted" : h == How::extrapolated ? "extrapolated" : "none";
+  return h == How::exact          ? "exact"
+         : h == How::predicted    ? "predicted"
+         : h == How::extrapolated ? "extrapolated"
+                                  : "none";
 }
 
 // A measured size and what was decided there.
@@ -181,9 +184,7 @@ inline unsigned top_candidates(const Model& m, long long x, long long y, long lo
     if (d2[s] < d2[nearest]) nearest = s;
     if (m.sizes[s].x == x && m.sizes[s].y == y && m.sizes[s].z == z) exact = s;
   }
-  const How how = exact < m.num_sizes          ? How::exact
-                  : detail::inside(m, x, y, z) ? How::predicted
-                                               : How::extrapolated;
+  const How how = exact < m.num_sizes ? How::exact : detail::inside(m, x, y, z) ? How::predicted : How::extrapolated;
   std::vector<Choice> all;
   all.reserve(m.num_candidates);
   for (unsigned c = 0; c < m.num_candidates; ++c) {

@@ -59,8 +59,8 @@ TEST(Select, NeverAConfigurationWhoseFastPathDoesNotApply) {
   EXPECT_TRUE(c.applies);
   EXPECT_EQ(select(s.model(), 721, 721).variant, 0u);  // odd: only the scalar one applies
   // measurements at odd sizes put candidate 1 in its class again: the data decides
-  Point sizes[4] = {{256, 256, 1, 0, 1.0, 1.0}, {511, 511, 1, 1, 2.0, 2.0}, {512, 512, 1, 1, 2.0, 2.0},
-                    {1024, 1024, 1, 1, 4.0, 4.0}};
+  Point sizes[4] = {
+      {256, 256, 1, 0, 1.0, 1.0}, {511, 511, 1, 1, 2.0, 2.0}, {512, 512, 1, 1, 2.0, 2.0}, {1024, 1024, 1, 1, 4.0, 4.0}};
   unsigned regret[12] = {10000, 10500, 10100, 11000, 10000, 10300, 11000, 10000, 10300, 12000, 10000, 10200};
   const Model m{sizes, 4, s.cands, 3, regret, 0};
   const Choice odd = select(m, 509, 509);
