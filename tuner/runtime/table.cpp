@@ -196,6 +196,7 @@ std::vector<Ranked> top_candidates(const Table& table, const std::string& device
   std::vector<tune_select::Choice> c(std::min<std::size_t>(n, m.num_candidates));
   c.resize(tune_select::top_candidates(m, size[0], size[1], size[2], c.data(), static_cast<unsigned>(c.size())));
   std::vector<Ranked> out;
+  out.reserve(c.size());
   for (const auto& x : c) out.push_back({x.variant, x.regret, x.applies});
   return out;
 }

@@ -64,6 +64,25 @@ TEST(Table, SameRuleAsTheGeneratedHeader) {
   EXPECT_EQ(none.variant, table.default_variant);
 }
 
+// The model's top candidates (for online tuning): ranked as select() ranks them, its pick first.
+TEST(Table, TopCandidatesStartWithTheSelection) {
+  Recorded r;
+  const auto table = runtime::detail::load_table(r.table, r.spec);
+  for (const auto& q : queries()) {
+    const auto top = runtime::detail::top_candidates(table, q.device, q.major, q.minor, {q.x, q.y, 1}, 5);
+    const auto pick = runtime::detail::select(table, q.device, q.major, q.minor, {q.x, q.y, 1});
+    if (pick.match == runtime::Match::default_config) {
+      EXPECT_TRUE(top.empty());
+      continue;
+    }
+    ASSERT_FALSE(top.empty());
+    EXPECT_LE(top.size(), 5u);
+    EXPECT_EQ(top[0].variant, pick.variant) << q.x << "x" << q.y;
+    for (std::size_t i = 1; i < top.size(); ++i) EXPECT_NE(top[i].variant, top[0].variant);
+  }
+  EXPECT_EQ(runtime::detail::top_candidates(table, "NVIDIA H200", 9, 0, {1000, 1000, 1}, 0).size(), 0u);
+}
+
 // Through the public API: at every measured size of the H200 the configuration `tune best` ranks
 // first, with the spec's launch shape.
 TEST(Table, KernelSelectsWhatTuneBestRecorded) {

@@ -73,6 +73,7 @@ std::vector<Size> design(std::int64_t a, std::int64_t b, std::int64_t n, std::st
   both(thin, odd(std::max(double(a), double(thin) / 16)));
 
   std::vector<Size> sizes;
+  sizes.reserve(out.size());
   for (const auto& [x, y] : out) sizes.push_back(Size::of(x, y));
   std::stable_sort(sizes.begin(), sizes.end(), [](const Size& p, const Size& q) {
     return p.elements() != q.elements() ? p.elements() < q.elements() : p.dims < q.dims;
