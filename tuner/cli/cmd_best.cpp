@@ -17,7 +17,8 @@ int cmd_best(const Args& args) {
   po::options_description opts("tune best options");
   opts.add_options()("kernel", po::value<std::string>(), "kernel name (optional if the database holds one)")(
       "device", po::value<std::string>(), "device name (default: every device)")(
-      "size", po::value<std::string>(), "problem size, e.g. 4096 or 4096x2048, or a comma list of them (default: every measured size)")(
+      "size", po::value<std::string>(),
+      "problem size, e.g. 4096 or 4096x2048, or a comma list of them (default: every measured size)")(
       "space", po::value<std::string>(),
       "the kernel's spec, for its Tune.alignment (default: the one its runs recorded, when unchanged)")(
       "json", po::bool_switch(), "print a JSON array")(

@@ -39,9 +39,9 @@ struct Best {
 };
 
 struct BestQuery {
-  std::optional<std::string> kernel;  // required unless the database holds one kernel
-  std::optional<std::string> device;  // every device when absent
-  std::optional<std::string> size;    // a size or a comma list of them; every measured size when absent
+  std::optional<std::string> kernel;      // required unless the database holds one kernel
+  std::optional<std::string> device;      // every device when absent
+  std::optional<std::string> size;        // a size or a comma list of them; every measured size when absent
   select::Alignment alignment = nullptr;  // of a configuration (canonical JSON); none: every axis 1
 };
 
