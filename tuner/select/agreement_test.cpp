@@ -72,7 +72,7 @@ std::vector<std::array<long long, 2>> random_sizes() {
   return out;
 }
 
-// Runs `compiled` over the sizes in `d`/sizes.txt; one variant index per line.
+// The variant indices a compiled selection program printed, one per line.
 std::vector<std::size_t> variants_of(const std::string& output) {
   std::vector<std::size_t> out;
   std::istringstream in(output);
@@ -108,7 +108,7 @@ TEST(Agreement, EveryConsumerChoosesTheSameAtRandomSizes) {
 
   const header::Model m = header::build(db, "transpose", spec);
   const auto sizes = random_sizes();
-  const fs::path d = dir.path();
+  const fs::path& d = dir.path();
   {
     std::ofstream f(d / "sizes.txt");
     for (const auto& s : sizes) f << s[0] << " " << s[1] << "\n";
