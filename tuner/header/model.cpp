@@ -106,7 +106,10 @@ select::Alignment alignment_of(const spec::Spec& spec) {
     for (const auto& param : spec.parameters) {
       const auto it = p.find(param.name);
       if (it == p.end()) return {1, 1, 1};
-      values.push_back(to_value(*it));
+      const expr::Value v = to_value(*it);
+      if (v.is_none() || std::find(param.values.begin(), param.values.end(), v) == param.values.end())
+        return {1, 1, 1};  // not in the space: refused where it is bound (bind_params)
+      values.push_back(v);
     }
     const auto a = spec::alignment(spec, spec::bind_config(spec, values, sizes::parse_one("1")));
     return {a[0], a[1], a[2]};
