@@ -107,9 +107,11 @@ constexpr std::int64_t kMaxCompileThreads = 1024;
 int cmd_run(const Args& args) {
   po::options_description opts("tune run options");
   opts.add_options()("space", po::value<std::string>()->required(), "T1 search-space file")(
-      "sizes", po::value<std::string>(), "problem sizes: A:B[:STEP], N,M,..., MxN (required unless --replay)")(
-      "replay", po::value<std::vector<std::string>>()->multitoken(),
-      "Kernel Tuner cache(s) to replay instead of running on the GPU")(
+      "sizes", po::value<std::string>(),
+      "problem sizes: A:B[:STEP], N,M,..., MxN, or design:A:B[:N] (N sizes, default 40: squares, odd and "
+      "unaligned extents, rectangles both ways up to 16:1, around the L2; for the selection model) (required unless "
+      "--replay)")("replay", po::value<std::vector<std::string>>()->multitoken(),
+                   "Kernel Tuner cache(s) to replay instead of running on the GPU")(
       "capture", po::value<std::vector<std::string>>()->multitoken(),
       "capture file(s) written by the runtime library (TUNE_CAPTURE): tune at their sizes with their inputs, "
       "verified against their outputs")("strategy", po::value<std::string>(), strategy_help().c_str())(

@@ -8,6 +8,7 @@
 #include "header/emit.h"
 #include "header/header.h"
 #include "header/text.h"
+#include "select/build.h"
 
 namespace tune::header {
 
@@ -58,7 +59,7 @@ std::string config_init(const Model& m, const Variant& v) {
 
 std::string number(double v) {
   std::ostringstream s;
-  s.precision(9);
+  s.precision(17);
   s << v;
   std::string t = s.str();
   return t.find_first_of(".e") == std::string::npos ? t + ".0" : t;
@@ -84,38 +85,32 @@ constexpr const char* kSelect = R"(struct Selection {
   unsigned variant;      // index into variants[]
   Match match;           // how it matched
   const Device* device;  // the table that answered; nullptr for Match::default_config
-  long long x, y, z;     // the measured size whose configuration this is (the asked size by default)
+  long long x, y, z;     // the nearest measured size (the asked size by default)
+  ::tune_select::Choice choice;  // the model's answer: predicted regret, evidence (indices into device->model.sizes)
   constexpr const Variant& get() const { return variants[variant]; }
   constexpr const Config& config() const { return variants[variant].config; }
 };
 
-// One device's table at size x*y*z: the exact measured size, else the nearest measured size by
-// element count on a log scale (ties go to the smaller size, then to the first in the table).
-constexpr Selection select(const Device& d, long long x, long long y = 1, long long z = 1) {
-  const double want = double(x) * double(y) * double(z);
-  unsigned best = d.size;
-  double best_ratio = 0, best_elems = 0;
-  for (unsigned i = 0; i < d.size; ++i) {
-    const Entry& e = d.table[i];
-    if (e.x == x && e.y == y && e.z == z) return {e.variant, Match::exact, &d, x, y, z};
-    const double elems = double(e.x) * double(e.y) * double(e.z);
-    const double ratio = elems > want ? elems / want : want / elems;
-    if (best == d.size || ratio < best_ratio || (ratio == best_ratio && elems < best_elems)) {
-      best = i;
-      best_ratio = ratio;
-      best_elems = elems;
-    }
+// One device's table at size x*y*z: the decision at a measured size, else the configuration its
+// model predicts fastest there (tune_select::select, above).
+inline Selection select(const Device& d, long long x, long long y = 1, long long z = 1) {
+  const ::tune_select::Choice c = ::tune_select::select(d.model, x, y, z);
+  Selection s{c.variant, Match::exact, &d, x, y, z, c};
+  if (c.how == ::tune_select::How::predicted) s.match = Match::predicted;
+  if (c.how == ::tune_select::How::extrapolated || c.how == ::tune_select::How::none) s.match = Match::extrapolated;
+  if (c.nearest < d.model.num_sizes) {
+    s.x = d.model.sizes[c.nearest].x;
+    s.y = d.model.sizes[c.nearest].y;
+    s.z = d.model.sizes[c.nearest].z;
   }
-  if (best == d.size) return {d.fallback, Match::nearest_size, &d, x, y, z};  // an empty table: never generated
-  const Entry& e = d.table[best];
-  return {e.variant, Match::nearest_size, &d, e.x, e.y, e.z};
+  return s;
 }
 
-// The device's own table (exact or nearest size); else the table of the first device (by name) of
-// the same compute capability, reported as Match::other_device; else the spec's Default values,
-// reported as Match::default_config. An unknown device never gets another device's table silently.
-constexpr Selection select(const char* device_name, int cc_major, int cc_minor, long long x, long long y = 1,
-                           long long z = 1) {
+// The device's own table; else the table of the first device (by name) of the same compute
+// capability, reported as Match::other_device; else the spec's Default values, reported as
+// Match::default_config. An unknown device never gets another device's table silently.
+inline Selection select(const char* device_name, int cc_major, int cc_minor, long long x, long long y = 1,
+                        long long z = 1) {
   for (unsigned i = 0; i < num_devices; ++i)
     if (::tune_tuned::detail::same(devices[i].name, device_name)) return select(devices[i], x, y, z);
   for (unsigned i = 0; i < num_devices; ++i)
@@ -124,7 +119,9 @@ constexpr Selection select(const char* device_name, int cc_major, int cc_minor, 
       s.match = Match::other_device;
       return s;
     }
-  return {default_variant, Match::default_config, nullptr, x, y, z};
+  Selection s{default_variant, Match::default_config, nullptr, x, y, z, ::tune_select::Choice{}};
+  s.choice.variant = default_variant;
+  return s;
 }
 )";
 
@@ -134,17 +131,21 @@ std::string table_section(const Model& m) {
   const spec::Spec& spec = *m.spec;
   const std::string& ns = m.ns;
   std::ostringstream h;
-  h << "#ifndef TUNE_TUNED_COMMON_V1\n#define TUNE_TUNED_COMMON_V1\nnamespace tune_tuned {\n\n"
-       "// How a selection matched (Kernel Launcher's WisdomResult): the exact measured size, the nearest\n"
-       "// measured size, another device's table (same compute capability), or the spec's Default values.\n"
-       "enum class Match { exact, nearest_size, other_device, default_config };\n\n"
+  h << "// ---- the selection rule (tune's tuner/select/select.h, verbatim) ----\n"
+    << select::source() << "// ---- end of select.h ----\n\n";
+  h << "#ifndef TUNE_TUNED_COMMON_V2\n#define TUNE_TUNED_COMMON_V2\nnamespace tune_tuned {\n\n"
+       "// How a selection matched (Kernel Launcher's WisdomResult): the measured size's decision, predicted\n"
+       "// from measured sizes around it or beyond the measured range, another device's table (same\n"
+       "// compute capability), or the spec's Default values.\n"
+       "enum class Match { exact, predicted, extrapolated, other_device, default_config };\n\n"
        "constexpr const char* match_name(Match m) {\n"
-       "  return m == Match::exact ? \"exact\" : m == Match::nearest_size ? \"nearest size\"\n"
-       "       : m == Match::other_device ? \"other device\" : \"default\";\n}\n\n"
+       "  return m == Match::exact ? \"exact\" : m == Match::predicted ? \"predicted\"\n"
+       "       : m == Match::extrapolated ? \"extrapolated\" : m == Match::other_device ? \"other device\"\n"
+       "       : \"default\";\n}\n\n"
        "struct Dim {\n  unsigned x, y, z;\n};\n\n"
        "namespace detail {\nconstexpr bool same(const char* a, const char* b) {\n"
        "  while (*a != 0 && *a == *b) ++a, ++b;\n  return *a == *b;\n}\n}  // namespace detail\n\n"
-       "}  // namespace tune_tuned\n#endif  // TUNE_TUNED_COMMON_V1\n\n";
+       "}  // namespace tune_tuned\n#endif  // TUNE_TUNED_COMMON_V2\n\n";
   h << "#ifndef TUNE_TUNED_" << ns << "_TABLE\n#define TUNE_TUNED_" << ns << "_TABLE\n"
     << "// The parameters name Config's fields: an includer's macros of those names are set aside here.\n";
   for (const auto& p : m.params) h << "#pragma push_macro(\"" << p << "\")\n#undef " << p << "\n";
@@ -183,24 +184,37 @@ std::string table_section(const Model& m) {
        "  return {unsigned((x + v.grid_div[0] - 1) / v.grid_div[0]), unsigned((y + v.grid_div[1] - 1) / "
        "v.grid_div[1]),\n"
        "          unsigned((z + v.grid_div[2] - 1) / v.grid_div[2])};\n}\n\n"
-       "struct Entry {\n  long long x, y, z;\n  unsigned variant;\n  double time_ms;  // its objective as measured "
-       "(the mean by default)\n};\n\n"
+       "// One device: its name, compute capability, selection model (tune_select::Model: the measured\n"
+       "// sizes with their decisions, the candidates and their regrets) and the variant decided at the\n"
+       "// most sizes.\n"
        "struct Device {\n  const char* name;\n  int cc_major, cc_minor;  // 0.0: not recorded\n"
-       "  const Entry* table;\n  unsigned size;\n  unsigned fallback;  // the variant best at the most sizes\n};\n\n";
+       "  ::tune_select::Model model;\n  unsigned fallback;\n};\n\n";
   for (std::size_t i = 0; i < m.devices.size(); ++i) {
     const Device& d = m.devices[i];
     h << "// " << comment(d.name) << " (compute capability " << d.cc_major << "." << d.cc_minor
-      << "): " << d.entries.size() << " sizes\ninline constexpr Entry device" << i << "_table[] = {\n";
+      << "): " << d.entries.size() << " sizes, " << d.candidates.size() << " candidates\n"
+      << "inline constexpr ::tune_select::Point device" << i
+      << "_sizes[] = {  // x, y, z, decision, time_ms, best_ms\n";
     for (const auto& e : d.entries)
-      h << "    {" << e.size[0] << ", " << e.size[1] << ", " << e.size[2] << ", " << e.variant << ", "
-        << number(e.time_ms) << "},\n";
+      h << "    {" << e.x << ", " << e.y << ", " << e.z << ", " << e.decision << ", " << number(e.time_ms) << ", "
+        << number(e.best_ms) << "},\n";
+    h << "};\ninline constexpr ::tune_select::Candidate device" << i << "_candidates[] = {  // variant, alignment\n";
+    for (const auto& c : d.candidates)
+      h << "    {" << c.variant << ", {" << c.align[0] << ", " << c.align[1] << ", " << c.align[2] << "}},\n";
+    h << "};\ninline constexpr unsigned device" << i << "_regret[] = {  // per size: per candidate, x 10000\n";
+    for (std::size_t s = 0; s < d.entries.size(); ++s) {
+      h << "   ";
+      for (std::size_t c = 0; c < d.candidates.size(); ++c) h << " " << d.regret[s * d.candidates.size() + c] << ",";
+      h << "\n";
+    }
     h << "};\n";
   }
   h << "\ninline constexpr Device devices[] = {\n";
   for (std::size_t i = 0; i < m.devices.size(); ++i) {
     const Device& d = m.devices[i];
-    h << "    {" << c_string(d.name) << ", " << d.cc_major << ", " << d.cc_minor << ", device" << i << "_table, "
-      << d.entries.size() << ", " << d.fallback << "},\n";
+    h << "    {" << c_string(d.name) << ", " << d.cc_major << ", " << d.cc_minor << ", {device" << i << "_sizes, "
+      << d.entries.size() << ", device" << i << "_candidates, " << d.candidates.size() << ", device" << i << "_regret, "
+      << d.fallback << "}, " << d.fallback << "},\n";
   }
   h << "};\ninline constexpr unsigned num_devices = " << m.devices.size() << ";\n\n"
     << kSelect << "\n"
@@ -239,8 +253,9 @@ std::string generate(const Model& m, const std::string& source) {
     << m.ns
     << "::select(device_name, cc_major, cc_minor, x, y, z) returns a Selection:\n"
        "// the configuration (.config()), what a launch needs (.get(): defines, block, grid divisors;\n"
-       "// grid(variant, x, y, z)) and how it matched (.match: exact, nearest_size, other_device,\n"
-       "// default_config). select() is constexpr. The rule is the runtime library's (tune/runtime.h).\n"
+       "// grid(variant, x, y, z)) and how it matched (.match: exact, predicted, extrapolated,\n"
+       "// other_device, default_config; .choice: the predicted regret and its evidence). The rule is\n"
+       "// the runtime library's (tune/runtime.h): tune_select::select, pasted below.\n"
        "#pragma once\n#include <cstddef>\n\n"
     << detail::table_section(m);
   return h.str();

@@ -74,7 +74,7 @@ TEST(Header, RegenerationIsByteIdentical) {
 }
 
 // select() in the compiled header gives, at every measured size, the configuration query::best
-// ranks first; at other sizes the nearest measured size; another device of compute capability 9.0
+// ranks first; at other sizes the selection model's choice, as query::best; another device of compute capability 9.0
 // gets the first such table, reported; a device of another capability gets the spec's Defaults.
 TEST(Header, CompiledSelectionsMatchTheDatabase) {
   Recorded r;
@@ -95,8 +95,7 @@ TEST(Header, CompiledSelectionsMatchTheDatabase) {
   qs.push_back({"NVIDIA GeForce RTX 4090", 8, 9, 512, 512});  // nothing of capability 8.9
   std::ostringstream prog;
   prog << "#include <cstdio>\n#include <vector>\n#include \"transpose_tuned.h\"\nstd::vector<int> after_the_header;\n"
-          "int main() {\n  using namespace tune_tuned::transpose;\n"
-          "  static_assert(select(devices[0], 512, 512).match == tune_tuned::Match::exact, \"constexpr\");\n";
+          "int main() {\n  using namespace tune_tuned::transpose;\n";
   for (const auto& q : qs)
     prog << "  { const auto s = select(\"" << q.device << "\", " << q.major << ", " << q.minor << ", " << q.x << ", "
          << q.y << "); const Config& c = s.config(); const auto g = grid(s.get(), " << q.x << ", " << q.y
@@ -116,9 +115,9 @@ TEST(Header, CompiledSelectionsMatchTheDatabase) {
       match = "default";
       for (auto x : header::testing::kDefaults) v.push_back(expr::Value::integer(x));
     } else {
-      auto best = query::best(r.db, {"transpose", device, size});
+      auto best = query::best(r.db, {"transpose", device, size, header::alignment_of(r.spec)});
       ASSERT_EQ(best.size(), 1u);
-      if (match.empty()) match = best[0].nearest ? "nearest size" : "exact";
+      if (match.empty()) match = tune_select::how_name(best[0].match);
       auto p = nlohmann::json::parse(best[0].params);
       for (const auto& param : r.spec.parameters) v.push_back(expr::Value::integer(p[param.name].get<long long>()));
     }
@@ -162,7 +161,7 @@ TEST(Header, TableForTheRuntimeHoldsTheSameSelections) {
   const auto m = header::build(r.db, "transpose", r.spec);
   auto t = nlohmann::json::parse(header::generate_table(m, "r.db"));
   EXPECT_EQ(t["format"], "tune-table");
-  EXPECT_EQ(t["version"], 1);
+  EXPECT_EQ(t["version"], 2);
   EXPECT_EQ(t["space_hash"], spec::space_hash(r.spec));
   ASSERT_EQ(t["devices"].size(), 3u);
   EXPECT_EQ(t["devices"][2]["name"], "NVIDIA H200");
@@ -176,6 +175,17 @@ TEST(Header, TableForTheRuntimeHoldsTheSameSelections) {
     const auto& values = t["variants"][e[3].get<std::size_t>()];
     for (std::size_t i = 0; i < r.spec.parameters.size(); ++i) EXPECT_EQ(values[i], p[r.spec.parameters[i].name]);
     EXPECT_DOUBLE_EQ(e[4].get<double>(), best[0].time_ms);
+    EXPECT_GT(e[5].get<double>(), 0);
+    EXPECT_LE(e[5].get<double>(), e[4].get<double>() * 1.05);
+  }
+  // the model: every candidate with its alignment (Tune.alignment: vector on x and y)
+  const auto& d = t["devices"][2];
+  ASSERT_EQ(d["regret"].size(), d["entries"].size());
+  for (const auto& c : d["candidates"]) {
+    const auto vector = t["variants"][c[0].get<std::size_t>()][3];
+    EXPECT_EQ(c[1], vector);
+    EXPECT_EQ(c[2], vector);
+    EXPECT_EQ(c[3], 1);
   }
 }
 

@@ -98,10 +98,27 @@ int number_before(const std::string& cc, char sep, bool after) {
 
 }  // namespace
 
+select::Alignment alignment_of(const spec::Spec& spec) {
+  return [&spec](const std::string& params) -> select::Extents {
+    const json p = json::parse(params, nullptr, false);
+    if (!p.is_object()) return {1, 1, 1};
+    std::vector<expr::Value> values;
+    for (const auto& param : spec.parameters) {
+      const auto it = p.find(param.name);
+      if (it == p.end()) return {1, 1, 1};
+      const expr::Value v = to_value(*it);
+      if (v.is_none() || std::find(param.values.begin(), param.values.end(), v) == param.values.end())
+        return {1, 1, 1};  // not in the space: refused where it is bound (bind_params)
+      values.push_back(v);
+    }
+    const auto a = spec::alignment(spec, spec::bind_config(spec, values, sizes::parse_one("1")));
+    return {a[0], a[1], a[2]};
+  };
+}
+
 Model build(store::Store& db, const std::string& kernel, const spec::Spec& spec) {
   check_spec(spec);
-  auto rows = query::best(db, {kernel, std::nullopt, std::nullopt});
-  if (rows.empty()) throw InputError("no verified results for kernel '" + comment(kernel) + "' in " + db.path());
+  (void)query::resolve_kernel(db, kernel);
 
   Model m;
   m.kernel = kernel;
@@ -117,45 +134,45 @@ Model build(store::Store& db, const std::string& kernel, const spec::Spec& spec)
   m.spec = &spec;
   for (const auto& p : spec.parameters) m.params.push_back(p.name);
 
-  std::map<std::string, std::size_t> variant_of;  // canonical params JSON -> variant
-  auto variant = [&](const std::string& key, std::vector<expr::Value> values) {
+  std::map<std::string, std::size_t> variant_of;  // configuration values -> variant
+  auto variant = [&](std::vector<expr::Value> values) {
+    std::string key;
+    for (const auto& v : values) key += v.repr() + ",";
     auto [it, fresh] = variant_of.emplace(key, m.variants.size());
     if (fresh) m.variants.push_back(make_variant(spec, std::move(values)));
     return it->second;
   };
-  std::map<std::string, Device> devices;
-  for (const auto& r : rows) {
-    auto values = bind_params(spec, kernel, r.params);
-    std::string key;
-    for (const auto& v : values) key += v.repr() + ",";
-    Device& d = devices[r.device];
-    d.name = r.device;
-    const auto s = sizes::Size::parse_label(r.measured_size.empty() ? r.size : r.measured_size);
-    d.entries.push_back({s.dims, variant(key, std::move(values)), r.time_ms});
-  }
-  std::string default_key;
-  for (const auto& v : spec::default_values(spec)) default_key += v.repr() + ",";
-  m.default_variant = variant(default_key, spec::default_values(spec));
-
   const auto runs = db.runs(kernel);
-  for (auto& [name, d] : devices) {
+  const select::Alignment alignment = alignment_of(spec);
+  auto names = db.devices(kernel);
+  std::sort(names.begin(), names.end());
+  for (const auto& name : names) {
+    const select::Data data = query::model(db, kernel, name, alignment);
+    if (data.points.empty()) continue;  // only failures on this device
+    Device d;
+    d.name = name;
+    std::vector<unsigned> to;  // the model's variant -> ours
+    for (const auto& params : data.variants)
+      to.push_back(static_cast<unsigned>(variant(bind_params(spec, kernel, params))));
+    for (auto p : data.points) {
+      p.decision = to.at(p.decision);
+      d.entries.push_back(p);
+    }
+    for (auto c : data.candidates) {
+      c.variant = to.at(c.variant);
+      d.candidates.push_back(c);
+    }
+    d.regret = data.regret;
+    d.fallback = to.at(data.fallback);
     for (const auto& run : runs)  // the newest run of the device names its compute capability
       if (run.device == name && !run.compute_capability.empty()) {
         d.cc_major = number_before(run.compute_capability, '.', false);
         d.cc_minor = number_before(run.compute_capability, '.', true);
       }
-    std::sort(d.entries.begin(), d.entries.end(), [](const Entry& a, const Entry& b) {
-      const double ea = double(a.size[0]) * double(a.size[1]) * double(a.size[2]);
-      const double eb = double(b.size[0]) * double(b.size[1]) * double(b.size[2]);
-      return ea != eb ? ea < eb : a.size < b.size;
-    });
-    std::map<std::size_t, int> wins;
-    for (const auto& e : d.entries) wins[e.variant]++;
-    int most = -1;
-    for (const auto& e : d.entries)  // ascending: the last maximum is at the largest size
-      if (wins[e.variant] >= most) most = wins[e.variant], d.fallback = e.variant;
     m.devices.push_back(std::move(d));
   }
+  if (m.devices.empty()) throw InputError("no verified results for kernel '" + comment(kernel) + "' in " + db.path());
+  m.default_variant = variant(spec::default_values(spec));
   return m;
 }
 

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "select/build.h"
 #include "spec/spec.h"
 #include "store/store.h"
 
@@ -22,17 +23,14 @@ struct Variant {
   std::array<std::int64_t, 3> grid_div{1, 1, 1};             // grid[d] = ceil(extent[d] / grid_div[d])
 };
 
-struct Entry {
-  std::array<std::int64_t, 3> size{1, 1, 1};  // the measured size, x y z
-  std::size_t variant = 0;
-  double time_ms = 0;
-};
-
+// One device's selection model (select/select.h), its variants indexing Model::variants.
 struct Device {
-  std::string name;                // as stored: data, never code
-  int cc_major = 0, cc_minor = 0;  // 0.0 when no run recorded it
-  std::vector<Entry> entries;      // ascending by size
-  std::size_t fallback = 0;        // the variant best at the most sizes (ties: the largest size)
+  std::string name;                                // as stored: data, never code
+  int cc_major = 0, cc_minor = 0;                  // 0.0 when no run recorded it
+  std::vector<tune_select::Point> entries;         // the measured sizes, ascending by size
+  std::vector<tune_select::Candidate> candidates;  // with their alignment divisors
+  std::vector<unsigned> regret;                    // entries x candidates (select.h)
+  std::size_t fallback = 0;                        // the variant decided at the most sizes (ties: the largest size)
 };
 
 struct Model {
@@ -49,6 +47,10 @@ struct Model {
 // that is not a C identifier; a stored configuration outside the spec's space; a launch shape
 // that reads ProblemSize or a grid given by GlobalSize (the generated tables hold constants).
 Model build(store::Store& db, const std::string& kernel, const spec::Spec& spec);
+
+// Tune.alignment of a stored configuration (canonical JSON) under `spec`; {1, 1, 1} for one that
+// is not in the spec's space.
+select::Alignment alignment_of(const spec::Spec& spec);
 
 // The spec the kernel's runs recorded (runs.spec_path) when that file is still there with the
 // recorded content hash (newest run first); empty when none is.

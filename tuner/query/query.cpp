@@ -10,8 +10,6 @@
 
 namespace tune::query {
 
-namespace {}  // namespace
-
 std::string resolve_kernel(store::Store& db, const std::optional<std::string>& kernel) {
   auto kernels = db.kernels();
   if (kernel) {
@@ -30,18 +28,6 @@ std::string resolve_kernel(store::Store& db, const std::optional<std::string>& k
   std::string known;
   for (const auto& k : kernels) known += (known.empty() ? "" : ", ") + k;
   throw InputError(db.path() + " holds several kernels (" + known + "): choose one with --kernel");
-}
-
-std::string nearest_size(const std::vector<std::string>& measured, const std::string& size) {
-  if (measured.empty()) return "";
-  double want = std::log(sizes::Size::parse_label(size).elements());
-  std::string best;
-  double best_d = INFINITY, best_e = 0;
-  for (const auto& m : measured) {
-    double e = sizes::Size::parse_label(m).elements(), d = std::fabs(std::log(e) - want);
-    if (d < best_d - 1e-12 || (std::fabs(d - best_d) <= 1e-12 && e < best_e)) best = m, best_d = d, best_e = e;
-  }
-  return best;
 }
 
 namespace {
@@ -70,6 +56,73 @@ Best best_of(const std::string& kernel, const std::string& device, const SizeVer
 
 }  // namespace
 
+namespace {
+
+select::Extents extents(const std::string& label) {
+  const auto d = sizes::Size::parse_label(label).dims;
+  return {d[0], d[1], d[2]};
+}
+
+select::Data model_of(const std::vector<SizeVerdict>& all, const select::Alignment& alignment) {
+  std::vector<select::SizeMeasurements> in;
+  for (const auto& v : all) {
+    select::SizeMeasurements m;
+    m.size = extents(v.size);
+    m.decision = v.used().params;
+    m.decision_ms = v.used().estimate.value;
+    for (const auto& c : v.all) m.times.emplace_back(c.params, c.estimate.value);
+    in.push_back(std::move(m));
+  }
+  return select::build(std::move(in), alignment);
+}
+
+std::string label_of(const tune_select::Point& p, int rank) { return sizes::Size{{p.x, p.y, p.z}, rank}.label(); }
+
+// The model's choice at a size never measured: the chosen configuration's figures are those of the
+// nearest size of its evidence (the nearest measured size when it has none).
+Best predicted(const std::string& kernel, const std::string& device, const std::vector<SizeVerdict>& all,
+               const select::Data& data, const sizes::Size& asked, int rank) {
+  const tune_select::Model m = data.model();
+  const tune_select::Choice c = tune_select::select(m, asked.x(), asked.y(), asked.z());
+  const std::string& params = data.variants.at(c.variant);
+  const unsigned at = c.count > 0 ? c.evidence[0].size : c.nearest;
+  const tune_select::Point& near = m.sizes[at];
+  const SizeVerdict* v = &all.front();
+  for (const auto& x : all)
+    if (extents(x.size) == select::Extents{near.x, near.y, near.z}) v = &x;
+  Best b = best_of(kernel, device, *v);
+  b.size = asked.label();
+  b.match = c.how;
+  b.regret = c.regret;
+  b.applies = c.applies;
+  b.tied.clear();
+  b.winner.clear();
+  b.remeasured = false;
+  for (const auto& x : v->all)
+    if (x.params == params) {
+      b.params = x.params;
+      b.time_ms = x.estimate.value;
+      b.half_width_ms = x.estimate.half_width;
+      b.gbps = x.gbps;
+      b.gflops = x.gflops;
+      b.config_id = x.config_id;
+      b.run_id = x.run_id;
+    }
+  for (unsigned k = 0; k < c.count; ++k) {
+    const tune_select::Point& p = m.sizes[c.evidence[k].size];
+    const double r = c.evidence[k].regret / tune_select::kScale;
+    b.evidence.push_back({label_of(p, rank), r, r * p.best_ms});
+  }
+  return b;
+}
+
+}  // namespace
+
+select::Data model(store::Store& db, const std::string& kernel, const std::string& device,
+                   const select::Alignment& alignment) {
+  return model_of(verdicts(db, kernel, device), alignment);
+}
+
 std::vector<Best> best(store::Store& db, const BestQuery& q) {
   std::string kernel = resolve_kernel(db, q.kernel);
   std::vector<std::string> devices = q.device ? std::vector<std::string>{*q.device} : db.devices(kernel);
@@ -88,26 +141,32 @@ std::vector<Best> best(store::Store& db, const BestQuery& q) {
       continue;
     }
     const auto all = verdicts(db, kernel, device);
-    std::map<std::string, const SizeVerdict*> at;
-    for (const auto& v : all) at[v.size] = &v;
     if (!q.size) {
       for (const auto& v : all) out.push_back(best_of(kernel, device, v));
       continue;
     }
-    // "4096" for a kernel measured at 2-D (3-D) sizes means 4096x4096 (x4096), as in --sizes
-    const sizes::Size asked = sizes::Size::parse_label(*q.size);
-    const auto measured_rank = static_cast<int>(std::count(measured[0].begin(), measured[0].end(), 'x')) + 1;
-    const std::string canonical = (asked.rank == 1 ? asked.full(measured_rank) : asked).label();
-    std::vector<std::string> verified;
-    verified.reserve(all.size());
-    for (const auto& v : all) verified.push_back(v.size);
-    const bool exact = at.count(canonical) > 0;
-    const std::string size = exact ? canonical : nearest_size(verified, canonical);
-    if (size.empty()) continue;  // only failures on this device
-    Best b = best_of(kernel, device, *at.at(size));
-    b.size = canonical;
-    b.nearest = !exact;
-    out.push_back(std::move(b));
+    if (all.empty()) continue;  // only failures on this device
+    const auto rank = static_cast<int>(std::count(measured[0].begin(), measured[0].end(), 'x')) + 1;
+    const select::Data model = model_of(all, q.alignment);
+    std::string_view rest = *q.size;
+    while (true) {  // a comma list: the verdicts and the model serve every size of it
+      const auto comma = rest.find(',');
+      // "4096" for a kernel measured at 2-D (3-D) sizes means 4096x4096 (x4096), as in --sizes
+      const sizes::Size asked = sizes::Size::parse_label(rest.substr(0, comma));
+      const sizes::Size canonical = asked.rank == 1 ? asked.full(rank) : asked;
+      const auto exact =
+          std::find_if(all.begin(), all.end(), [&](const SizeVerdict& v) { return v.size == canonical.label(); });
+      if (exact != all.end()) {
+        Best b = best_of(kernel, device, *exact);
+        b.regret = exact->used().estimate.value / exact->all.front().estimate.value;
+        b.evidence.push_back({b.size, b.regret, b.time_ms});
+        out.push_back(std::move(b));
+      } else {
+        out.push_back(predicted(kernel, device, all, model, canonical, rank));
+      }
+      if (comma == std::string_view::npos) break;
+      rest.remove_prefix(comma + 1);
+    }
   }
   return out;
 }

@@ -1,22 +1,33 @@
-// Questions asked of stored results: the best configuration per (device, problem size), and for a
-// size never measured, the nearest measured one (said so).
+// Questions asked of stored results: the best configuration per (device, problem size); at a size
+// never measured, the selection model's choice (select/select.h), with the evidence it rests on.
 #pragma once
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "select/build.h"
 #include "store/store.h"
 
 namespace tune::query {
 
+// A measurement a predicted choice rests on: the configuration's regret (time / the best time) and
+// time at a measured size.
+struct Evidence {
+  std::string size;
+  double regret = 1, time_ms = 0;
+};
+
 struct Best {
   std::string kernel, device;
   std::string size;           // the size asked for (or measured, when listing)
-  std::string measured_size;  // the size the answer was measured at
-  bool nearest = false;       // true when size was never measured and measured_size stands in
-  std::string params;         // canonical JSON: the configuration to use (verdict.h)
-  double time_ms = 0;         // its objective (the statistic below)
-  double half_width_ms = 0;   // of its 95% interval
+  std::string measured_size;  // the measured size nearest to it (its figures below are from there)
+  tune_select::How match = tune_select::How::exact;  // exact, predicted or extrapolated
+  double regret = 1;                                 // predicted (measured when exact): time / the best time
+  bool applies = true;                               // the configuration's fast path applies at size (Tune.alignment)
+  std::vector<Evidence> evidence;                    // the measurements the choice rests on, nearest first
+  std::string params;                                // canonical JSON: the configuration to use (verdict.h)
+  double time_ms = 0;                                // its objective (the statistic below)
+  double half_width_ms = 0;                          // of its 95% interval
   std::optional<double> gbps, gflops;
   std::int64_t config_id = 0, run_id = 0;
   std::size_t candidates = 0;     // ok measurements at that (device, size)
@@ -28,18 +39,22 @@ struct Best {
 };
 
 struct BestQuery {
-  std::optional<std::string> kernel;  // required unless the database holds one kernel
-  std::optional<std::string> device;  // every device when absent
-  std::optional<std::string> size;    // every measured size when absent
+  std::optional<std::string> kernel;      // required unless the database holds one kernel
+  std::optional<std::string> device;      // every device when absent
+  std::optional<std::string> size;        // a size or a comma list of them; every measured size when absent
+  select::Alignment alignment = nullptr;  // of a configuration (canonical JSON); none: every axis 1
 };
 
 // The configuration to use per device and size (query/verdict.h: the lowest objective, ties
-// broken towards the neighbouring sizes' choice), ordered by device, then size. Throws InputError
+// broken towards the neighbouring sizes' choice), ordered by device, then size (asked sizes: in
+// the order asked). Throws InputError
 // when the kernel is unknown or not given and ambiguous.
 std::vector<Best> best(store::Store& db, const BestQuery& q);
 
-// The measured size closest to `size` (in elements, on a log scale; ties go to the smaller).
-std::string nearest_size(const std::vector<std::string>& measured, const std::string& size);
+// The selection model of a kernel on a device from every stored verified measurement (variants are
+// canonical JSON configurations): what `tune best`, the generated headers and the --table JSON use.
+select::Data model(store::Store& db, const std::string& kernel, const std::string& device,
+                   const select::Alignment& alignment);
 
 // Resolves --kernel: the given one if stored, the only one if not given. Throws InputError.
 std::string resolve_kernel(store::Store& db, const std::optional<std::string>& kernel);

@@ -61,14 +61,19 @@ TEST(Query, BestPerDeviceAndSizeAndNearest) {
 
   auto exact = query::best(db, {"transpose", "H100", "4096"});  // "4096" means 4096x4096
   ASSERT_EQ(exact.size(), 1u);
-  EXPECT_FALSE(exact[0].nearest);
+  EXPECT_EQ(exact[0].match, tune_select::How::exact);
   EXPECT_EQ(exact[0].measured_size, "4096x4096");
 
   auto near = query::best(db, {"transpose", "H100", "1500x1500"});
   ASSERT_EQ(near.size(), 1u);
-  EXPECT_TRUE(near[0].nearest);
+  EXPECT_EQ(near[0].match, tune_select::How::predicted);
   EXPECT_EQ(near[0].size, "1500x1500");
   EXPECT_EQ(near[0].measured_size, "1024x1024");
+  EXPECT_EQ(near[0].params, R"({"tile":64})");
+  ASSERT_EQ(near[0].evidence.size(), 2u);
+  EXPECT_EQ(near[0].evidence[0].size, "1024x1024");
+  EXPECT_EQ(near[0].evidence[1].size, "4096x4096");
+  EXPECT_DOUBLE_EQ(near[0].evidence[1].regret, 1.125);
 
   auto square = query::best(db, {"transpose", "H100", "1000"});  // 1000 means 1000x1000 here
   ASSERT_EQ(square.size(), 1u);
@@ -76,12 +81,35 @@ TEST(Query, BestPerDeviceAndSizeAndNearest) {
   EXPECT_EQ(square[0].measured_size, "1024x1024");
 }
 
-TEST(Query, NearestSizeOnALogScale) {
-  std::vector<std::string> m{"128", "1024", "4096"};
-  EXPECT_EQ(query::nearest_size(m, "2000"), "1024");
-  EXPECT_EQ(query::nearest_size(m, "3000"), "4096");
-  EXPECT_EQ(query::nearest_size(m, "1"), "128");
-  EXPECT_EQ(query::nearest_size(m, "2048"), "1024");  // a tie goes to the smaller
+// Off the measured sizes the selection model answers: a configuration whose fast path (its
+// alignment) does not apply at the size is not chosen over one measured in that class, however
+// fast it was at the nearest measured size (the old rule, "the nearest size's winner", chose it).
+TEST(Query, PredictedAtUnmeasuredSizesRespectsAlignment) {
+  store::testing::TempDir t;
+  auto db = store::Store::open(t.file("r.db"), store::Store::Mode::read_write);
+  store::RunInfo info;
+  info.kernel = "transpose";
+  info.device = "H100";
+  auto run = db.begin_run(info);
+  for (const char* size : {"1024x1024", "2048x2048"}) {
+    add(db, run, "H100", R"({"vector":4})", size, {1.0f});
+    add(db, run, "H100", R"({"vector":1})", size, {1.4f});
+  }
+  query::BestQuery q{"transpose", "H100", "1023x1023"};
+  q.alignment = [](const std::string& params) -> select::Extents {
+    const long long v = params.find("4") != std::string::npos ? 4 : 1;
+    return {v, v, 1};
+  };
+  auto odd = query::best(db, q);
+  ASSERT_EQ(odd.size(), 1u);
+  EXPECT_EQ(odd[0].params, R"({"vector":1})");
+  EXPECT_EQ(odd[0].match, tune_select::How::extrapolated);  // 1023 is below the measured range
+  q.size = "1500x1500";
+  EXPECT_EQ(query::best(db, q)[0].params, R"({"vector":4})");
+  EXPECT_EQ(query::best(db, q)[0].match, tune_select::How::predicted);
+  q.size = "1501x1500";
+  EXPECT_EQ(query::best(db, q)[0].params, R"({"vector":1})");
+  EXPECT_TRUE(query::best(db, q)[0].applies);
 }
 
 TEST(Query, UnknownOrAmbiguousKernel) {

@@ -30,8 +30,10 @@ const char* match_name(Match m) noexcept {
   switch (m) {
     case Match::exact:
       return "exact";
-    case Match::nearest_size:
-      return "nearest size";
+    case Match::predicted:
+      return "predicted";
+    case Match::extrapolated:
+      return "extrapolated";
     case Match::other_device:
       return "other device";
     case Match::default_config:
@@ -134,6 +136,8 @@ Selection Kernel::Impl::make_selection(const detail::Pick& pick, Size size) cons
   s.match = pick.match;
   s.device = pick.device >= 0 ? table.devices[static_cast<std::size_t>(pick.device)].name : "";
   s.measured = {pick.measured[0], pick.measured[1], pick.measured[2]};
+  s.regret = pick.regret;
+  for (const auto& e : pick.evidence) s.evidence.push_back({e[0], e[1], e[2]});
   s.variant = pick.variant;
   s.config = config_text[pick.variant];
   s.options = variant_options[pick.variant];

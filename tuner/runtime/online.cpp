@@ -81,23 +81,15 @@ double Rotation::extra_ms() const {
   return extra;
 }
 
-std::vector<std::size_t> nearest_variants(const Table& table, const Pick& pick, const std::array<long long, 3>& size,
-                                          std::size_t n) {
+std::vector<std::size_t> online_candidates(const Table& table, const std::string& device_name, int cc_major,
+                                           int cc_minor, const Pick& pick, const std::array<long long, 3>& size,
+                                           std::size_t n) {
   std::vector<std::size_t> out{pick.variant};
-  if (pick.device >= 0) {
-    const TableDevice& dev = table.devices[static_cast<std::size_t>(pick.device)];
-    const double want = double(size[0]) * double(size[1]) * double(size[2]);
-    std::vector<std::pair<double, std::size_t>> by_distance;
-    for (const TableEntry& e : dev.entries) {
-      const double elems = double(e.size[0]) * double(e.size[1]) * double(e.size[2]);
-      by_distance.emplace_back(std::fabs(std::log(elems / want)), e.variant);
-    }
-    std::stable_sort(by_distance.begin(), by_distance.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (const auto& [distance, variant] : by_distance)
-      if (std::find(out.begin(), out.end(), variant) == out.end()) out.push_back(variant);
-  }
-  if (std::find(out.begin(), out.end(), table.default_variant) == out.end()) out.push_back(table.default_variant);
+  const auto add = [&out](std::size_t v) {
+    if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+  };
+  for (const Ranked& r : top_candidates(table, device_name, cc_major, cc_minor, size, n)) add(r.variant);
+  add(table.default_variant);
   if (out.size() > n) out.resize(n);
   return out;
 }

@@ -54,11 +54,12 @@ class Rotation {
   bool settled_ = false;
 };
 
-// The candidates at `size` when no selection module ranks them: the variants of the device's
-// measured sizes nearest to it (element count, log scale; the table's pick first), distinct, at
-// most n. `pick` is what detail::select answered.
-std::vector<std::size_t> nearest_variants(const Table& table, const Pick& pick, const std::array<long long, 3>& size,
-                                          std::size_t n);
+// The candidates online tuning rotates among at `size`: the table's pick first, then the selection
+// module's ranking there (detail::top_candidates), then the table's default variant; distinct, at
+// most n.
+std::vector<std::size_t> online_candidates(const Table& table, const std::string& device_name, int cc_major,
+                                           int cc_minor, const Pick& pick, const std::array<long long, 3>& size,
+                                           std::size_t n);
 
 // The online result of one (kernel, device, size) as the file `tune import` reads
 // (tuner/interop/online.cpp): format "tune-online", version 1.

@@ -32,8 +32,8 @@ std::unique_ptr<Kernel::Impl::Online> Kernel::Impl::start_online(const DeviceId&
   const OnlineOptions& o = options.online;
   detail::OnlineRule rule{o.launches, o.min_samples, o.candidates};
   // The one place that ranks the candidates.
-  const auto variants =
-      detail::nearest_variants(table, pick, {size.x, size.y, size.z}, static_cast<std::size_t>(rule.candidates));
+  const auto variants = detail::online_candidates(table, id.name, id.major, id.minor, pick, {size.x, size.y, size.z},
+                                                  static_cast<std::size_t>(rule.candidates));
   if (variants.size() < 2) return nullptr;
   std::unique_ptr<Online> online;
   try {

@@ -94,15 +94,24 @@ TEST(OnlineRotation, CandidatesAreCappedSoEachGetsItsSamples) {
   EXPECT_THROW(Rotation(2, OnlineRule{64, 0, 8}), std::invalid_argument);
 }
 
-TEST(OnlineRotation, NearestVariantsStartWithThePickAndAreDistinct) {
+TEST(OnlineRotation, CandidatesStartWithThePickAndFollowTheModel) {
   Recorded rec;
   const auto table = runtime::detail::load_table(rec.table, rec.spec);
   const std::array<long long, 3> size{1000, 999, 1};
   const auto pick = runtime::detail::select(table, "NVIDIA H200", 9, 0, size);
-  const auto v = runtime::detail::nearest_variants(table, pick, size, 8);
+  const auto v = runtime::detail::online_candidates(table, "NVIDIA H200", 9, 0, pick, size, 8);
   ASSERT_GE(v.size(), 2u);
   EXPECT_LE(v.size(), 8u);
   EXPECT_EQ(v.front(), pick.variant);
+  // after the pick, the model's ranking in its order
+  const auto ranked = runtime::detail::top_candidates(table, "NVIDIA H200", 9, 0, size, 8);
+  std::size_t next = 1;
+  for (const auto& r : ranked) {
+    if (r.variant == pick.variant) continue;
+    if (next == v.size()) break;
+    EXPECT_EQ(v[next], r.variant) << "position " << next;
+    ++next;
+  }
   for (std::size_t i = 0; i < v.size(); ++i)
     for (std::size_t j = i + 1; j < v.size(); ++j) EXPECT_NE(v[i], v[j]);
 }

@@ -38,8 +38,9 @@ Table load_table(const std::filesystem::path& path, const spec::Spec& spec) {
   const json t = json::parse(text.str(), nullptr, false);
   if (!t.is_object() || t.value("format", json()) != "tune-table")
     throw bad("not a tune table (write one with `tune header --kernel K --table`)");
-  if (t.value("version", json()) != 1)
-    throw bad("table version " + t.value("version", json()).dump() + ", this library reads 1");
+  if (t.value("version", json()) != 2)
+    throw bad("table version " + t.value("version", json()).dump() +
+              ", this library reads 2 (regenerate it with `tune header --table`)");
   if (t.value("kernel_name", json()) != spec.kernel.name)
     throw bad("the table is for kernel " + t.value("kernel_name", json()).dump(-1, ' ', true) + ", the spec " +
               spec.path.string() + " for '" + spec.kernel.name + "'");
@@ -91,69 +92,113 @@ Table load_table(const std::filesystem::path& path, const spec::Spec& spec) {
     dev.cc_major = cc[0].get<int>();
     dev.cc_minor = cc[1].get<int>();
     dev.fallback = index(d.value("fallback", json()), "device '" + dev.name + "': 'fallback'");
+    const std::string where = "device '" + dev.name + "': ";
     const json& entries = d.value("entries", json());
     if (!entries.is_array() || entries.empty() || entries.size() > kMaxEntries)
-      throw bad("device '" + dev.name + "': 'entries' must be a list of 1.." + std::to_string(kMaxEntries));
+      throw bad(where + "'entries' must be a list of 1.." + std::to_string(kMaxEntries));
+    auto size_of = [&](const json& v) {
+      if (!v.is_number_unsigned() || v.get<std::uint64_t>() < 1 || v.get<std::uint64_t>() > (1ull << 40))
+        throw bad(where + "a size is not a whole number in 1..2^40");
+      return v.get<long long>();
+    };
     for (const json& e : entries) {
-      if (!e.is_array() || e.size() != 5 || !e[4].is_number() || !(e[4].get<double>() >= 0))
-        throw bad("device '" + dev.name + "': an entry is not [x, y, z, variant, time_ms]");
-      TableEntry entry;
-      for (int i = 0; i < 3; ++i) {
-        if (!e[i].is_number_unsigned() || e[i].get<std::uint64_t>() < 1 || e[i].get<std::uint64_t>() > (1ull << 40))
-          throw bad("device '" + dev.name + "': a size is not a whole number in 1..2^40");
-        entry.size[i] = e[i].get<long long>();
+      if (!e.is_array() || e.size() != 6 || !e[4].is_number() || !(e[4].get<double>() >= 0) || !e[5].is_number() ||
+          !(e[5].get<double>() > 0))
+        throw bad(where + "an entry is not [x, y, z, variant, time_ms, best_ms]");
+      tune_select::Point p{size_of(e[0]),      size_of(e[1]),
+                           size_of(e[2]),      static_cast<unsigned>(index(e[3], where + "an entry's variant")),
+                           e[4].get<double>(), e[5].get<double>()};
+      dev.entries.push_back(p);
+    }
+    const json& candidates = d.value("candidates", json());
+    if (!candidates.is_array() || candidates.empty() || candidates.size() > kMaxVariants)
+      throw bad(where + "'candidates' must be a list of 1.." + std::to_string(kMaxVariants));
+    for (const json& c : candidates) {
+      if (!c.is_array() || c.size() != 4) throw bad(where + "a candidate is not [variant, align_x, align_y, align_z]");
+      dev.candidates.push_back({static_cast<unsigned>(index(c[0], where + "a candidate's variant")),
+                                {size_of(c[1]), size_of(c[2]), size_of(c[3])}});
+    }
+    const json& regret = d.value("regret", json());
+    if (!regret.is_array() || regret.size() != dev.entries.size())
+      throw bad(where + "'regret' must hold one row per entry");
+    if (dev.entries.size() * dev.candidates.size() > std::size_t{64} << 20) throw bad(where + "too many regrets");
+    for (const json& row : regret) {
+      if (!row.is_array() || row.size() != dev.candidates.size())
+        throw bad(where + "a 'regret' row does not hold one value per candidate");
+      for (const json& r : row) {
+        if (!r.is_number_unsigned() || r.get<std::uint64_t>() > (1ull << 31))
+          throw bad(where + "a regret is not a whole number in 0..2^31 (regret x 10000, 0: not measured)");
+        dev.regret.push_back(r.get<unsigned>());
       }
-      entry.variant = index(e[3], "device '" + dev.name + "': an entry's variant");
-      entry.time_ms = e[4].get<double>();
-      dev.entries.push_back(entry);
     }
     table.devices.push_back(std::move(dev));
   }
   return table;
 }
 
+namespace {
+
+// The device whose table answers: its own, else the first of the same compute capability; -1: none.
+int device_for(const Table& table, const std::string& device_name, int cc_major, int cc_minor, bool& other) {
+  other = false;
+  for (std::size_t d = 0; d < table.devices.size(); ++d)
+    if (table.devices[d].name == device_name) return static_cast<int>(d);
+  other = true;
+  for (std::size_t d = 0; d < table.devices.size(); ++d)
+    if (cc_major > 0 && table.devices[d].cc_major == cc_major && table.devices[d].cc_minor == cc_minor)
+      return static_cast<int>(d);
+  return -1;
+}
+
+Match match_of(tune_select::How how) {
+  switch (how) {
+    case tune_select::How::exact:
+      return Match::exact;
+    case tune_select::How::predicted:
+      return Match::predicted;
+    default:
+      return Match::extrapolated;
+  }
+}
+
+}  // namespace
+
 Pick select(const Table& table, const std::string& device_name, int cc_major, int cc_minor,
             const std::array<long long, 3>& size) {
-  auto in_device = [&](std::size_t d) {
-    const TableDevice& dev = table.devices[d];
-    Pick p;
-    p.device = static_cast<int>(d);
-    const double want = double(size[0]) * double(size[1]) * double(size[2]);
-    std::size_t best = dev.entries.size();
-    double best_ratio = 0, best_elems = 0;
-    for (std::size_t i = 0; i < dev.entries.size(); ++i) {
-      const TableEntry& e = dev.entries[i];
-      if (e.size == size) {
-        p.match = Match::exact;
-        p.variant = e.variant;
-        p.measured = size;
-        return p;
-      }
-      const double elems = double(e.size[0]) * double(e.size[1]) * double(e.size[2]);
-      const double ratio = elems > want ? elems / want : want / elems;
-      if (best == dev.entries.size() || ratio < best_ratio || (ratio == best_ratio && elems < best_elems)) {
-        best = i;
-        best_ratio = ratio;
-        best_elems = elems;
-      }
-    }
-    p.match = Match::nearest_size;
-    p.variant = best == dev.entries.size() ? dev.fallback : dev.entries[best].variant;
-    p.measured = best == dev.entries.size() ? size : dev.entries[best].size;
-    return p;
-  };
-  for (std::size_t d = 0; d < table.devices.size(); ++d)
-    if (table.devices[d].name == device_name) return in_device(d);
-  for (std::size_t d = 0; d < table.devices.size(); ++d)
-    if (cc_major > 0 && table.devices[d].cc_major == cc_major && table.devices[d].cc_minor == cc_minor) {
-      Pick p = in_device(d);
-      p.match = Match::other_device;
-      return p;
-    }
   Pick p;
-  p.variant = table.default_variant;
   p.measured = size;
+  bool other = false;
+  p.device = device_for(table, device_name, cc_major, cc_minor, other);
+  if (p.device < 0) {
+    p.variant = table.default_variant;
+    return p;
+  }
+  const TableDevice& dev = table.devices[static_cast<std::size_t>(p.device)];
+  const tune_select::Model m = dev.model();
+  const tune_select::Choice c = tune_select::select(m, size[0], size[1], size[2]);
+  p.variant = c.variant;
+  p.match = other ? Match::other_device : match_of(c.how);
+  p.regret = c.regret;
+  if (c.nearest < m.num_sizes) p.measured = {m.sizes[c.nearest].x, m.sizes[c.nearest].y, m.sizes[c.nearest].z};
+  for (unsigned k = 0; k < c.count; ++k) {
+    const tune_select::Point& e = m.sizes[c.evidence[k].size];
+    p.evidence.push_back({e.x, e.y, e.z});
+  }
   return p;
+}
+
+std::vector<Ranked> top_candidates(const Table& table, const std::string& device_name, int cc_major, int cc_minor,
+                                   const std::array<long long, 3>& size, std::size_t n) {
+  bool other = false;
+  const int d = device_for(table, device_name, cc_major, cc_minor, other);
+  if (d < 0 || n == 0) return {};
+  const tune_select::Model m = table.devices[static_cast<std::size_t>(d)].model();
+  std::vector<tune_select::Choice> c(std::min<std::size_t>(n, m.num_candidates));
+  c.resize(tune_select::top_candidates(m, size[0], size[1], size[2], c.data(), static_cast<unsigned>(c.size())));
+  std::vector<Ranked> out;
+  out.reserve(c.size());
+  for (const auto& x : c) out.push_back({x.variant, x.regret, x.applies});
+  return out;
 }
 
 }  // namespace tune::runtime::detail

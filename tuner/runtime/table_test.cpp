@@ -64,6 +64,25 @@ TEST(Table, SameRuleAsTheGeneratedHeader) {
   EXPECT_EQ(none.variant, table.default_variant);
 }
 
+// The model's top candidates (for online tuning): ranked as select() ranks them, its pick first.
+TEST(Table, TopCandidatesStartWithTheSelection) {
+  Recorded r;
+  const auto table = runtime::detail::load_table(r.table, r.spec);
+  for (const auto& q : queries()) {
+    const auto top = runtime::detail::top_candidates(table, q.device, q.major, q.minor, {q.x, q.y, 1}, 5);
+    const auto pick = runtime::detail::select(table, q.device, q.major, q.minor, {q.x, q.y, 1});
+    if (pick.match == runtime::Match::default_config) {
+      EXPECT_TRUE(top.empty());
+      continue;
+    }
+    ASSERT_FALSE(top.empty());
+    EXPECT_LE(top.size(), 5u);
+    EXPECT_EQ(top[0].variant, pick.variant) << q.x << "x" << q.y;
+    for (std::size_t i = 1; i < top.size(); ++i) EXPECT_NE(top[i].variant, top[0].variant);
+  }
+  EXPECT_EQ(runtime::detail::top_candidates(table, "NVIDIA H200", 9, 0, {1000, 1000, 1}, 0).size(), 0u);
+}
+
 // Through the public API: at every measured size of the H200 the configuration `tune best` ranks
 // first, with the spec's launch shape.
 TEST(Table, KernelSelectsWhatTuneBestRecorded) {
@@ -94,8 +113,13 @@ TEST(Table, KernelSelectsWhatTuneBestRecorded) {
     EXPECT_EQ(s.block[1], p["block_size_y"].get<unsigned>());
   }
   const auto near = k.select({1000, 1000}, "NVIDIA H200", 9, 0);
-  EXPECT_EQ(near.match, runtime::Match::nearest_size);
+  EXPECT_EQ(near.match, runtime::Match::predicted);
   EXPECT_EQ(near.measured.x, 1024);
+  ASSERT_FALSE(near.evidence.empty());
+  EXPECT_EQ(near.evidence[0].x, 1024);
+  EXPECT_GE(near.regret, 1.0);
+  EXPECT_STREQ(runtime::match_name(near.match), "predicted");
+  EXPECT_EQ(k.select({100000, 100000}, "NVIDIA H200", 9, 0).match, runtime::Match::extrapolated);
   const auto dflt = k.select({1000, 1000}, "AMD MI300X", 9, 4);
   EXPECT_EQ(dflt.match, runtime::Match::default_config);
   EXPECT_EQ(dflt.config.substr(0, 32), "block_size_x=32 block_size_y=8 t");
@@ -125,7 +149,7 @@ TEST(Table, HostileTablesAreRefused) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"not json", "not a tune table"},
       {edited([](J& j) { j["format"] = "kt-cache"; }), "not a tune table"},
-      {edited([](J& j) { j["version"] = 2; }), "table version 2"},
+      {edited([](J& j) { j["version"] = 1; }), "table version 1, this library reads 2 (regenerate it"},
       {edited([](J& j) { j["kernel_name"] = "gemm"; }), "the table is for kernel \"gemm\""},
       {edited([](J& j) { j["space_hash"] = "0"; }), "another search space"},
       {edited([](J& j) { j["parameters"][0] = "x"; }), "parameters are not the spec's"},
@@ -135,8 +159,13 @@ TEST(Table, HostileTablesAreRefused) {
       {edited([](J& j) { j["default"] = 100000; }), "'default' is not a variant index"},
       {edited([](J& j) { j["devices"][0]["entries"][0][3] = -1; }), "variant is not a variant index"},
       {edited([](J& j) { j["devices"][0]["entries"][0][0] = 0; }), "a size is not a whole number"},
-      {edited([](J& j) { j["devices"][0]["entries"][0][4] = -1.0; }), "not [x, y, z, variant, time_ms]"},
+      {edited([](J& j) { j["devices"][0]["entries"][0][4] = -1.0; }), "not [x, y, z, variant, time_ms, best_ms]"},
       {edited([](J& j) { j["devices"][0]["entries"] = J::array(); }), "'entries' must be a list"},
+      {edited([](J& j) { j["devices"][0]["candidates"][0][1] = 0; }), "a size is not a whole number"},
+      {edited([](J& j) { j["devices"][0]["candidates"][0][0] = 100000; }), "a candidate's variant is not a variant"},
+      {edited([](J& j) { j["devices"][0]["regret"][0].erase(0); }), "one value per candidate"},
+      {edited([](J& j) { j["devices"][0]["regret"].erase(0); }), "one row per entry"},
+      {edited([](J& j) { j["devices"][0]["regret"][0][0] = -3; }), "a regret is not a whole number"},
       {edited([](J& j) { j["devices"][0]["name"] = std::string(2000, 'x'); }), "without a name"},
       {edited([](J& j) { j["devices"][0]["compute_capability"] = {9}; }), "compute_capability"},
       {std::string(65 << 20, ' '), "larger than 64 MiB"},

@@ -4,6 +4,7 @@
 #include <charconv>
 
 #include "common/error.h"
+#include "sizes/design.h"
 
 namespace tune::sizes {
 
@@ -101,7 +102,23 @@ std::vector<Size> parse(std::string_view text) {
     auto comma = rest.find(',');
     std::string_view item = trim(rest.substr(0, comma));
     if (item.empty()) bad(text, item, "is empty");
-    if (item.find(':') != std::string_view::npos) {
+    if (item.starts_with("design:")) {
+      std::string_view r = item.substr(7);
+      std::int64_t v[3] = {0, 0, kDesignDefault};
+      int n = 0;
+      while (true) {
+        const auto c = r.find(':');
+        if (n == 3) bad(text, item, "has more than three numbers (use design:A:B or design:A:B:N)");
+        v[n++] = number(text, item, r.substr(0, c));
+        if (c == std::string_view::npos) break;
+        r.remove_prefix(c + 1);
+      }
+      if (n < 2) bad(text, item, "needs a range (design:A:B or design:A:B:N)");
+      const auto d = design(v[0], v[1], v[2], text);
+      if (static_cast<std::int64_t>(out.size() + d.size()) > kMaxSizes)
+        bad(text, item, "makes more than " + std::to_string(kMaxSizes) + " sizes");
+      out.insert(out.end(), d.begin(), d.end());
+    } else if (item.find(':') != std::string_view::npos) {
       std::string_view parts[3];
       int n = 0;
       std::string_view r = item;

@@ -1,7 +1,7 @@
 // Problem sizes: the one type for a size everywhere (a sweep's targets, stored measurements,
 // queries, the runtime), parsed once from `--sizes 128:4096` (A, A+S, ... up to B; S defaults to
-// A), comma lists `1000,1024,4097`, multi-dimensional items `4096x2048` (x = ProblemSize[0]), or
-// from a stored label.
+// A), comma lists `1000,1024,4097`, multi-dimensional items `4096x2048` (x = ProblemSize[0]), a
+// size design `design:128:4096[:N]` (sizes/design.h), or from a stored label.
 #pragma once
 #include <array>
 #include <cstdint>

@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "common/error.h"
+#include "sizes/design.h"
 
 using tune::sizes::parse;
 
@@ -88,4 +91,53 @@ TEST(SizesLabel, ParsesOneToThreeDimensionsAndRoundTrips) {
   EXPECT_EQ(tune::sizes::parse_one("512").full(2), Size::of(512, 512));
   EXPECT_EQ(tune::sizes::parse_one("512x256").full(3), Size::of(512, 256, 1));
   EXPECT_EQ(Size::of(3, 4, 5).elements(), 60.0);
+}
+
+// The size design covers the classes the selection model needs, within the main job's budget.
+TEST(Sizes, DesignCoversTheClassesWithinTheBudget) {
+  const auto d = parse("design:128:4096");
+  ASSERT_GE(d.size(), 36u);
+  ASSERT_LE(d.size(), static_cast<std::size_t>(tune::sizes::kDesignDefault));
+  EXPECT_EQ(parse("design:128:4096:40"), d);  // the default budget; deterministic
+  double elements = 0, today = 0;
+  int odd = 0, two = 0, four = 0, eight = 0, wide = 0, tall = 0, squares = 0, l2_below = 0, l2_above = 0;
+  for (const auto& s : d) {
+    EXPECT_EQ(s.rank, 2);
+    EXPECT_GE(std::min(s.x(), s.y()), 128);
+    EXPECT_LE(std::max(s.x(), s.y()), 4096);
+    EXPECT_LE(std::max(s.x(), s.y()), 16 * std::min(s.x(), s.y()));
+    elements += s.elements();
+    odd += s.x() % 2 == 1 && s.y() % 2 == 1;
+    two += s.x() % 4 == 2;
+    four += s.x() % 8 == 4;
+    eight += s.x() % 16 == 8;
+    wide += s.x() > s.y();
+    tall += s.x() < s.y();
+    squares += s.x() == s.y() && s.x() % 128 == 0;
+    const double bytes = 8 * s.elements(), l2 = 60.0 * (1 << 20);
+    l2_below += bytes < l2 && bytes > 0.8 * l2;
+    l2_above += bytes > l2 && bytes < 1.2 * l2;
+  }
+  for (const auto& s : parse("128:4096")) today += s.full(2).elements();
+  EXPECT_GE(odd, 5);
+  EXPECT_EQ(two, 3);
+  EXPECT_EQ(four, 3);
+  EXPECT_EQ(eight, 3);
+  EXPECT_EQ(wide, 4);
+  EXPECT_EQ(tall, 4);
+  EXPECT_GE(squares, 16);
+  EXPECT_GE(l2_below, 1);
+  EXPECT_GE(l2_above, 1);
+  EXPECT_LT(elements, today);  // fewer elements in all than the 32 squares of 128:4096
+  for (std::size_t i = 1; i < d.size(); ++i) EXPECT_LE(d[i - 1].elements(), d[i].elements());
+}
+
+TEST(Sizes, DesignRefusesWhatItCannotCover) {
+  EXPECT_THROW(parse("design:16:4096"), tune::InputError);
+  EXPECT_THROW(parse("design:1024:2048"), tune::InputError);
+  EXPECT_THROW(parse("design:128:4096:10"), tune::InputError);
+  EXPECT_THROW(parse("design:128"), tune::InputError);
+  EXPECT_THROW(parse("design:128:4096:40:1"), tune::InputError);
+  EXPECT_LT(parse("design:128:4096:24").size() + 12, parse("design:128:4096:40").size());
+  EXPECT_EQ(parse("100,design:128:4096").front().label(), "100");
 }

@@ -161,6 +161,13 @@ double evaluate_number(const Spec& spec, const Expression& e, std::span<const ex
   return v.as_float();
 }
 
+std::array<std::int64_t, 3> alignment(const Spec& spec, std::span<const expr::Value> bound) {
+  std::array<std::int64_t, 3> out{1, 1, 1};
+  for (std::size_t d = 0; d < 3; ++d)
+    if (spec.alignment[d]) out[d] = positive_int(spec, *spec.alignment[d], bound);
+  return out;
+}
+
 std::vector<std::pair<std::string, std::string>> defines(const Spec& spec, std::span<const expr::Value> values) {
   std::vector<std::pair<std::string, std::string>> out;
   for (std::size_t p = 0; p < spec.parameters.size(); ++p) {

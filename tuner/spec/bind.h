@@ -70,6 +70,11 @@ std::vector<ArgumentPlan> arguments(const Spec& spec, const sizes::Size& size);
 // Evaluates one of our extension expressions (e.g. Tune.bytes) over a bound configuration.
 double evaluate_number(const Spec& spec, const Expression& e, std::span<const expr::Value> bound);
 
+// Tune.alignment for a bound configuration: per axis, the divisor of the problem's extent that its
+// fast path needs (1 for an axis the spec does not name). Throws InputError (naming the spec and
+// the key) when an expression does not give a positive whole number.
+std::array<std::int64_t, 3> alignment(const Spec& spec, std::span<const expr::Value> bound);
+
 // The defines every configuration gets: each parameter as -D name=value (strings unquoted, bools 0/1).
 std::vector<std::pair<std::string, std::string>> defines(const Spec& spec, std::span<const expr::Value> values);
 // The parameters' Default values (first value when a parameter has none).

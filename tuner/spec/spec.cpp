@@ -19,8 +19,8 @@ using nlohmann::json;
 namespace {
 
 // The keys of the "Tune" object (tuning/extension.h reads them; spec/bind.cpp fill_values).
-constexpr std::array<std::string_view, 8> kTuneKeys = {"bytes", "flops",     "ceilings",  "reference",
-                                                       "check", "tolerance", "statistic", "fill_values"};
+constexpr std::array<std::string_view, 9> kTuneKeys = {"bytes",     "flops",     "ceilings",    "reference", "check",
+                                                       "tolerance", "statistic", "fill_values", "alignment"};
 
 // A bare name (block_size_y), as opposed to an expression or a number ("2147483647").
 bool is_identifier(const std::string& s) {
@@ -327,6 +327,18 @@ Spec parse(const std::string& text, const fs::path& path) {
         ctx.fail("Tune." + key, "unknown key" + did_you_mean(key, kTuneKeys) + " (known: " + known + ")");
       }
     spec.tune = *t;
+    if (auto a = t->find("alignment"); a != t->end()) {
+      if (!a->is_object()) ctx.fail("Tune.alignment", "expected an object {\"x\": expression, \"y\": ..., \"z\": ...}");
+      for (const auto& [axis, e] : a->items()) {
+        const std::string where = "Tune.alignment." + axis;
+        const auto d = axis == "x" ? 0 : axis == "y" ? 1 : axis == "z" ? 2 : -1;
+        if (d < 0) ctx.fail(where, "unknown axis (known: x, y, z)");
+        if (!e.is_string() && !e.is_number_integer()) ctx.fail(where, "expected an expression");
+        spec.alignment[static_cast<std::size_t>(d)] =
+            Expression{where, expr::Program::compile(e.is_string() ? e.get<std::string>() : e.dump(),
+                                                     spec.expression_names(), expr::Location{ctx.file, where})};
+      }
+    }
   }
   return spec;
 }

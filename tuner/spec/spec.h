@@ -89,7 +89,9 @@ struct Spec {
   bool minimize = true;                             // General.Minimize
   std::string search;   // Search.Name: the strategy the file asks for ("" when it names none)
   nlohmann::json tune;  // our extensions: the top-level "Tune" object (see spaces/README.md)
-  nlohmann::json raw;   // the whole document
+  // Tune.alignment: per axis, the divisor of the extent a configuration's fast path needs (absent: 1)
+  std::array<std::optional<Expression>, 3> alignment;
+  nlohmann::json raw;  // the whole document
 
   // Slot names for Expression programs: parameters, then "ProblemSize".
   std::vector<std::string> expression_names() const;

@@ -4,6 +4,8 @@
 
 #include <filesystem>
 
+#include "spec/bind.h"
+
 namespace fs = std::filesystem;
 using tune::spec::load;
 using tune::spec::parse;
@@ -167,6 +169,27 @@ TEST(SpecErrors, UnknownTuneKeysAreRefused) {
       << e;
   EXPECT_NE(error_of(with_tune(R"({"gemm": 1})")).find("Tune.gemm: unknown key (known: "), std::string::npos);
   EXPECT_NE(error_of(with_tune("[1]")).find("Tune: expected an object"), std::string::npos);
+}
+
+// Tune.alignment: per axis an expression over the parameters, evaluated per configuration.
+TEST(SpecErrors, AlignmentIsCheckedAndEvaluatedPerConfiguration) {
+  const std::string params = R"([{"Name": "block_size_x", "Type": "int", "Values": "[32, 64]"},
+                                 {"Name": "vector", "Type": "int", "Values": "[1, 4]"}])";
+  auto with_tune = [&](const std::string& tune) {
+    std::string d = doc(params);
+    return d.substr(0, d.size() - 1) + R"(, "Tune": )" + tune + "}";
+  };
+  EXPECT_NE(error_of(with_tune(R"({"alignment": {"w": "vector"}})")).find("Tune.alignment.w: unknown axis"),
+            std::string::npos);
+  EXPECT_NE(error_of(with_tune(R"({"alignment": [1]})")).find("Tune.alignment: expected an object"), std::string::npos);
+  EXPECT_NE(error_of(with_tune(R"({"alignment": {"x": "nope"}})")).find("nope"), std::string::npos);
+  const auto spec = parse(with_tune(R"({"alignment": {"x": "vector", "y": 2}})"), "a.json");
+  const std::vector<tune::expr::Value> four{tune::expr::Value::integer(32), tune::expr::Value::integer(4)};
+  const auto bound = tune::spec::bind_config(spec, four, tune::sizes::parse_one("64"));
+  EXPECT_EQ(tune::spec::alignment(spec, bound), (std::array<std::int64_t, 3>{4, 2, 1}));
+  const auto zero = parse(with_tune(R"({"alignment": {"x": "vector - 4"}})"), "a.json");
+  EXPECT_THROW(tune::spec::alignment(zero, tune::spec::bind_config(zero, four, tune::sizes::parse_one("64"))),
+               tune::InputError);
 }
 
 // Issue #14: an argument's MemoryType, AccessType and FillType are the T1 schema's enumerations,

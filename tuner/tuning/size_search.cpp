@@ -5,6 +5,8 @@
 #include <numeric>
 #include <tuple>
 
+#include "select/select.h"
+
 namespace tune::tuning {
 
 namespace {
@@ -62,10 +64,11 @@ std::vector<std::size_t> SizeSearch::starts_for(const sizes::Size& size, std::ve
   std::vector<std::size_t> near;
   for (std::size_t i = 0; i < done_.size(); ++i)
     if (done_[i].best) near.push_back(i);
-  const double v = log_volume(size);
-  std::stable_sort(near.begin(), near.end(), [&](std::size_t a, std::size_t b) {
-    return std::fabs(log_volume(done_[a].size) - v) < std::fabs(log_volume(done_[b].size) - v);
-  });
+  auto distance = [&](std::size_t i) {  // the selection model's distance (select/select.h)
+    const auto& d = done_[i].size.dims;
+    return tune_select::distance2(d[0], d[1], d[2], size.x(), size.y(), size.z());
+  };
+  std::stable_sort(near.begin(), near.end(), [&](std::size_t a, std::size_t b) { return distance(a) < distance(b); });
   if (near.size() > kNeighbourSizes) near.resize(kNeighbourSizes);
   for (std::size_t i : near) {
     const SizeOutcome& n = done_[i];

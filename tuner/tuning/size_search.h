@@ -3,7 +3,7 @@
 // size through SizeSearch, so that a replay predicts what the same strategy does on the GPU:
 //   - the order across sizes: by problem volume (search_order);
 //   - the starts of a size: the best kStartsPerSize configurations found at each of the
-//     kNeighbourSizes nearest sizes already searched (|log volume|), nearest first, evaluated
+//     kNeighbourSizes nearest sizes already searched (select.h: per-axis log ratios), nearest first, evaluated
 //     before the strategy runs (it finds them visited: a revisit is free); none with seed_sizes off;
 //   - the seeding: the policy's seed plus the size's position in the search order;
 //   - the budget: per size, counted by search::Context on the evaluator's clock (wall time on the

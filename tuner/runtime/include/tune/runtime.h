@@ -7,9 +7,10 @@
 // The table is what `tune header --kernel K --table` writes from the tuning database; the spec is
 // the kernel's T1 file, whose KernelFile is compiled. At each launch the kernel:
 // - selects the configuration for the current device and the problem size by the rule of the
-//   generated headers (exact measured size, else the nearest one; a device not in the table gets
-//   the table of a device of the same compute capability, else the spec's Default values) and
-//   reports how it matched (Selection::match);
+//   generated headers (the decision at a measured size, else the configuration the table's model
+//   predicts fastest from the measured sizes around it, shape and alignment included; a device not
+//   in the table gets the table of a device of the same compute capability, else the spec's
+//   Default values) and reports how it matched (Selection::match) and on what (evidence);
 // - compiles it with NVRTC for the device's architecture once per process, with the options the
 //   tuner used, keeping the cubin in an on-disk cache that later processes reuse;
 // - computes grid and block from the spec's expressions, checks the arguments against the spec's
@@ -53,12 +54,14 @@ class Error : public std::runtime_error {
 
 // How a selection matched (Kernel Launcher's WisdomResult).
 enum class Match {
-  exact,           // this device, this size measured
-  nearest_size,    // this device, the nearest measured size (element count, log scale)
-  other_device,    // another device of the same compute capability (its exact or nearest size)
+  exact,           // this device, this size measured: the decision there
+  predicted,       // this device, predicted from measured sizes around it (inside the measured range)
+  extrapolated,    // this device, predicted beyond the measured range of some axis
+  other_device,    // another device of the same compute capability (its selection at this size)
   default_config,  // no device of this compute capability: the spec's Default values
 };
-const char* match_name(Match match) noexcept;  // "exact", "nearest size", "other device", "default"
+// "exact", "predicted", "extrapolated", "other device", "default"
+const char* match_name(Match match) noexcept;
 
 // A problem size: ProblemSize[0], [1], [2] of the spec (x = columns of a matrix).
 struct Size {
@@ -168,7 +171,9 @@ class Arg {
 struct Selection {
   Match match = Match::default_config;
   std::string device;                // the device whose table answered ("" for default_config)
-  Size measured;                     // that table's measured size (the asked size for default_config)
+  Size measured;                     // that table's nearest measured size (the asked size for default_config)
+  double regret = 1;                 // predicted time / the best time at this size (1: as good as the best)
+  std::vector<Size> evidence;        // the measured sizes the prediction rests on, nearest first
   std::size_t variant = 0;           // index into the table's variants
   std::string config;                // "block_size_x=32 block_size_y=8 ..." in the spec's order
   std::vector<std::string> options;  // what NVRTC compiles it with: "-Dblock_size_x=32", ...

@@ -1,0 +1,123 @@
+// The selection rule on small hand-made models, and the builder on hand-made measurements.
+#include "select/select.h"
+
+#include <gtest/gtest.h>
+
+#include "select/build.h"
+
+using namespace tune_select;
+
+namespace {
+
+// Sizes 256, 512, 1024 (squares); candidate 0 is scalar (alignment 1), candidate 1 needs
+// multiples of 4 on both axes, candidate 2 of 2. Candidate 1 is best at 512 and above, 0 at 256.
+struct Small {
+  Point sizes[3] = {{256, 256, 1, 0, 1.0, 1.0}, {512, 512, 1, 1, 2.0, 2.0}, {1024, 1024, 1, 1, 4.0, 4.0}};
+  Candidate cands[3] = {{0, {1, 1, 1}}, {1, {4, 4, 1}}, {2, {2, 2, 1}}};
+  unsigned regret[9] = {10000, 10500, 10100,   //
+                        11000, 10000, 10300,   //
+                        12000, 10000, 10200};  //
+  Model model() const { return {sizes, 3, cands, 3, regret, 0}; }
+};
+
+}  // namespace
+
+TEST(Select, ExactIsTheStoredDecision) {
+  Small s;
+  s.sizes[1].decision = 2;  // a tie-break chose candidate 2 at 512
+  const Choice c = select(s.model(), 512, 512);
+  EXPECT_EQ(c.how, How::exact);
+  EXPECT_EQ(c.variant, 2u);
+  EXPECT_EQ(c.nearest, 1u);
+}
+
+TEST(Select, PredictsFromTheSizesAroundIt) {
+  const Small s;
+  const Choice near_small = select(s.model(), 264, 264);  // nearer 256: candidate 0 predicted best
+  EXPECT_EQ(near_small.how, How::predicted);
+  EXPECT_EQ(near_small.variant, 0u);
+  EXPECT_EQ(near_small.nearest, 0u);
+  ASSERT_EQ(near_small.count, 2u);
+  EXPECT_EQ(near_small.evidence[0].size, 0u);
+  EXPECT_EQ(near_small.evidence[1].size, 1u);
+  const Choice mid = select(s.model(), 720, 720);
+  EXPECT_EQ(mid.variant, 1u);
+  EXPECT_DOUBLE_EQ(mid.regret, 1.0);
+  // beyond the range of an axis: extrapolated; a rectangle inside both axes' ranges: predicted
+  EXPECT_EQ(select(s.model(), 4096, 4096).how, How::extrapolated);
+  EXPECT_EQ(select(s.model(), 4096, 4096).variant, 1u);
+  EXPECT_EQ(select(s.model(), 128, 512).how, How::extrapolated);
+  EXPECT_EQ(select(s.model(), 1024, 256).how, How::predicted);
+}
+
+TEST(Select, NeverAConfigurationWhoseFastPathDoesNotApply) {
+  const Small s;
+  // 722 is even but not a multiple of 4: candidate 1 has no evidence in its class there
+  const Choice c = select(s.model(), 722, 722);
+  EXPECT_FALSE(c.applies && c.variant == 1u);
+  EXPECT_EQ(c.variant, 2u);  // aligned to 2: measured in its class, better than the scalar one
+  EXPECT_TRUE(c.applies);
+  EXPECT_EQ(select(s.model(), 721, 721).variant, 0u);  // odd: only the scalar one applies
+  // measurements at odd sizes put candidate 1 in its class again: the data decides
+  Point sizes[4] = {
+      {256, 256, 1, 0, 1.0, 1.0}, {511, 511, 1, 1, 2.0, 2.0}, {512, 512, 1, 1, 2.0, 2.0}, {1024, 1024, 1, 1, 4.0, 4.0}};
+  unsigned regret[12] = {10000, 10500, 10100, 11000, 10000, 10300, 11000, 10000, 10300, 12000, 10000, 10200};
+  const Model m{sizes, 4, s.cands, 3, regret, 0};
+  const Choice odd = select(m, 509, 509);
+  EXPECT_EQ(odd.variant, 1u);
+  EXPECT_FALSE(odd.applies);
+  EXPECT_TRUE(odd.in_class);
+}
+
+TEST(Select, TopCandidatesRankAsSelectDoes) {
+  const Small s;
+  Choice top[3];
+  ASSERT_EQ(top_candidates(s.model(), 720, 720, 1, top, 5), 3u);
+  EXPECT_EQ(top[0].variant, select(s.model(), 720, 720).variant);
+  EXPECT_LE(top[0].regret, top[1].regret);
+  EXPECT_LE(top[1].regret, top[2].regret);
+  Small t;
+  t.sizes[1].decision = 2;
+  ASSERT_EQ(top_candidates(t.model(), 512, 512, 1, top, 2), 2u);
+  EXPECT_EQ(top[0].variant, 2u);  // the decision first at a measured size
+  EXPECT_EQ(top[1].variant, 1u);
+}
+
+TEST(Select, AnEmptyModelGivesTheFallback) {
+  const Model m{nullptr, 0, nullptr, 0, nullptr, 7};
+  const Choice c = select(m, 100, 100);
+  EXPECT_EQ(c.variant, 7u);
+  EXPECT_EQ(c.how, How::none);
+  Choice top[1];
+  EXPECT_EQ(top_candidates(m, 1, 1, 1, top, 1), 0u);
+}
+
+TEST(Build, KeepsTheBestOfEachAlignmentAndEveryDecision) {
+  using tune::select::SizeMeasurements;
+  std::vector<SizeMeasurements> in(2);
+  in[0].size = {512, 512, 1};
+  in[1].size = {256, 256, 1};  // out of order: the model sorts by size
+  for (auto& m : in) {
+    m.decision = "slow";  // a decision far from the best is kept anyway
+    m.decision_ms = 9;
+    for (int i = 0; i < 8; ++i) m.times.emplace_back("v4_" + std::to_string(i), 1.0 + 0.01 * i);
+    m.times.emplace_back("v1_a", 1.5);  // the scalar class's best, 1.5x the best: kept
+    m.times.emplace_back("v1_b", 1.6);
+    m.times.emplace_back("v1_c", 1.8);  // beyond kKeep of its class's best
+    m.times.emplace_back("slow", 9);
+  }
+  const auto align = [](const std::string& k) -> tune::select::Extents {
+    return k.starts_with("v4") ? tune::select::Extents{4, 4, 1} : tune::select::Extents{1, 1, 1};
+  };
+  const tune::select::Data d = tune::select::build(in, align);
+  std::vector<std::string> expect = {"v4_0", "v4_1", "v4_2", "v4_3", "v1_a", "v1_b", "slow"};  // by mean regret
+  EXPECT_EQ(d.variants, expect);
+  ASSERT_EQ(d.points.size(), 2u);
+  EXPECT_EQ(d.points[0].x, 256);
+  EXPECT_EQ(d.variants[d.points[0].decision], "slow");
+  EXPECT_EQ(d.candidates[4].align[0], 1);
+  EXPECT_EQ(d.candidates[0].align[0], 4);
+  EXPECT_EQ(d.regret[0 * 7 + 4], 15000u);
+  EXPECT_EQ(d.regret[1 * 7 + 0], 10000u);
+  EXPECT_EQ(select(d.model(), 300, 300).variant, 0u);
+}
