@@ -9,11 +9,17 @@ namespace tune::cli {
 namespace po = boost::program_options;
 using Args = std::vector<std::string>;
 
-// Parses `args` for `command`; prints usage and returns false when --help was given.
-// Throws InputError for unknown options, missing required ones and bad values.
+// A command's options, their help wrapped to the output width (output/output.h).
+po::options_description options_for(const std::string& caption);
+
+// Parses `args` for `command`; prints usage and returns false when --help was given. `hidden`
+// options are accepted but not listed (positional arguments, options tune passes to itself).
+// Throws InputError for unknown options (with the closest known one), missing required ones and
+// bad values.
 bool parse(const std::string& command, const std::string& usage, const Args& args,
            const po::options_description& options, po::variables_map& vm,
-           const po::positional_options_description* positional = nullptr);
+           const po::positional_options_description* positional = nullptr,
+           const po::options_description* hidden = nullptr);
 
 // Options every query command shares.
 void add_db_option(po::options_description& options);
@@ -23,8 +29,11 @@ std::string db_path(const po::variables_map& vm);  // --db, or results/tuning.db
 const Args& process_args();
 
 // Writes an output file (common/output_file.h: atomically, a regular file only, never the
-// database `db`) and says so.
+// database `db`) and says so on stderr; "-" writes the text to standard output.
 void write_output(const std::string& path, const std::string& text, const std::string& db);
+
+// Prints `text` on stdout, wrapped to the output width (output/output.h).
+void say(const std::string& text);
 
 // A writing command that fails leaves no database behind that it created and stored nothing in:
 // constructed before the database is opened, it removes the file (and its -wal, -shm, -journal)
