@@ -98,9 +98,9 @@ def main():
         try:
             r = json.load(open(path))
             n = r["measured"] + r["failed"]
-            print(f"\nrun {name}: wall {r['wall_seconds']:.1f} s, measurement {r['measure_seconds']:.1f} s for {n} "
-                  f"measurements ({1000 * r['measure_seconds'] / max(n, 1):.2f} ms each), "
-                  f"compile {r['compile_cpu_seconds']:.1f} s of CPU")
+            print(f"\nrun {name}: wall {r['wall_s']:.1f} s, measurement {r['measure_s']:.1f} s for {n} "
+                  f"measurements ({1000 * r['measure_s'] / max(n, 1):.2f} ms each), "
+                  f"compile {r['compile_cpu_s']:.1f} s of CPU")
         except (OSError, ValueError, KeyError) as e:
             print(f"\nrun {name}: no run JSON ({e})")
     return 0 if worst <= 1.02 else 1
