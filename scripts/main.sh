@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# The README's main job: install what is missing, build the tune binary alone (no tests), tune the transpose space over the sizes
-# 128..4096 on the GPU, then show the best configurations, generate the tuned header and the report.
+# The README's main job: install what is missing, build the tune binary and the runtime library
+# (no tests; `cmake --install build --prefix P` then installs both), tune the transpose space over
+# the sizes 128..4096 on the GPU, then show the best configurations, generate the tuned header and
+# the report.
 # Without a GPU, the same pipeline runs on the sweep recorded on a GPU machine (results/recorded/),
 # replayed from its Kernel Tuner caches, and says so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/build.sh tune
+bash scripts/build.sh tune tune_runtime
 tune=build/tune
 db="${TUNE_DB:-results/tuning.db}"
 status=0
