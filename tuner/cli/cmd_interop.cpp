@@ -25,7 +25,7 @@ std::optional<std::string> opt(const po::variables_map& vm, const char* name) {
 // The stored size that --size names: as `tune best --size` reads it ("4096" is 4096x4096 for a
 // kernel measured at 2-D sizes), the size itself when nothing is stored there (export says so).
 std::string measured_size(store::Store& db, const interop::ExportOptions& o, const std::string& size) {
-  const std::string label = sizes::Size::parse_label(size).label();
+  std::string label = sizes::Size::parse_label(size).label();  // a bad size fails here, before the query
   query::BestQuery q;
   q.kernel = o.kernel;
   q.device = o.device;

@@ -162,7 +162,9 @@ std::vector<std::string> Table::lines(std::size_t width) const {
   for (std::size_t c = 0; c < w.size(); ++c) total += w[c] + (c == 0 ? 0 : 2);
   if (!w.empty() && total > width) {  // the last column gives way
     const std::size_t others = total - w.back();
-    w.back() = std::max<std::size_t>(others < width ? width - others : 0, std::min<std::size_t>(w.back(), 8));
+    // never narrower than its header, which says what the shortened cells are
+    w.back() = std::max<std::size_t>(others < width ? width - others : 0,
+                                     std::min<std::size_t>(w.back(), columns(columns_.back().header)));
   }
   auto line = [&](const std::vector<std::string>& cells) {
     std::string out;
