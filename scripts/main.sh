@@ -19,7 +19,9 @@ if [ "$status" -eq 3 ]; then
   echo "main: no GPU on this machine: replaying the transpose sweep recorded on an $device"
   echo "main: (${#recorded[@]} sizes in results/recorded/transpose/); the figures below are those measurements."
   db="${TUNE_DB:-results/replay.db}"
-  $tune --space spaces/transpose.json --sizes 128:4096 --replay "${recorded[@]}" --db "$db" | tail -n 3
+  # the closing summary of the replay (one line per size before it)
+  $tune --space spaces/transpose.json --sizes 128:4096 --replay "${recorded[@]}" --db "$db" |
+    sed -n '/^Replayed\|^Nothing new/,$p'
 elif [ "$status" -ne 0 ]; then
   exit "$status"
 fi
