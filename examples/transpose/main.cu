@@ -200,7 +200,6 @@ int main(int argc, char** argv) {
       blas_launch();
 #else
       (void)one, (void)zero;
-      auto blas_launch = [] {};
       {  // the reference on the host: out[c * rows + r] = in[r * cols + c]
         std::vector<float> host(n), ref(n);
         check(cudaMemcpy(host.data(), in, n * sizeof(float), cudaMemcpyDeviceToHost), "copy");
@@ -232,17 +231,18 @@ int main(int argc, char** argv) {
 #ifdef TUNE_EXAMPLE_CUBLAS
       const double cublas = mean_ms(blas_launch, reps);
 #else
-      (void)blas_launch;
-      const double cublas = NAN;  // no cuBLAS: printed as nan
+      const double cublas = NAN;  // no cuBLAS: nan in the table, null in JSON
 #endif
       const std::string size = std::to_string(s.cols) + "x" + std::to_string(s.rows);
       if (json) {
+        char blas_ms[32] = "null";  // JSON has no nan: null without cuBLAS
+        if (!std::isnan(cublas)) std::snprintf(blas_ms, sizeof blas_ms, "%.6f", cublas);
         std::printf(
             "{\"size\": \"%s\", \"runtime_match\": \"%s\", \"dispatch_match\": \"%s\", \"runtime_variant\": %zu, "
-            "\"dispatch_variant\": %u, \"runtime_ms\": %.6f, \"dispatch_ms\": %.6f, \"cublas_ms\": %.6f, "
+            "\"dispatch_variant\": %u, \"runtime_ms\": %.6f, \"dispatch_ms\": %.6f, \"cublas_ms\": %s, "
             "\"first_launch_ms\": %.3f, \"config\": \"%s\"}\n",
             size.c_str(), tune::runtime::match_name(sel.match), tune_tuned::match_name(aot.match), sel.variant,
-            aot.variant, rt, ahead, cublas, first_ms, sel.config.c_str());
+            aot.variant, rt, ahead, blas_ms, first_ms, sel.config.c_str());
       } else {
         std::printf("%-12s %-13s %-13s %11.4f %11.4f %11.4f %9.3f %9.3f  %.1f\n", size.c_str(),
                     tune::runtime::match_name(sel.match), tune_tuned::match_name(aot.match), rt, ahead, cublas,
