@@ -39,7 +39,7 @@ def canon(params):
 
 
 def used(best_json):
-    rows = json.load(open(best_json))
+    rows = json.load(open(best_json))["sizes"]  # `tune best --json`: one object, its sizes
     return {r["size"]: (canon(r["params"]), {canon(t) for t in r["tied"]}, r.get("noise", 0.0)) for r in rows}
 
 

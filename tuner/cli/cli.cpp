@@ -192,7 +192,12 @@ void write_output(const std::string& path, const std::string& text, const std::s
 }
 
 void say(const std::string& text) {
-  for (const auto& line : output::wrap(text)) std::printf("%s\n", line.c_str());
+  const std::size_t width = output::terminal_width(STDOUT_FILENO);
+  if (width == 0) {  // a script reads it: whole lines
+    std::printf("%s\n", text.c_str());
+    return;
+  }
+  for (const auto& line : output::wrap(text, std::max(width, output::kMinWidth))) std::printf("%s\n", line.c_str());
 }
 
 namespace {

@@ -32,7 +32,8 @@ const Args& process_args();
 // database `db`) and says so on stderr; "-" writes the text to standard output.
 void write_output(const std::string& path, const std::string& text, const std::string& db);
 
-// Prints `text` on stdout, wrapped to the output width (output/output.h).
+// Prints `text` on stdout: wrapped to the terminal's width when stdout is one or COLUMNS says
+// (output/output.h), else whole (a script reads the line).
 void say(const std::string& text);
 
 // A writing command that fails leaves no database behind that it created and stored nothing in:
