@@ -78,7 +78,7 @@ import json, sys
 rows = {}
 for p in sys.argv[1:]:
     k = p.rsplit("_", 1)[1].split(".")[0]
-    for r in json.load(open(p)):
+    for r in json.load(open(p))["sizes"]:
         rows.setdefault(r["size"], {})[k] = r["time_ms"]
 print("| size | " + " | ".join(f"best ms K={k}" for k in sorted(next(iter(rows.values())))) + " |")
 for size, v in rows.items():

@@ -17,7 +17,7 @@ def lines(path):
 
 
 def main():
-    best = {b["size"]: b for b in json.load(open(sys.argv[1]))}
+    best = {b["size"]: b for b in json.load(open(sys.argv[1]))["sizes"]}
     first, second = lines(sys.argv[2]), lines(sys.argv[3])
     first_by = {r["size"]: r for r in first if "size" in r}
     rows = [r for r in second if "size" in r]

@@ -13,7 +13,7 @@ for f in $ext/kernel_tuner/test/test_T1_input.json scripts/bench/xgemm_22m.json 
   best=""
   for i in 1 2 3 4 5; do
     out=$("$tune" space --space "$f" --json)
-    s=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["seconds"])' "$out")
+    s=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["build_s"])' "$out")
     best=$(python3 -c "print(min(float('$s'), float('${best:-1e9}')))")
   done
   read -r cart valid < <(python3 -c 'import json,sys; d=json.loads(sys.argv[1]); print(d["cartesian"], d["valid"])' "$out")

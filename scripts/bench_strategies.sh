@@ -41,7 +41,7 @@ print()
 print("| cache | configs | failed | optimum | median | s per eval | fevals range | time range s | time limit s |")
 print("|---|---|---|---|---|---|---|---|---|")
 for c in j["caches"]:
-    print(f"| {c['cache']} | {c['configs']} | {c['failed']} | {c['optimum']:.4g} | {c['median']:.4g} | "
+    print(f"| {c['cache']} | {c['configs']} | {c['failed']} | {c['optimum_time_ms']:.4g} | {c['median_time_ms']:.4g} | "
           f"{c['time_per_feval_s']:.2f} | {c['fevals_start']}..{c['fevals_end']} | "
           f"{c['time_start_s']:.0f}..{c['time_end_s']:.0f} | {c['time_limit_s']:.0f} |")
 print()
@@ -49,12 +49,14 @@ caches = [c["cache"] for c in j["caches"]]
 print("| strategy | " + " | ".join(caches) + " | mean |")
 print("|---|" + "---|" * (len(caches) + 1))
 def fmt(s, c):
-    v = s["scores"][c]
-    return f"{v:.3f}" if v is not None else "error" if c in s.get("errors", {}) else "n/a"
+    e = next(x for x in s["caches"] if x["cache"] == c)
+    v = e["score"]
+    return f"{v:.3f}" if v is not None else "error" if e["error"] is not None else "n/a"
 for s in j["strategies"]:
     mean = "-" if s["mean"] is None else f"{s['mean']:.3f}"
     print(f"| {s['strategy']} | " + " | ".join(fmt(s, c) for c in caches) + f" | {mean} |")
-errors = [f"error: {s['strategy']} on {c}: {e}" for s in j["strategies"] for c, e in s.get("errors", {}).items()]
+errors = [f"error: {s['strategy']} on {c['cache']}: {c['error']}" for s in j["strategies"] for c in s["caches"]
+          if c["error"] is not None]
 if errors:
     print("\n" + "\n".join(errors))
 EOF

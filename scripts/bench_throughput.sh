@@ -28,8 +28,8 @@ print("|---|---|---|---|---|---|---|---|")
 for name in ("transpose_large", "gemm_4096"):
     r = json.load(open(f"{out}/{name}.json"))
     n = r["measured"] + r["failed"]
-    timed = r.get("timed_seconds", float("nan"))
-    print(f"| {name} | {n} | {r['wall_seconds']:.1f} | {r['measure_seconds']:.1f} | {timed:.2f} | "
-          f"{r['wall_seconds'] / r['measure_seconds']:.2f} | {r['measure_seconds'] / timed:.2f} | "
-          f"{1000 * r['measure_seconds'] / max(n, 1):.1f}, {1000 * timed / max(n, 1):.1f} |")
+    timed = r.get("timed_s", float("nan"))
+    print(f"| {name} | {n} | {r['wall_s']:.1f} | {r['measure_s']:.1f} | {timed:.2f} | "
+          f"{r['wall_s'] / r['measure_s']:.2f} | {r['measure_s'] / timed:.2f} | "
+          f"{1000 * r['measure_s'] / max(n, 1):.1f}, {1000 * timed / max(n, 1):.1f} |")
 PY

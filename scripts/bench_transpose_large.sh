@@ -19,7 +19,7 @@ tail -n 1 "$out/large.log"
 python3 - "$out/large.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
-print(f"{r['device']}: {r['measured']} measured, {r['failed']} failed, wall {r['wall_seconds']:.1f} s")
+print(f"{r['device']}: {r['measured']} measured, {r['failed']} failed, wall {r['wall_s']:.1f} s")
 print("| size | ms | GB/s | of copy | vs cublasSgeam | tied |")
 print("|---|---|---|---|---|---|")
 for s in r["sizes"]:

@@ -31,13 +31,13 @@ if [[ $part != a ]]; then
 fi
 for k in $kernels; do
   echo "== best / header / report: $k"
-  "$tune" best --kernel "$k" --db "$db" --json > "$out/best_$k.json" && python3 -c 'import json,sys; [print(r["size"], r.get("median_ms"), r.get("gflops")) for r in json.load(open(sys.argv[1]))]' "$out/best_$k.json"
+  "$tune" best --kernel "$k" --db "$db" --json > "$out/best_$k.json" && python3 -c 'import json,sys; [print(r["size"], r.get("median_ms"), r.get("gflops")) for r in json.load(open(sys.argv[1]))["sizes"]]' "$out/best_$k.json"
   "$tune" header --kernel "$k" --db "$db" --out "$out/${k}_tuned.h" | tail -1
   "$tune" report --kernel "$k" --db "$db" --out "$out/$k.html" | tail -1
 done
 "$tune" db --db "$db" | tail -5
 echo "== recorded sweeps (Kernel Tuner caches) for replay without a GPU"
-device=$("$tune" best --kernel gemm --db "$db" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["device"])')
+device=$("$tune" best --kernel gemm --db "$db" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["sizes"][0]["device"])')
 for k in $kernels; do TUNE="$tune" scripts/record_sweep.sh "$db" "$k" "$device"; done
 tar czf "$out/recorded.tar.gz" $(for k in $kernels; do echo results/recorded/$k; done)
 for k in $kernels; do "$tune" export --format csv --kernel "$k" --db "$db" --out "$work/$k.csv" >/dev/null; done

@@ -66,7 +66,7 @@ for r in 0 1 2; do grep -qE "rank $r: [1-9][0-9]* items" e3.log || { cat e3.log;
 python3 - e1.json e3.json <<'PY' || fail "evaluate differs"
 import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:])
-a.pop("seconds", None); b.pop("seconds", None)
+a.pop("wall_s", None); b.pop("wall_s", None)
 diff = [k for k in set(a) | set(b) if a.get(k) != b.get(k)]
 print("evaluate: keys", sorted(a), "the same" if not diff else f"DIFFERENT in {diff}")
 sys.exit(1 if diff else 0)

@@ -65,7 +65,7 @@ print(f"{'strategy':20} {'mode':7} {'quality':>8} {'worst':>6} {'within 2%':>9} 
       f"{'to 2%: median':>13} {'mean':>5} {'not reached':>11}  runs")
 for s in strategies:
     for mode in ("seeded", "plain"):
-        q = [r["best_objective"] / r["true_best_objective"] for r in sizes(s, mode, budget)]
+        q = [r["time_ms"] / r["true_best_time_ms"] for r in sizes(s, mode, budget)]
         t = [r["evaluations_to_2pct"] for r in sizes(s, mode, long)]
         got = [x for x in t if x is not None]
         median = statistics.median([x if x is not None else float("inf") for x in t])

@@ -39,7 +39,7 @@ def canon(params):
 
 
 def used(best_json):
-    rows = json.load(open(best_json))
+    rows = json.load(open(best_json))["sizes"]  # `tune best --json`: one object, its sizes
     return {r["size"]: (canon(r["params"]), {canon(t) for t in r["tied"]}, r.get("noise", 0.0)) for r in rows}
 
 
@@ -98,9 +98,9 @@ def main():
         try:
             r = json.load(open(path))
             n = r["measured"] + r["failed"]
-            print(f"\nrun {name}: wall {r['wall_seconds']:.1f} s, measurement {r['measure_seconds']:.1f} s for {n} "
-                  f"measurements ({1000 * r['measure_seconds'] / max(n, 1):.2f} ms each), "
-                  f"compile {r['compile_cpu_seconds']:.1f} s of CPU")
+            print(f"\nrun {name}: wall {r['wall_s']:.1f} s, measurement {r['measure_s']:.1f} s for {n} "
+                  f"measurements ({1000 * r['measure_s'] / max(n, 1):.2f} ms each), "
+                  f"compile {r['compile_cpu_s']:.1f} s of CPU")
         except (OSError, ValueError, KeyError) as e:
             print(f"\nrun {name}: no run JSON ({e})")
     return 0 if worst <= 1.02 else 1

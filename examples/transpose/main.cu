@@ -1,5 +1,6 @@
 // A tuned transpose inside an application, used two ways side by side (README, "Using a tuned
-// kernel"), with cuBLAS as the yardstick:
+// kernel"), with cuBLAS as the yardstick when it is there (TUNE_EXAMPLE_CUBLAS, set by CMake when
+// the toolkit has it; without it the outputs are checked against a transpose on the host):
 //   run time:       tune::runtime::Kernel k(spec, table);  k.launch(stream, {cols, rows}, args)
 //   ahead of time:  #include "transpose_dispatch.cuh";  tune_tuned::transpose::launch(stream, cols, rows, 1, ...)
 //   capture:        TUNE_CAPTURE=dir transpose_example ...  (the runtime writes one file per size)
@@ -11,12 +12,15 @@
 // warm L2, the mean over --reps batches of back-to-back launches of at least 50 us each, the
 // stream held while a batch is queued: mean_ms below). --overhead measures the host time of a cached launch through the runtime
 // against a plain cudaLaunchKernel of the same kernel. --json prints one JSON object per line.
+#ifdef TUNE_EXAMPLE_CUBLAS
 #include <cublas_v2.h>
+#endif
 #include <cuda_runtime.h>
 #include <tune/runtime.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -157,8 +161,10 @@ int main(int argc, char** argv) {
   try {
     // Run time: the spec and the table `tune header --table` wrote; NVRTC compiles on first use.
     tune::runtime::Kernel kernel(argv[1], argv[2], options);
+#ifdef TUNE_EXAMPLE_CUBLAS
     cublasHandle_t blas = nullptr;
     if (cublasCreate(&blas) != CUBLAS_STATUS_SUCCESS) die("cublasCreate failed");
+#endif
     long long most = 0;
     for (const Size& s : sizes) most = std::max(most, s.cols * s.rows);
     float *in = nullptr, *out_rt = nullptr, *out_aot = nullptr, *out_blas = nullptr;
@@ -185,12 +191,23 @@ int main(int argc, char** argv) {
       check(tune_tuned::transpose::select_current(aot, s.cols, s.rows), "select_current");
       check(tune_tuned::transpose::launch(aot, nullptr, s.cols, s.rows, 1, out_aot, in, rows, cols), "dispatch launch");
       const float one = 1, zero = 0;
+#ifdef TUNE_EXAMPLE_CUBLAS
       auto blas_launch = [&] {
         if (cublasSgeam(blas, CUBLAS_OP_T, CUBLAS_OP_N, rows, cols, &one, in, cols, &zero, out_blas, rows, out_blas,
                         rows) != CUBLAS_STATUS_SUCCESS)
           die("cublasSgeam failed");
       };
       blas_launch();
+#else
+      (void)one, (void)zero;
+      {  // the reference on the host: out[c * rows + r] = in[r * cols + c]
+        std::vector<float> host(n), ref(n);
+        check(cudaMemcpy(host.data(), in, n * sizeof(float), cudaMemcpyDeviceToHost), "copy");
+        for (long long r = 0; r < s.rows; ++r)
+          for (long long c = 0; c < s.cols; ++c) ref[c * s.rows + r] = host[r * s.cols + c];
+        check(cudaMemcpy(out_blas, ref.data(), n * sizeof(float), cudaMemcpyHostToDevice), "copy");
+      }
+#endif
       check(cudaDeviceSynchronize(), "launches");
       std::vector<float> a(n), b(n), c(n);
       check(cudaMemcpy(a.data(), out_rt, n * sizeof(float), cudaMemcpyDeviceToHost), "copy");
@@ -199,7 +216,8 @@ int main(int argc, char** argv) {
       const bool ok = std::memcmp(a.data(), c.data(), n * sizeof(float)) == 0 &&
                       std::memcmp(b.data(), c.data(), n * sizeof(float)) == 0;
       if (!ok)
-        die("size " + std::to_string(s.cols) + "x" + std::to_string(s.rows) + ": a tuned output differs from cuBLAS's");
+        die("size " + std::to_string(s.cols) + "x" + std::to_string(s.rows) +
+            ": a tuned output differs from the reference");
 
       const double rt = mean_ms(
           [&] {
@@ -210,15 +228,21 @@ int main(int argc, char** argv) {
           reps);
       const double ahead = mean_ms(
           [&] { (void)tune_tuned::transpose::launch(aot, nullptr, s.cols, s.rows, 1, out_aot, in, rows, cols); }, reps);
+#ifdef TUNE_EXAMPLE_CUBLAS
       const double cublas = mean_ms(blas_launch, reps);
+#else
+      const double cublas = NAN;  // no cuBLAS: nan in the table, null in JSON
+#endif
       const std::string size = std::to_string(s.cols) + "x" + std::to_string(s.rows);
       if (json) {
+        char blas_ms[32] = "null";  // JSON has no nan: null without cuBLAS
+        if (!std::isnan(cublas)) std::snprintf(blas_ms, sizeof blas_ms, "%.6f", cublas);
         std::printf(
             "{\"size\": \"%s\", \"runtime_match\": \"%s\", \"dispatch_match\": \"%s\", \"runtime_variant\": %zu, "
-            "\"dispatch_variant\": %u, \"runtime_ms\": %.6f, \"dispatch_ms\": %.6f, \"cublas_ms\": %.6f, "
+            "\"dispatch_variant\": %u, \"runtime_ms\": %.6f, \"dispatch_ms\": %.6f, \"cublas_ms\": %s, "
             "\"first_launch_ms\": %.3f, \"config\": \"%s\"}\n",
             size.c_str(), tune::runtime::match_name(sel.match), tune_tuned::match_name(aot.match), sel.variant,
-            aot.variant, rt, ahead, cublas, first_ms, sel.config.c_str());
+            aot.variant, rt, ahead, blas_ms, first_ms, sel.config.c_str());
       } else {
         std::printf("%-12s %-13s %-13s %11.4f %11.4f %11.4f %9.3f %9.3f  %.1f\n", size.c_str(),
                     tune::runtime::match_name(sel.match), tune_tuned::match_name(aot.match), rt, ahead, cublas,
@@ -271,7 +295,9 @@ int main(int argc, char** argv) {
           st.compiled, st.compile_ms, st.from_disk, st.cache_dir.c_str(),
           st.cache_note.empty() ? "" : (" (" + st.cache_note + ")").c_str(), st.disk_refused, st.captures);
     for (float* p : {in, out_rt, out_aot, out_blas}) cudaFree(p);
+#ifdef TUNE_EXAMPLE_CUBLAS
     cublasDestroy(blas);
+#endif
   } catch (const tune::runtime::Error& e) {
     die(e.what());
   }

@@ -2,6 +2,7 @@
 
 #include "common/output_file.h"
 #include "common/suggest.h"
+#include "output/output.h"
 
 #include "store/sqlite.h"
 #include "store/store.h"
@@ -10,6 +11,8 @@
 
 #include <spdlog/spdlog.h>
 #include <cstdlib>
+
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -53,9 +56,11 @@ void usage() {
   std::printf(
       "\nglobal options:\n"
       "  --log-level LEVEL   trace, debug, info (default), warn, error, off\n"
+      "  --version           the version of tune\n"
       "  --help              this text\n\n"
       "examples:\n"
       "  tune --space spaces/transpose.json --sizes 128:4096\n"
+      "  tune --space spaces/transpose.json --replay results/recorded/transpose/*.json.gz   (no GPU)\n"
       "  tune best --kernel transpose\n"
       "  tune header --kernel transpose\n");
 }
@@ -64,7 +69,7 @@ void usage() {
 void setup_logging(Args& args) {
   std::string level = "info";
   for (std::size_t i = 0; i < args.size(); ++i) {
-    std::string a = args[i];
+    const std::string a = args[i];
     if (a == "--log-level" && i + 1 < args.size()) {
       level = args[i + 1];
       args.erase(args.begin() + i, args.begin() + i + 2);
@@ -77,8 +82,11 @@ void setup_logging(Args& args) {
     }
   }
   auto lvl = spdlog::level::from_str(level);
-  if (lvl == spdlog::level::off && level != "off")
-    throw InputError("bad --log-level '" + level + "': expected trace, debug, info, warn, error or off");
+  if (lvl == spdlog::level::off && level != "off") {
+    constexpr std::string_view levels[] = {"trace", "debug", "info", "warn", "error", "off"};
+    throw InputError("bad --log-level '" + level + "'" + did_you_mean(level, levels) +
+                     ": expected trace, debug, info, warn, error or off");
+  }
   // Colour only on a terminal (spdlog's automatic mode), and never with NO_COLOR set (no-color.org).
   const char* no_color = std::getenv("NO_COLOR");
   auto logger = spdlog::stderr_color_mt(
@@ -105,21 +113,59 @@ NewDatabaseGuard::~NewDatabaseGuard() {
   });
 }
 
+namespace {
+
+// The long names of `options`, as "--name".
+std::vector<std::string> option_names(const po::options_description& options) {
+  std::vector<std::string> names;
+  for (const auto& o : options.options()) names.push_back("--" + o->long_name());
+  return names;
+}
+
+// " (did you mean '--X'?)" for an unknown option (given with or without its value).
+std::string option_hint(const std::string& given, const po::options_description& options) {
+  const std::string name = given.substr(0, given.find('='));
+  const auto names = option_names(options);
+  const std::vector<std::string_view> known(names.begin(), names.end());
+  return did_you_mean(name, known);
+}
+
+}  // namespace
+
+po::options_description options_for(const std::string& caption) {
+  const auto width = static_cast<unsigned>(output::width());
+  return po::options_description(caption, width, width / 2);
+}
+
 bool parse(const std::string& command, const std::string& usage_line, const Args& args,
            const po::options_description& options, po::variables_map& vm,
-           const po::positional_options_description* positional) {
-  po::options_description all(options);
-  all.add_options()("help,h", "show this help");
+           const po::positional_options_description* positional, const po::options_description* hidden) {
+  po::options_description visible(options);
+  visible.add_options()("help,h", "show this help");
+  po::options_description all(visible);
+  if (hidden) all.add(*hidden);
   try {
     po::command_line_parser parser(args);
     parser.options(all);
     if (positional) parser.positional(*positional);
     po::store(parser.run(), vm);
     if (vm.count("help")) {
-      std::cout << "usage: " << usage_line << "\n\n" << all << "\n";
+      std::cout << "usage:";
+      for (const auto& line : output::wrap(usage_line, output::width() - 7, 4)) std::cout << " " << line << "\n";
+      std::cout << "\n" << visible << "\n";
       return false;
     }
     po::notify(vm);
+  } catch (const po::unknown_option& e) {
+    throw InputError("tune " + command + ": " + e.what() + option_hint(e.get_option_name(), all) + " (see tune " +
+                     command + " --help)");
+  } catch (const po::too_many_positional_options_error&) {
+    const std::string first = [&] {
+      for (const auto& a : args)
+        if (a.rfind('-', 0) != 0) return a;
+      return std::string();
+    }();
+    throw InputError("tune " + command + ": unexpected argument '" + first + "' (see tune " + command + " --help)");
   } catch (const po::error& e) {
     throw InputError("tune " + command + ": " + e.what() + " (see tune " + command + " --help)");
   }
@@ -127,15 +173,29 @@ bool parse(const std::string& command, const std::string& usage_line, const Args
 }
 
 void add_db_option(po::options_description& options) {
-  options.add_options()("db", po::value<std::string>()->default_value("results/tuning.db"),
+  options.add_options()("db", po::value<std::string>()->default_value("results/tuning.db")->value_name("FILE"),
                         "SQLite database of results");
 }
 
 std::string db_path(const po::variables_map& vm) { return vm["db"].as<std::string>(); }
 
 void write_output(const std::string& path, const std::string& text, const std::vector<std::filesystem::path>& inputs) {
+  if (path == "-") {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+    return;
+  }
   write_file_atomically(path, text, inputs);
-  std::printf("wrote %s (%zu bytes)\n", path.c_str(), text.size());
+  say("wrote " + path + " (" + std::to_string(text.size()) + " bytes)");
+}
+
+void say(const std::string& text) {
+  const std::size_t width = output::terminal_width(STDOUT_FILENO);
+  if (width == 0) {  // a script reads it: whole lines
+    std::printf("%s\n", text.c_str());
+    return;
+  }
+  for (const auto& line : output::wrap(text, std::max(width, output::kMinWidth))) std::printf("%s\n", line.c_str());
 }
 
 namespace {
@@ -152,6 +212,24 @@ bool report_errors() {
   if (const mpi::World* w = mpi::world(); w != nullptr && w->rank() != 0) return false;
 #endif
   return true;
+}
+
+// An error on stderr: `prefix` and the message, one line (a script greps it whole), wrapped to
+// the width of a terminal (continuation lines indented) when stderr is one or COLUMNS says.
+void report(const char* prefix, const std::string& message) {
+  if (!report_errors()) return;
+  const std::size_t width = output::terminal_width(STDERR_FILENO);
+  std::size_t start = 0;
+  for (bool first = true; start <= message.size(); first = false) {
+    const std::size_t end = std::min(message.find('\n', start), message.size());
+    const std::string paragraph = (first ? std::string(prefix) : std::string()) + message.substr(start, end - start);
+    if (width == 0)
+      std::fprintf(stderr, "%s\n", paragraph.c_str());
+    else
+      for (const auto& line : output::wrap(paragraph, std::max(width, output::kMinWidth)))
+        std::fprintf(stderr, "%s\n", line.c_str());
+    start = end + 1;
+  }
 }
 }  // namespace
 
@@ -188,25 +266,25 @@ int main(int argc, char** argv) {
     }
     return cmd->run(args);
   } catch (const UnavailableError& e) {
-    if (report_errors()) std::fprintf(stderr, "tune: %s\n", e.what());
+    report("tune: ", e.what());
     return 3;
   } catch (const InputError& e) {
-    if (report_errors()) std::fprintf(stderr, "tune: error: %s\n", e.what());
+    report("tune: error: ", e.what());
     return 2;
   } catch (const sqlite::Failure& e) {
     // a damaged file found after it was opened (a page read by a query): the input's fault
     if (const char* cause = sqlite::environment_cause(e)) {  // the machine's state, not tune's fault
-      if (report_errors()) std::fprintf(stderr, "tune: error: %s: %s\n", cause, e.what());
+      report(std::string("tune: error: ") + cause + ": ", e.what());
       return 2;
     }
     if (sqlite::is_damaged_file(e)) {
-      if (report_errors()) std::fprintf(stderr, "tune: error: the database is damaged: %s\n", e.what());
+      report("tune: error: the database is damaged: ", e.what());
       return 2;
     }
-    if (report_errors()) std::fprintf(stderr, "tune: internal error: %s\n", e.what());
+    report("tune: internal error: ", e.what());
     return 1;
   } catch (const std::exception& e) {
-    if (report_errors()) std::fprintf(stderr, "tune: internal error: %s\n", e.what());
+    report("tune: internal error: ", e.what());
     return 1;
   }
 }

@@ -1,31 +1,88 @@
-// tune best: the best stored configuration per device and problem size.
+// tune best: the best stored configuration per device and problem size; at a size never measured,
+// the selection model's choice (select/select.h), saying how it matched and from which sizes.
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 
 #include "cli/commands.h"
 #include "header/model.h"
+#include "output/output.h"
 #include "query/labels.h"
 #include "query/query.h"
 #include "spec/spec.h"
 
 namespace tune::cli {
 
+namespace {
+
+bool measured_here(const query::Best& b) { return b.match == tune_select::How::exact; }
+
+// A throughput of the size asked: none when the answer was measured at another size (its GB/s
+// would be borrowed from there).
+std::optional<double> own(const query::Best& b, const std::optional<double>& v) {
+  return measured_here(b) ? v : std::nullopt;
+}
+
+nlohmann::ordered_json or_null(const std::optional<double>& v) {
+  return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json();
+}
+
+// "predicted from 1024x1024, 1152x1152" (the measured sizes the choice rests on, nearest first).
+std::string matched(const query::Best& b) {
+  if (measured_here(b)) return "";
+  std::string s = std::string(tune_select::how_name(b.match)) + " from";
+  for (std::size_t i = 0; i < b.evidence.size(); ++i) s += (i ? ", " : " ") + b.evidence[i].size;
+  return s;
+}
+
+nlohmann::ordered_json row_json(const query::Best& b) {
+  nlohmann::ordered_json j;
+  j["kernel"] = b.kernel;
+  j["device"] = b.device;
+  j["size"] = b.size;
+  j["measured_size"] = b.measured_size;
+  j["match"] = tune_select::how_name(b.match);
+  j["regret"] = b.regret;
+  j["applies"] = b.applies;
+  auto& evidence = j["evidence"] = nlohmann::ordered_json::array();
+  for (const auto& e : b.evidence) evidence.push_back({{"size", e.size}, {"regret", e.regret}, {"time_ms", e.time_ms}});
+  j["params"] = nlohmann::ordered_json::parse(b.params);
+  j["statistic"] = b.statistic;
+  j["time_ms"] = b.time_ms;
+  j["half_width_ms"] = b.half_width_ms;
+  j["noise"] = b.noise;
+  auto& tied = j["tied"] = nlohmann::ordered_json::array();
+  for (const auto& t : b.tied) tied.push_back(nlohmann::ordered_json::parse(t));
+  j["winner"] = b.winner.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json::parse(b.winner);
+  j["remeasured"] = b.remeasured;
+  j["gbps"] = or_null(own(b, b.gbps));
+  j["gflops"] = or_null(own(b, b.gflops));
+  j["candidates"] = b.candidates;
+  return j;
+}
+
+}  // namespace
+
 int cmd_best(const Args& args) {
-  po::options_description opts("tune best options");
-  opts.add_options()("kernel", po::value<std::string>(), "kernel name (optional if the database holds one)")(
-      "device", po::value<std::string>(), "device name (default: every device)")(
-      "size", po::value<std::string>(),
+  po::options_description opts = options_for("tune best options");
+  opts.add_options()("kernel", po::value<std::string>()->value_name("NAME"),
+                     "kernel name (optional if the database holds one)")(
+      "device", po::value<std::string>()->value_name("NAME"), "device name (default: every device)")(
+      "size", po::value<std::string>()->value_name("SIZE"),
       "problem size, e.g. 4096 or 4096x2048, or a comma list of them (default: every measured size)")(
-      "space", po::value<std::string>(),
-      "the kernel's spec, for its Tune.alignment (default: the one its runs recorded, when unchanged)")(
-      "json", po::bool_switch(), "print a JSON array")(
+      "space", po::value<std::string>()->value_name("SPEC"),
+      "the kernel's spec, for its Tune.alignment (default: the one its runs recorded)")(
+      "json", po::bool_switch(), "print one JSON object")(
       "wide", po::bool_switch(), "print each configuration in the table (default: short labels and a legend)");
   add_db_option(opts);
   po::variables_map vm;
-  if (!parse("best", "tune best [--kernel K] [--device D] [--size N] [--space FILE] [--json] [--wide] [--db FILE]",
+  if (!parse("best",
+             "tune best [--kernel NAME] [--device NAME] [--size SIZE] [--space SPEC] [--json] [--wide] [--db FILE]",
              args, opts, vm))
     return 0;
 
@@ -38,40 +95,19 @@ int cmd_best(const Args& args) {
   std::optional<spec::Spec> spec;
   if (q.size) {
     const std::string kernel = query::resolve_kernel(db, q.kernel);
-    const std::string space = vm.count("space") ? vm["space"].as<std::string>() : header::recorded_spec(db, kernel);
+    const std::string space =
+        vm.count("space") ? vm["space"].as<std::string>() : header::recorded_spec(db, kernel, db_path(vm));
     if (!space.empty()) spec = spec::load(space);
     if (spec) q.alignment = header::alignment_of(*spec);
   }
   auto rows = query::best(db, q);
 
   if (vm["json"].as<bool>()) {
-    nlohmann::ordered_json out = nlohmann::ordered_json::array();
-    for (const auto& b : rows) {
-      nlohmann::ordered_json j;
-      j["kernel"] = b.kernel;
-      j["device"] = b.device;
-      j["size"] = b.size;
-      j["measured_size"] = b.measured_size;
-      j["match"] = tune_select::how_name(b.match);
-      j["regret"] = b.regret;
-      j["applies"] = b.applies;
-      auto& evidence = j["evidence"] = nlohmann::ordered_json::array();
-      for (const auto& e : b.evidence)
-        evidence.push_back({{"size", e.size}, {"regret", e.regret}, {"time_ms", e.time_ms}});
-      j["params"] = nlohmann::ordered_json::parse(b.params);
-      j["statistic"] = b.statistic;
-      j["time_ms"] = b.time_ms;
-      j["half_width_ms"] = b.half_width_ms;
-      j["noise"] = b.noise;
-      auto& tied = j["tied"] = nlohmann::ordered_json::array();
-      for (const auto& t : b.tied) tied.push_back(nlohmann::ordered_json::parse(t));
-      j["winner"] = b.winner.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json::parse(b.winner);
-      j["remeasured"] = b.remeasured;
-      j["gbps"] = b.gbps ? nlohmann::ordered_json(*b.gbps) : nlohmann::ordered_json();
-      j["gflops"] = b.gflops ? nlohmann::ordered_json(*b.gflops) : nlohmann::ordered_json();
-      j["candidates"] = b.candidates;
-      out.push_back(j);
-    }
+    nlohmann::ordered_json out;
+    out["kernel"] = rows.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(rows[0].kernel);
+    out["statistic"] = rows.empty() ? std::string("mean") : rows[0].statistic;
+    auto& arr = out["sizes"] = nlohmann::ordered_json::array();
+    for (const auto& b : rows) arr.push_back(row_json(b));
     std::cout << out.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
     return 0;
   }
@@ -81,38 +117,58 @@ int cmd_best(const Args& args) {
   }
   const bool wide = vm["wide"].as<bool>();
   query::ConfigLabels labels;
-  std::printf("%-24s %-14s %10s %6s %8s %4s  %s\n", "device", "size", (rows[0].statistic + " ms").c_str(), "noise",
-              "GB/s", "tied", "configuration");
+  std::vector<double> times;
+  bool any_model = false, any_gflops = false;
   for (const auto& b : rows) {
-    std::string size = b.size;
-    if (b.match != tune_select::How::exact) {
-      size += std::string(" (") + tune_select::how_name(b.match) + " from";
-      for (const auto& e : b.evidence)
-        size += " " + e.size + std::string(1, '@') + std::to_string(e.regret).substr(0, 5);
-      size += ")";
-    }
-    std::string gbps = b.gbps ? std::to_string(std::llround(*b.gbps)) : "-";
-    std::printf("%-24s %-14s %10.4f %5.1f%% %8s %4zu  %s\n", b.device.c_str(), size.c_str(), b.time_ms, 100.0 * b.noise,
-                gbps.c_str(), b.tied.size(), (wide ? b.params : labels.label(b.params)).c_str());
+    times.push_back(b.time_ms);
+    any_model = any_model || !measured_here(b);
+    any_gflops = any_gflops || (b.gflops && !b.gbps);
   }
+  const output::TimeUnit unit = output::time_unit(times);
+  std::vector<output::Column> cols = {{"device", output::Align::left}, {"size", output::Align::left}};
+  if (any_model) cols.push_back({"matched", output::Align::left});
+  cols.insert(cols.end(), {{rows[0].statistic + " " + unit.name},
+                           {"noise"},
+                           {any_gflops ? "GFLOP/s" : "GB/s"},
+                           {"tied"},
+                           {"configuration", output::Align::left}});
+  output::Table table(cols);
+  std::vector<std::string> warnings;
+  for (const auto& b : rows) {
+    const auto rate = any_gflops ? own(b, b.gflops) : own(b, b.gbps);
+    std::vector<std::string> cells = {b.device, b.size};
+    if (any_model) cells.push_back(matched(b));
+    char noise[32];
+    std::snprintf(noise, sizeof noise, "%.1f%%", 100.0 * b.noise);
+    cells.insert(cells.end(),
+                 {output::format_time(b.time_ms, unit), noise, rate ? std::to_string(std::llround(*rate)) : "-",
+                  std::to_string(b.tied.size()), wide ? b.params : labels.label(b.params)});
+    table.add(std::move(cells));
+    if (b.match == tune_select::How::extrapolated)
+      warnings.push_back("warning: " + b.size + " is beyond the sizes measured on " + b.device +
+                         ": the configuration is extrapolated and the time shown is " + b.measured_size +
+                         "'s, a guess; tune it with --sizes " + b.size);
+  }
+  const auto print = [](const std::vector<std::string>& lines) {
+    for (const auto& l : lines) std::printf("%s\n", l.c_str());
+  };
+  print(wide ? table.lines(SIZE_MAX) : table.lines());
+  for (const auto& w : warnings) print(output::wrap(w));
   if (!wide) {
     std::printf("configurations (--wide prints them in the table):\n");
-    for (const auto& l : labels.legend()) std::printf("  %s\n", l.c_str());
+    for (const auto& l : labels.legend()) print(output::wrap("  " + output::breakable(l), output::width(), 7));
   }
-  const std::string rule = "best: the lowest " + rows[0].statistic +
-                           " time; tied: configurations indistinguishable from it (95% interval or 1%), broken "
-                           "towards the neighbouring sizes' choice";
-  bool predicted = false;
-  for (const auto& b : rows) predicted = predicted || b.match != tune_select::How::exact;
-  const std::string model =
-      predicted ? "; predicted/extrapolated: never measured at this size, chosen by the selection model from the "
-                  "measured sizes listed (size@regret: the configuration's time there / the best time there), the "
-                  "figures are from the first"
-                : "";
+  std::string rule = "best: the lowest " + rows[0].statistic +
+                     " time; tied: configurations indistinguishable from it (95% interval or 1%), broken "
+                     "towards the neighbouring sizes' choice";
+  if (any_model)
+    rule += "; predicted/extrapolated: never measured at this size, chosen by the selection model from the "
+            "measured sizes named (each configuration's time there relative to the best there); the time shown "
+            "is the nearest measured size's, and no throughput is shown for it";
   if (wide)
-    std::printf("%s%s\n", rule.c_str(), model.c_str());
+    std::printf("%s\n", rule.c_str());
   else
-    for (const auto& line : query::wrap(rule + model)) std::printf("%s\n", line.c_str());
+    print(output::wrap(rule));
   return 0;
 }
 

@@ -6,13 +6,14 @@
 #include <map>
 
 #include "cli/commands.h"
+#include "output/output.h"
 #include "store/schema.h"
 #include "store/store.h"
 
 namespace tune::cli {
 
 int cmd_db(const Args& args) {
-  po::options_description opts("tune db options");
+  po::options_description opts = options_for("tune db options");
   opts.add_options()("schema", po::bool_switch(), "print the documented schema")("json", po::bool_switch(),
                                                                                  "print the summary as JSON");
   add_db_option(opts);
@@ -29,7 +30,8 @@ int cmd_db(const Args& args) {
   j["integrity"] = db.integrity_check();
   j["runs"] = db.runs().size();
   j["measurements"] = db.measurement_count();
-  j["kernels"] = nlohmann::ordered_json::object();
+  // One object per (kernel, device); statuses as values, never as keys.
+  auto& kernels = j["kernels"] = nlohmann::ordered_json::array();
   for (const auto& k : db.kernels()) {
     for (const auto& d : db.devices(k)) {
       store::MeasurementFilter f;
@@ -38,24 +40,30 @@ int cmd_db(const Args& args) {
       f.ok_only = false;
       std::map<std::string, long> status;
       for (const auto& m : db.measurements(f)) status[std::string(store::to_string(m.status))]++;
-      auto& e = j["kernels"][k][d];
+      nlohmann::ordered_json e;
+      e["kernel"] = k;
+      e["device"] = d;
       e["sizes"] = db.sizes(k, d).size();
-      e["status"] = status;
+      auto& st = e["statuses"] = nlohmann::ordered_json::array();
+      for (const auto& [name, count] : status) st.push_back({{"status", name}, {"count", count}});
+      kernels.push_back(std::move(e));
     }
   }
   if (vm["json"].as<bool>()) {
     std::cout << j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
     return 0;
   }
-  std::printf("%s: schema version %d, integrity %s\n", db.path().c_str(), db.version(), db.integrity_check().c_str());
-  for (auto k = j["kernels"].begin(); k != j["kernels"].end(); ++k)
-    for (auto d = k.value().begin(); d != k.value().end(); ++d) {
-      std::string st;
-      for (auto s = d.value()["status"].begin(); s != d.value()["status"].end(); ++s)
-        st += (st.empty() ? "" : ", ") + s.key() + " " + s.value().dump();
-      std::printf("kernel %s on %s: %s sizes; %s\n", k.key().c_str(), d.key().c_str(),
-                  d.value()["sizes"].dump().c_str(), st.c_str());
-    }
+  const auto print = [](const std::string& text) {
+    for (const auto& l : output::wrap(text)) std::printf("%s\n", l.c_str());
+  };
+  print(db.path() + ": schema version " + std::to_string(db.version()) + ", integrity " + db.integrity_check());
+  for (const auto& e : kernels) {
+    std::string st;
+    for (const auto& s : e["statuses"])
+      st += (st.empty() ? "" : ", ") + s["status"].get<std::string>() + " " + s["count"].dump();
+    print("kernel " + e["kernel"].get<std::string>() + " on " + e["device"].get<std::string>() + ": " +
+          e["sizes"].dump() + " sizes; " + (st.empty() ? "no measurements" : st));
+  }
   std::printf("%lld measurements in %zu runs\n", static_cast<long long>(db.measurement_count()), db.runs().size());
   return 0;
 }

@@ -25,31 +25,33 @@ std::vector<std::string> strings(const po::variables_map& vm, const char* name) 
 }  // namespace
 
 int cmd_evaluate(const Args& args) {
-  po::options_description opts("tune evaluate options");
-  opts.add_options()("space", po::value<std::vector<std::string>>()->composing()->multitoken(),
+  po::options_description opts = options_for("tune evaluate options");
+  opts.add_options()("space", po::value<std::vector<std::string>>()->composing()->multitoken()->value_name("SPEC..."),
                      "T1 search-space file(s); each cache is paired with the first whose parameters it has")(
-      "replay", po::value<std::vector<std::string>>()->composing()->multitoken(),
+      "replay", po::value<std::vector<std::string>>()->composing()->multitoken()->value_name("CACHE..."),
       "brute-forced Kernel Tuner cache(s) (.json or .json.gz) of those spaces")(
-      "strategy", po::value<std::vector<std::string>>()->composing()->multitoken(),
+      "strategy", po::value<std::vector<std::string>>()->composing()->multitoken()->value_name("NAMES"),
       "strategies to score: names, comma lists, or all")(
-      "strategy-option", po::value<std::vector<std::string>>()->composing(),
+      "strategy-option", po::value<std::vector<std::string>>()->composing()->value_name("KEY=VALUE"),
       "key=value for every listed strategy that reads the key (repeatable)")(
-      "repeats", po::value<long>()->default_value(50), "runs per strategy and cache")(
-      "seed", po::value<std::uint64_t>()->default_value(1), "repeat r runs with seed + r")(
-      "threads", po::value<unsigned>()->default_value(0), "worker threads (0: one per hardware thread)")(
+      "repeats", po::value<long>()->default_value(50)->value_name("N"), "runs per strategy and cache")(
+      "seed", po::value<std::uint64_t>()->default_value(1)->value_name("N"), "repeat r runs with seed + r")(
+      "threads", po::value<unsigned>()->default_value(0)->value_name("N"),
+      "worker threads (0: one per hardware thread)")(
       "exact-baseline", po::bool_switch(),
       "baseline at the exact expected rank (default: the reference implementation's index, one rank optimistic)")(
-      "curves", po::value<std::string>(), "write the curves (time, random, strategy, score) as CSV")(
-      "resamples", po::value<long>()->default_value(200),
+      "curves", po::value<std::string>()->value_name("FILE"),
+      "write the curves (time, random, strategy, score) as CSV")(
+      "resamples", po::value<long>()->default_value(200)->value_name("N"),
       "bootstrap resamples of the repeats, for the 95% intervals and the stability of the choice (0: none)")(
       "leave-one-out", po::bool_switch(),
       "choose a default strategy by leaving one cache out at a time (select.h's rule) and score each choice on "
       "the cache it did not see")("json", po::bool_switch(), "print one JSON object");
   po::variables_map vm;
   if (!parse("evaluate",
-             "tune evaluate --space SPEC... --replay CACHE... --strategy S[,S...]|all [--strategy-option k=v]... "
-             "[--repeats R] [--seed N] [--threads N] [--exact-baseline] [--resamples B] [--leave-one-out] "
-             "[--curves FILE.csv] [--json]",
+             "tune evaluate --space SPEC... --replay CACHE... --strategy NAMES|all [--strategy-option KEY=VALUE]... "
+             "[--repeats N] [--seed N] [--threads N] [--exact-baseline] [--resamples N] [--leave-one-out] "
+             "[--curves FILE] [--json]",
              args, opts, vm)) {
     return 0;
   }

@@ -27,18 +27,20 @@ std::string read_source(const spec::Spec& spec) {
 }  // namespace
 
 int cmd_header(const Args& args) {
-  po::options_description opts("tune header options");
-  opts.add_options()("kernel", po::value<std::string>(), "kernel name (optional if the database holds one)")(
-      "space", po::value<std::string>(),
+  po::options_description opts = options_for("tune header options");
+  opts.add_options()("kernel", po::value<std::string>()->value_name("NAME"),
+                     "kernel name (optional if the database holds one)")(
+      "space", po::value<std::string>()->value_name("SPEC"),
       "the kernel's T1 spec (default: the spec its runs recorded, if that file is unchanged)")(
       "dispatch", po::bool_switch(), "write <kernel>_dispatch.cuh: every tuned configuration compiled by nvcc")(
       "table", po::bool_switch(), "write <kernel>_table.json: the tables for the runtime library")(
-      "out", po::value<std::string>(),
-      "output file (default results/headers/<kernel>_tuned.h, _dispatch.cuh or _table.json)");
+      "out", po::value<std::string>()->value_name("FILE"),
+      "output file, - for standard output (default: <kernel>_tuned.h, _dispatch.cuh or _table.json in "
+      "results/headers/)");
   add_db_option(opts);
   po::variables_map vm;
-  if (!parse("header", "tune header --kernel K [--space FILE] [--dispatch | --table] [--out FILE] [--db FILE]", args,
-             opts, vm))
+  if (!parse("header", "tune header [--kernel NAME] [--space SPEC] [--dispatch | --table] [--out FILE] [--db FILE]",
+             args, opts, vm))
     return 0;
   const bool dispatch = vm["dispatch"].as<bool>(), table = vm["table"].as<bool>();
   if (dispatch && table) throw InputError("tune header: --dispatch and --table write different files: give one");
@@ -47,7 +49,8 @@ int cmd_header(const Args& args) {
   std::optional<std::string> k;
   if (vm.count("kernel")) k = vm["kernel"].as<std::string>();
   const std::string kernel = query::resolve_kernel(db, k);
-  std::string space = vm.count("space") ? vm["space"].as<std::string>() : header::recorded_spec(db, kernel);
+  std::string space =
+      vm.count("space") ? vm["space"].as<std::string>() : header::recorded_spec(db, kernel, db_path(vm));
   if (space.empty())
     throw InputError("tune header: no spec for kernel '" + header::comment(kernel) +
                      "': its runs recorded none that is still there unchanged; give --space FILE");

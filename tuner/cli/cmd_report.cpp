@@ -7,12 +7,14 @@
 namespace tune::cli {
 
 int cmd_report(const Args& args) {
-  po::options_description opts("tune report options");
-  opts.add_options()("kernel", po::value<std::string>(), "kernel name (optional if the database holds one)")(
-      "out", po::value<std::string>(), "output file (default results/<kernel>_report.html)");
+  po::options_description opts = options_for("tune report options");
+  opts.add_options()("kernel", po::value<std::string>()->value_name("NAME"),
+                     "kernel name (optional if the database holds one)")(
+      "out", po::value<std::string>()->value_name("FILE"),
+      "output file, - for standard output (default results/<kernel>_report.html)");
   add_db_option(opts);
   po::variables_map vm;
-  if (!parse("report", "tune report --kernel K [--out FILE.html] [--db FILE]", args, opts, vm)) return 0;
+  if (!parse("report", "tune report [--kernel NAME] [--out FILE] [--db FILE]", args, opts, vm)) return 0;
   auto db = store::Store::open(db_path(vm), store::Store::Mode::read_only);
   std::optional<std::string> k;
   if (vm.count("kernel")) k = vm["kernel"].as<std::string>();

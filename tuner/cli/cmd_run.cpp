@@ -105,49 +105,51 @@ constexpr std::int64_t kMaxParallel = 256;  // simulated GPUs: each lane of a st
 constexpr std::int64_t kMaxCompileThreads = 1024;
 
 int cmd_run(const Args& args) {
-  po::options_description opts("tune run options");
-  opts.add_options()("space", po::value<std::string>()->required(), "T1 search-space file")(
-      "sizes", po::value<std::string>(),
+  po::options_description opts = options_for("tune run options");
+  opts.add_options()("space", po::value<std::string>()->required()->value_name("SPEC"), "T1 search-space file")(
+      "sizes", po::value<std::string>()->value_name("SIZES"),
       "problem sizes: A:B[:STEP], N,M,..., MxN, or design:A:B[:N] (N sizes, default 40: squares, odd and "
       "unaligned extents, rectangles both ways up to 16:1, around the L2; for the selection model) (required unless "
-      "--replay)")("replay", po::value<std::vector<std::string>>()->multitoken(),
-                   "Kernel Tuner cache(s) to replay instead of running on the GPU")(
-      "capture", po::value<std::vector<std::string>>()->multitoken(),
+      "--replay)")(
+      "replay", po::value<std::vector<std::string>>()->multitoken()->value_name("CACHE..."),
+      "Kernel Tuner cache(s) to replay instead of running on the GPU")(
+      "capture", po::value<std::vector<std::string>>()->multitoken()->value_name("FILE..."),
       "capture file(s) written by the runtime library (TUNE_CAPTURE): tune at their sizes with their inputs, "
-      "verified against their outputs")("strategy", po::value<std::string>(), strategy_help().c_str())(
-      "strategy-option", po::value<std::vector<std::string>>()->composing(),
-      "key=value: an option of the strategy (Kernel Tuner's names), repeatable")(
-      "max-fevals", po::value<std::int64_t>(), "at most this many configurations per size")(
-      "parallel", po::value<std::int64_t>(),
+      "verified against their outputs")("strategy", po::value<std::string>()->value_name("NAME"),
+                                        strategy_help().c_str())(
+      "strategy-option", po::value<std::vector<std::string>>()->composing()->value_name("KEY=VALUE"),
+      "an option of the strategy (Kernel Tuner's names), repeatable")(
+      "max-fevals", po::value<std::int64_t>()->value_name("N"), "at most this many configurations per size")(
+      "parallel", po::value<std::int64_t>()->value_name("N"),
       "replay only: simulate this many GPUs evaluating at once (1..256); the strategy proposes batches")(
-      "time-limit", po::value<double>(), "stop after this many seconds")(
-      "compile-threads", po::value<std::int64_t>(),
+      "time-limit", po::value<double>()->value_name("SECONDS"), "stop after this many seconds")(
+      "compile-threads", po::value<std::int64_t>()->value_name("N"),
       "GPU runs: compile this many configurations at once, each in a process of its own (1..1024; default: one per "
       "core of the machine but one, which the measurements keep)")(
-      "seed", po::value<std::uint64_t>(),
+      "seed", po::value<std::uint64_t>()->value_name("N"),
       "random seed of the search and the input data (default: the search draws a fresh seed, printed and stored "
-      "with the run; the input data use 1)")("device", po::value<int>()->default_value(0), "CUDA device ordinal")(
-      "repetitions", po::value<int>()->default_value(10),
+      "with the run; the input data use 1)")("device", po::value<int>()->default_value(0)->value_name("N"),
+                                             "CUDA device ordinal")(
+      "repetitions", po::value<int>()->default_value(10)->value_name("N"),
       "at least this many samples per measurement (each a batch of launches; more until the mean's 95% "
-      "interval is within 1%)")("warmup", po::value<int>()->default_value(0),
+      "interval is within 1%)")("warmup", po::value<int>()->default_value(0)->value_name("N"),
                                 "extra untimed launches before timing (each block of samples is primed anyway)")(
       "flush-l2", po::bool_switch(), "flush the L2 cache before each timed launch (cold L2; one launch per sample)")(
       "json", po::bool_switch(), "print the end-of-run table as JSON")(
       "wide", po::bool_switch(), "print each configuration in the end-of-run table (default: labels and a legend)")(
-      "share", po::value<std::string>(),
-      "I/K: measure share I of K of each size and leave its decision (the parts of a size split over MPI ranks; "
-      "tune's ranks pass it)")("decide-only", po::bool_switch(),
-                               "decide each size from the measurements stored, measuring nothing else (the last "
-                               "part of a size split over MPI ranks)")(
       "no-seed-sizes", po::bool_switch(),
       "replay of several sizes: search each size from scratch instead of starting from the best "
       "configurations of the nearest sizes searched before it");
   add_db_option(opts);
+  // The parts of a size split over MPI ranks, which tune's ranks pass to themselves.
+  po::options_description internal("internal");
+  internal.add_options()("share", po::value<std::string>(), "I/K: measure share I of K of each size")(
+      "decide-only", po::bool_switch(), "decide each size from the measurements stored");
   po::variables_map vm;
   if (!parse("run",
-             "tune [run] --space FILE (--sizes SPEC | --replay CACHE... | --capture FILE...) [--strategy NAME] "
-             "[--strategy-option KEY=VALUE]... [--max-fevals N] [--time-limit SEC] [--seed N] [--db FILE]",
-             args, opts, vm))
+             "tune [run] --space SPEC (--sizes SIZES | --replay CACHE... | --capture FILE...) [--strategy NAME] "
+             "[--strategy-option KEY=VALUE]... [--max-fevals N] [--time-limit SECONDS] [--seed N] [--db FILE]",
+             args, opts, vm, nullptr, &internal))
     return 0;
 
   tuning::Options o;

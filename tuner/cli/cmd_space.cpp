@@ -3,23 +3,41 @@
 // tool that compiles the kernel file alone (Kernel Tuner).
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
 #include "cli/commands.h"
 #include "common/error.h"
 #include "compile/source.h"
+#include "output/output.h"
 #include "space/space.h"
 
 namespace tune::cli {
 
+namespace {
+
+std::string fmt_counts(const space::Space& space) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "cartesian %llu, valid %zu (%.2f%%), %zu independent groups, built in %.3f s",
+                static_cast<unsigned long long>(space.cartesian()), space.size(),
+                100.0 * static_cast<double>(space.size()) / static_cast<double>(space.cartesian()), space.groups(),
+                space.seconds());
+  return buf;
+}
+
+}  // namespace
+
 int cmd_space(const Args& args) {
-  po::options_description opts("tune space options");
-  opts.add_options()("space", po::value<std::string>()->required(), "T1 search-space file")("json", po::bool_switch(),
-                                                                                            "print one JSON object")(
+  po::options_description opts = options_for("tune space options");
+  opts.add_options()("space", po::value<std::string>()->required()->value_name("SPEC"),
+                     "T1 search-space file (or the first argument)")("json", po::bool_switch(),
+                                                                     "print one JSON object")(
       "program", po::bool_switch(), "print the kernel's program as tune compiles it (shared headers written in)");
+  po::positional_options_description pos;
+  pos.add("space", 1);
   po::variables_map vm;
-  if (!parse("space", "tune space --space FILE [--json | --program]", args, opts, vm)) return 0;
+  if (!parse("space", "tune space [--space] SPEC [--json | --program]", args, opts, vm, &pos)) return 0;
 
   auto spec = spec::load(vm["space"].as<std::string>());
   if (vm["program"].as<bool>()) {
@@ -35,30 +53,35 @@ int cmd_space(const Args& args) {
     nlohmann::ordered_json j;
     j["space"] = spec.path.string();
     j["kernel"] = spec.kernel.name;
-    j["parameters"] = nlohmann::ordered_json::object();
+    j["parameters"] = nlohmann::ordered_json::array();  // in the spec's order, names as values
     for (const auto& p : spec.parameters) {
       nlohmann::json vals = nlohmann::json::array();
       for (const auto& v : p.values) vals.push_back(spec::to_json(v));
-      j["parameters"][p.name] = nlohmann::ordered_json::parse(vals.dump());
+      j["parameters"].push_back({{"name", p.name}, {"values", nlohmann::ordered_json::parse(vals.dump())}});
     }
     j["conditions"] = spec.conditions.size();
     j["groups"] = space.groups();
     j["cartesian"] = space.cartesian();
     j["valid"] = space.size();
-    j["seconds"] = space.seconds();
+    j["build_s"] = space.seconds();
     std::cout << j.dump() << "\n";
     return 0;
   }
-  std::printf("space %s (kernel %s)\n", spec.path.c_str(), spec.kernel.name.c_str());
+  const auto print = [](const std::vector<std::string>& lines) {
+    for (const auto& l : lines) std::printf("%s\n", l.c_str());
+  };
+  print(output::wrap("space " + spec.path.string() + " (kernel " + spec.kernel.name + ")"));
+  std::size_t name_width = 0;
+  for (const auto& p : spec.parameters) name_width = std::max(name_width, output::columns(p.name));
   for (const auto& p : spec.parameters) {
-    std::string vals;
-    for (const auto& v : p.values) vals += (vals.empty() ? "" : ", ") + v.repr();
-    std::printf("  %-24s %4zu values: %s\n", p.name.c_str(), p.values.size(), vals.c_str());
+    std::vector<std::string> vals;
+    for (const auto& v : p.values) vals.push_back(v.repr());
+    const std::string lead = "  " + p.name + std::string(name_width - output::columns(p.name), ' ') + " " +
+                             std::to_string(p.values.size()) + (p.values.size() == 1 ? " value: " : " values: ");
+    print(output::list(lead, vals, output::width(), name_width + 4));
   }
-  for (const auto& c : spec.conditions) std::printf("  condition: %s\n", c.program.source().c_str());
-  std::printf("cartesian %llu, valid %zu (%.2f%%), %zu independent groups, built in %.3f s\n",
-              static_cast<unsigned long long>(space.cartesian()), space.size(),
-              100.0 * space.size() / space.cartesian(), space.groups(), space.seconds());
+  for (const auto& c : spec.conditions) print(output::wrap("  condition: " + c.program.source(), output::width(), 4));
+  print(output::wrap(fmt_counts(space)));
   return 0;
 }
 

@@ -6,7 +6,7 @@
 
 namespace tune {
 
-// The known name within a few edits of `given` (Levenshtein distance <= max(1, |given| / 3),
+// The known name within a few edits of `given` (edit distance counting a swap of neighbours as one <= max(1, |given| / 3),
 // ties to the first listed), or "" when none is that close.
 std::string closest_name(std::string_view given, std::span<const std::string_view> known);
 

@@ -17,3 +17,9 @@ TEST(Suggest, ClosestKnownNameWithinAFewEdits) {
   EXPECT_EQ(did_you_mean("gemm", known), "");
   EXPECT_EQ(closest_name(std::string(100000, 'x'), known), "");
 }
+
+TEST(Suggest, ASwapOfNeighboursIsOneEdit) {
+  constexpr std::array<std::string_view, 3> commands = {"run", "best", "header"};
+  EXPECT_EQ(closest_name("bset", commands), "best");
+  EXPECT_EQ(closest_name("haeder", commands), "header");
+}

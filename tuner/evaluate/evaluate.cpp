@@ -78,7 +78,7 @@ std::vector<Problem> load_problems(const std::vector<std::string>& specs, const 
     } catch (const InputError& e) {
       throw InputError(path + ": " + e.what());
     }
-    spdlog::info("{}: {} configurations of {} ({} failed)", path, p.objective.size(), spec_path,
+    spdlog::info("{}: {} configurations ({} failed)", path, p.objective.size(),
                  std::count(p.objective.begin(), p.objective.end(), std::nullopt));
     out.push_back(std::move(p));
   }

@@ -114,7 +114,8 @@ TEST(Cli, ScoresTheVectorAddCache) {
   ASSERT_EQ(j["strategies"].size(), 2u);
   EXPECT_EQ(j["caches"][0]["cache"], "test/test_cache_file");
   EXPECT_EQ(j["caches"][0]["configs"], 15);
-  EXPECT_TRUE(j["strategies"][1]["scores"]["test/test_cache_file"].is_number());
+  EXPECT_EQ(j["strategies"][1]["caches"][0]["cache"], "test/test_cache_file");
+  EXPECT_TRUE(j["strategies"][1]["caches"][0]["score"].is_number());
   EXPECT_EQ(j["repeats"], 20);
   const std::string csv = store::testing::read_bytes(dir.file("c.csv"));
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 2 * 1000 + 1);

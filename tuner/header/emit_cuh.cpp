@@ -139,6 +139,9 @@ std::string generate_dispatch(const Model& m, const std::string& kernel_source, 
     params += ", " + types[i] + " " + arg_names.back();
     names += std::string(i ? ", " : "") + "&" + arg_names.back();
   }
+  // The kernel's arguments on a line of their own: the signature stays within the source width.
+  const std::string params_line = params.empty() ? "" : ",\n    " + params.substr(2);
+
   h << "\nnamespace tune_tuned {\nnamespace " << m.ns << " {\n\n"
     << "// The entry point of each variant, for cudaLaunchKernel.\ninline const void* const kernels[] = {\n";
   for (std::size_t v = 0; v < m.variants.size(); ++v)
@@ -159,7 +162,7 @@ std::string generate_dispatch(const Model& m, const std::string& kernel_source, 
        "  return cudaSuccess;\n}\n\n"
        "// Launches the selected configuration at size x*y*z on `stream` (no synchronisation).\n"
        "inline cudaError_t launch(const Selection& s, cudaStream_t stream, long long x, long long y, long long z"
-    << params
+    << params_line
     << ") {\n"
        "  if (s.variant >= num_variants) return cudaErrorInvalidValue;\n"
        "  const Variant& v = variants[s.variant];\n  const Dim g = grid(v, x, y, z);\n"
@@ -171,7 +174,7 @@ std::string generate_dispatch(const Model& m, const std::string& kernel_source, 
        "                          stream);\n}\n\n"
        "// Selects for the current device and launches.\n"
        "inline cudaError_t launch(cudaStream_t stream, long long x, long long y, long long z"
-    << params
+    << params_line
     << ") {\n"
        "  Selection s{};\n  if (cudaError_t e = select_current(s, x, y, z); e != cudaSuccess) return e;\n"
        "  return launch(s, stream, x, y, z";

@@ -176,18 +176,23 @@ Model build(store::Store& db, const std::string& kernel, const spec::Spec& spec)
   return m;
 }
 
-std::string recorded_spec(store::Store& db, const std::string& kernel) {
+std::string recorded_spec(store::Store& db, const std::string& kernel, const std::string& db_path) {
   namespace fs = std::filesystem;
   const auto runs = db.runs(kernel);
+  std::error_code ec;
+  const fs::path db_dir = db_path.empty() ? fs::path() : fs::absolute(db_path, ec).parent_path();
   for (auto it = runs.rbegin(); it != runs.rend(); ++it) {
     if (it->spec_path.empty() || it->spec_hash.empty()) continue;
-    std::error_code ec;
-    if (!fs::is_regular_file(it->spec_path, ec) || fs::file_size(it->spec_path, ec) > (std::uintmax_t{16} << 20))
-      continue;
-    std::ifstream f(it->spec_path, std::ios::binary);
-    std::stringstream text;
-    text << f.rdbuf();
-    if (f && content_hash(text.str()) == it->spec_hash) return it->spec_path;
+    std::vector<fs::path> candidates = {it->spec_path};
+    if (fs::path(it->spec_path).is_relative() && !db_dir.empty())
+      candidates.insert(candidates.end(), {db_dir / it->spec_path, db_dir.parent_path() / it->spec_path});
+    for (const auto& path : candidates) {
+      if (!fs::is_regular_file(path, ec) || fs::file_size(path, ec) > (std::uintmax_t{16} << 20)) continue;
+      std::ifstream f(path, std::ios::binary);
+      std::stringstream text;
+      text << f.rdbuf();
+      if (f && content_hash(text.str()) == it->spec_hash) return path.lexically_normal().string();
+    }
   }
   return {};
 }

@@ -54,6 +54,9 @@ select::Alignment alignment_of(const spec::Spec& spec);
 
 // The spec the kernel's runs recorded (runs.spec_path) when that file is still there with the
 // recorded content hash (newest run first); empty when none is.
-std::string recorded_spec(store::Store& db, const std::string& kernel);
+// A recorded path that is relative (runs of an older tune recorded the path as given) is looked
+// for from the working directory, then from the database's folder and the folder above it (the
+// repository root for results/tuning.db), so that `tune header` works from anywhere.
+std::string recorded_spec(store::Store& db, const std::string& kernel, const std::string& db_path = "");
 
 }  // namespace tune::header

@@ -53,7 +53,9 @@ int run_replay_ranks(const World& world, tuning::Options o) {
     return 0;
   }
 
-  tuning::print_replay_opening(o);
+  std::size_t caches = 0;
+  for (const auto& g : groups) caches += g.size();
+  tuning::print_replay_opening(o, caches);
   std::vector<std::optional<std::vector<tuning::SizeReplay>>> results(groups.size());
   std::size_t next_print = 0;
   std::set<std::pair<std::string, std::string>> replayed;
@@ -93,6 +95,7 @@ int run_replay_ranks(const World& world, tuning::Options o) {
   for (auto& r : results)
     if (r) all.insert(all.end(), r->begin(), r->end());
   tuning::print_replay_json(o, space, all);
+  tuning::print_replay_summary(o, all, caches);
   return 0;
 }
 

@@ -1,5 +1,7 @@
 #include "query/labels.h"
 
+#include "output/output.h"
+
 namespace tune::query {
 
 const std::string& ConfigLabels::label(const std::string& config) {
@@ -17,23 +19,7 @@ std::vector<std::string> ConfigLabels::legend() const {
 }
 
 std::vector<std::string> wrap(const std::string& text, std::size_t width, std::size_t indent) {
-  std::vector<std::string> lines;
-  std::string line;
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    std::size_t end = text.find(' ', pos);
-    if (end == std::string::npos) end = text.size();
-    const std::string word = text.substr(pos, end - pos);
-    pos = end + 1;
-    if (!line.empty() && line.size() + 1 + word.size() > width) {
-      lines.push_back(line);
-      line = std::string(indent, ' ') + word;
-    } else {
-      line += (line.empty() ? "" : " ") + word;
-    }
-  }
-  if (!line.empty() || lines.empty()) lines.push_back(line);
-  return lines;
+  return output::wrap(text, width, indent);
 }
 
 }  // namespace tune::query

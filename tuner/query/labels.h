@@ -8,7 +8,7 @@
 
 namespace tune::query {
 
-inline constexpr std::size_t kTableWidth = 100;
+inline constexpr std::size_t kTableWidth = 100;  // the width budget where no terminal says (output::width)
 
 class ConfigLabels {
  public:
@@ -22,8 +22,8 @@ class ConfigLabels {
   std::vector<const std::string*> order_;  // configurations, by label number
 };
 
-// `text` broken at spaces into lines of at most `width` columns (a longer word stays whole), each
-// continuation line indented by `indent` spaces.
+// `text` broken at spaces into lines of at most `width` columns (output::wrap), each continuation
+// line indented by `indent` spaces.
 std::vector<std::string> wrap(const std::string& text, std::size_t width = kTableWidth, std::size_t indent = 2);
 
 }  // namespace tune::query

@@ -228,9 +228,9 @@ TEST(Table, FlopsRowsShowPeakFractionAndLibraryRatio) {
   EXPECT_NEAR(*m[0].peak_fraction, 23000.0 / 64000.0, 1e-12);
 
   const std::string text = captured([&] { query::print_run_table(db, "matching", "NVIDIA H200", {match}, {}, false); });
-  EXPECT_NE(text.find("size                   ms  noise GFLOP/s of peak   vs lib  single tied"), std::string::npos)
+  EXPECT_NE(text.find("size             mean ms  noise  GFLOP/s  of peak  vs lib  single  tied"), std::string::npos)
       << text;
-  EXPECT_NE(text.find("16384x16384x128    3.0000  12.4%   23000  0.359    0.800x  1.000x    0"), std::string::npos)
+  EXPECT_NE(text.find("16384x16384x128     3.00  12.4%    23000    0.359  0.800x  1.000x     0"), std::string::npos)
       << text;
   EXPECT_EQ(text.find("GB/s"), std::string::npos) << text;
 
@@ -242,8 +242,8 @@ TEST(Table, FlopsRowsShowPeakFractionAndLibraryRatio) {
   add_ceiling(db, run2, pairwise, "fp32_peak", 0.5, 65000);
   add_ceiling(db, run2, pairwise, "d2d_copy", 0.04, {}, 4000);
   const std::string p = captured([&] { query::print_run_table(db, "pairwise", "NVIDIA H200", {pairwise}, {}, false); });
-  EXPECT_NE(p.find("  GB/s of copy GFLOP/s of peak   vs lib"), std::string::npos) << p;
-  EXPECT_NE(p.find("  3400  0.850    10737  0.165         -"), std::string::npos) << p;
+  EXPECT_NE(p.find("  GB/s  of copy  GFLOP/s  of peak  vs lib"), std::string::npos) << p;
+  EXPECT_NE(p.find("  3400    0.850    10737    0.165       -"), std::string::npos) << p;
 
   const std::string js = captured([&] { query::print_run_table(db, "gemm", "NVIDIA H200", {gemm}, {}, true); });
   auto j = nlohmann::json::parse(js);
@@ -272,11 +272,9 @@ TEST(Table, BytesKernelKeepsItsColumns) {
   const std::string text =
       captured([&] { query::print_run_table(db, "transpose", "NVIDIA H200", {"4096x4096"}, {}, false); });
   // GB/s and the fraction of the copy, no GFLOP/s columns.
-  char head[200], row[300];
-  std::snprintf(head, sizeof head, "%-12s %9s %6s %6s %7s %8s %7s %4s  %-13s %s\n", "size", "ms", "noise", "GB/s",
-                "of copy", "vs lib", "single", "tied", "flags", "configuration");
-  std::snprintf(row, sizeof row, "%-12s %9.4f %5.1f%% %6s %6s  %8s %7s %4d  %-13s %s\n", "4096x4096", 0.0365, 0.0,
-                "3678", "0.973", "1.112x", "1.000x", 0, "", "c1");
+  // (the time's unit, us or µs, follows the locale)
+  const std::string head = "  noise  GB/s  of copy  vs lib  single  tied  flags  configuration\n";
+  const std::string row = "4096x4096     36.5   0.0%  3678    0.973  1.112x  1.000x     0         c1\n";
   EXPECT_NE(text.find(head), std::string::npos) << text;
   EXPECT_NE(text.find(row), std::string::npos) << text;
   EXPECT_NE(text.find("  c1 = {\"tile\":64}\n"), std::string::npos) << text;  // the legend
@@ -288,7 +286,7 @@ TEST(Table, BytesKernelKeepsItsColumns) {
   // --wide: the configuration inline
   const std::string wide =
       captured([&] { query::print_run_table(db, "transpose", "NVIDIA H200", {"4096x4096"}, {}, false, true); });
-  EXPECT_NE(wide.find(std::string("1.000x    0                ") + R"({"tile":64})"), std::string::npos) << wide;
+  EXPECT_NE(wide.find(std::string("1.000x     0         ") + R"({"tile":64})"), std::string::npos) << wide;
 }
 
 // Issue #14: tables fit 100 columns: configurations as labels with a legend, notes wrapped.
@@ -304,5 +302,5 @@ TEST(Labels, ShortLabelsAndWrappedNotes) {
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_EQ(lines[0], text + " " + text);
   EXPECT_EQ(lines[1], "  " + text + " " + text);
-  EXPECT_EQ(query::wrap(std::string(150, 'y')).size(), 1u);  // a long word stays whole
+  for (const auto& l : query::wrap(std::string(150, 'y'))) EXPECT_LE(l.size(), 100u);  // a long word is cut
 }

@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <cstdarg>
+#include <cstdint>
 #include <cstdio>
 #include <iostream>
 #include <map>
 #include <set>
 
+#include "output/output.h"
 #include "query/labels.h"
 #include "query/verdict.h"
 #include "run/ceiling_kinds.h"
@@ -78,7 +80,7 @@ Table run_table(store::Store& db, const std::string& kernel, const std::string& 
   if (single) t.single_best = single->params;
 
   std::map<std::int64_t, store::RunInfo> runs;
-  std::set<std::string> timing;
+  std::vector<std::string> timing;  // in the order of the sizes that used each (not as text)
   std::vector<std::map<std::string, store::Ceiling>> ceilings;
   std::size_t k = 0;  // index into shown
   for (const auto& size : sizes) {
@@ -103,9 +105,10 @@ Table run_table(store::Store& db, const std::string& kernel, const std::string& 
       if (runs.count(run)) {
         const auto& info = runs[run];
         if (info.kind != store::RunKind::gpu) t.replayed = true;
-        timing.insert(!info.timing.empty() ? info.timing
-                                           : std::string(store::to_string(info.kind)) +
-                                                 " data of an older tune (per-launch CUDA events, median)");
+        const std::string how = !info.timing.empty() ? info.timing
+                                                     : std::string(store::to_string(info.kind)) +
+                                                           " data of an older tune (per-launch CUDA events, median)";
+        if (std::find(timing.begin(), timing.end(), how) == timing.end()) timing.push_back(how);
       }
     }
     ceilings.push_back(ceilings_at(db, device, size, run));
@@ -137,7 +140,7 @@ Table run_table(store::Store& db, const std::string& kernel, const std::string& 
                            rate(ceilings[i + 1], name, sizes::Size::parse_label(t.rows[i + 1].size).elements())))
         t.rows[i].ceiling_suspect = true;
     }
-  t.timing.assign(timing.begin(), timing.end());
+  t.timing = std::move(timing);
   return t;
 }
 
@@ -159,10 +162,10 @@ void print_run_table(store::Store& db, const std::string& kernel, const std::str
     out["from_cache"] = totals.cached;
     out["measured"] = totals.measured;
     out["failed"] = totals.failed;
-    out["compile_cpu_seconds"] = totals.compile_s;
-    out["measure_seconds"] = totals.measure_s;
-    out["timed_seconds"] = totals.timed_s;
-    out["wall_seconds"] = totals.wall_s;
+    out["compile_cpu_s"] = totals.compile_s;
+    out["measure_s"] = totals.measure_s;
+    out["timed_s"] = totals.timed_s;
+    out["wall_s"] = totals.wall_s;
     auto& arr = out["sizes"] = nlohmann::ordered_json::array();
     for (const auto& r : t.rows) {
       nlohmann::ordered_json j;
@@ -192,44 +195,51 @@ void print_run_table(store::Store& db, const std::string& kernel, const std::str
       std::printf("%s\n", text.c_str());
       return;
     }
-    for (const auto& line : wrap(text)) std::printf("%s\n", line.c_str());
+    for (const auto& line : output::wrap(text)) std::printf("%s\n", line.c_str());
   };
   ConfigLabels labels;
-  std::printf("\n%s on %s\n", kernel.c_str(), device.c_str());
+  std::printf("\n");
+  note(kernel + " on " + device);
   for (const auto& line : t.timing) note("timing: " + line);
   if (t.replayed) note("data: replayed or imported measurements (not measured by this run)");
   note("decision: " + t.rule);
   bool any_gflops = false, any_copy = false, any_suspect = false;
-  int w = 12;  // the size column: 12 wide, wider for long sizes such as 16384x16384x128
+  std::vector<double> times;
   for (const auto& r : t.rows) {
     any_gflops = any_gflops || r.gflops.has_value();
     any_copy = any_copy || r.copy_fraction.has_value();
     any_suspect = any_suspect || r.ceiling_suspect;
-    w = std::max(w, static_cast<int>(r.size.size()));
+    if (!r.best.empty()) times.push_back(r.time_ms);
   }
   // GB/s for bytes-only kernels; for GFLOP/s kernels only with a copy ceiling to compare with.
   const bool bytes_cols = any_copy || !any_gflops;
-  std::string head = strf("%-*s %9s %6s", w, "size", "ms", "noise");
-  if (bytes_cols) head += strf(" %6s %7s", "GB/s", "of copy");
-  if (any_gflops) head += strf(" %7s %7s", "GFLOP/s", "of peak");
-  std::printf("%s %8s %7s %4s  %-13s %s\n", head.c_str(), "vs lib", "single", "tied", "flags", "configuration");
+  const output::TimeUnit unit = output::time_unit(times);
+  std::vector<output::Column> cols = {{"size", output::Align::left}, {t.statistic + " " + unit.name}, {"noise"}};
+  if (bytes_cols) cols.insert(cols.end(), {{"GB/s"}, {"of copy"}});
+  if (any_gflops) cols.insert(cols.end(), {{"GFLOP/s"}, {"of peak"}});
+  cols.insert(
+      cols.end(),
+      {{"vs lib"}, {"single"}, {"tied"}, {"flags", output::Align::left}, {"configuration", output::Align::left}});
+  output::Table table(cols);
   for (const auto& r : t.rows) {
-    std::string line = strf("%-*s %9.4f %5.1f%%", w, r.size.c_str(), r.time_ms, 100.0 * r.noise);
-    const char* mark = r.ceiling_suspect ? "?" : " ";
-    if (bytes_cols) line += strf(" %6s %6s%s", num("%.0f", r.gbps).c_str(), num("%.3f", r.copy_fraction).c_str(), mark);
-    if (any_gflops)
-      line += strf(" %7s %6s%s", num("%.0f", r.gflops).c_str(), num("%.3f", r.peak_fraction).c_str(), mark);
-    const std::string lr = r.library_ratio ? strf("%.3fx", *r.library_ratio) : "-";
-    const std::string sl = r.single_loss ? strf("%.3fx", *r.single_loss) : "-";
-    const std::string& config = wide ? r.best : labels.label(r.best);
-    std::printf("%s %8s %7s %4zu  %-13s %s\n", line.c_str(), lr.c_str(), sl.c_str(), r.tied, r.flags.c_str(),
-                config.c_str());
+    const std::string mark = r.ceiling_suspect ? "?" : "";
+    std::vector<std::string> cells = {r.size, r.best.empty() ? "-" : output::format_time(r.time_ms, unit),
+                                      strf("%.1f%%", 100.0 * r.noise)};
+    if (bytes_cols) cells.insert(cells.end(), {num("%.0f", r.gbps), num("%.3f", r.copy_fraction) + mark});
+    if (any_gflops) cells.insert(cells.end(), {num("%.0f", r.gflops), num("%.3f", r.peak_fraction) + mark});
+    cells.insert(cells.end(), {r.library_ratio ? strf("%.3fx", *r.library_ratio) : "-",
+                               r.single_loss ? strf("%.3fx", *r.single_loss) : "-", std::to_string(r.tied), r.flags,
+                               wide ? r.best : labels.label(r.best)});
+    table.add(std::move(cells));
   }
+  for (const auto& line : wide ? table.lines(SIZE_MAX) : table.lines()) std::printf("%s\n", line.c_str());
   if (!wide) {
     if (!t.single_best.empty()) (void)labels.label(t.single_best);  // in the legend too
     const auto legend = labels.legend();
     if (!legend.empty()) std::printf("configurations (--wide prints them in the table):\n");
-    for (const auto& l : legend) std::printf("  %s\n", l.c_str());
+    for (const auto& l : legend)
+      for (const auto& line : output::wrap("  " + output::breakable(l), output::width(), 7))
+        std::printf("%s\n", line.c_str());
   }
   if (any_suspect)
     note("?: a ceiling at this size disagrees implausibly with both neighbouring sizes (re-measured; kept)");

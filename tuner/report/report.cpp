@@ -178,9 +178,16 @@ std::string html(store::Store& db, const std::string& kernel_in) {
     std::vector<std::pair<double, std::string>> marks;
     for (const auto& r : rows)
       if (!r.best.empty() && !r.flags.empty()) marks.emplace_back(plot_x(r.size), r.size + ": " + r.flags);
-    o << "<h2>" << esc(device) << "</h2>\n<p class=\"note\">" << sizes.size()
-      << " problem sizes. Ceilings were measured in the same runs as the kernels, with the same timing method. "
-         "Dashed red lines mark flagged sizes: the configuration used changes beyond the noise, or the best "
+    bool any_ceiling = false;  // a ratio to a ceiling in some row
+    for (const auto& r : rows) any_ceiling = any_ceiling || r.copy_fraction || r.peak_fraction || r.library_ratio;
+    // Say where the ceilings come from only when there are some: replayed and imported data hold none.
+    const char* ceilings = !any_ceiling     ? " No ceilings were measured for these sizes (replayed or imported data "
+                                              "holds none): the ceiling columns are empty."
+                           : table.replayed ? " Ceilings come from tune's GPU runs on this device."
+                                            : " Ceilings were measured in the same runs as the kernels, with the "
+                                              "same timing method.";
+    o << "<h2>" << esc(device) << "</h2>\n<p class=\"note\">" << sizes.size() << " problem sizes." << ceilings
+      << " Dashed red lines mark flagged sizes: the configuration used changes beyond the noise, or the best "
          "throughput dips below both neighbouring sizes.</p>\n<ul class=\"note\">";
     for (const auto& line : table.timing) o << "<li>Timing: " << esc(line) << "</li>";
     if (table.replayed) o << "<li>Data: replayed or imported measurements, not measured by tune on this device.</li>";

@@ -223,6 +223,9 @@ std::vector<std::string> strategy_names();
 // strategy does not read (listing those it does).
 const Strategy& find_strategy(const std::string& name, const StrategyOptions& options = {});
 inline void check_strategy(const std::string& name) { find_strategy(name); }
+// find_strategy, then the option values: the strategy starts on `space` with a budget of no
+// evaluation, so a value it cannot read (popsize=abc) throws its InputError before a run begins.
+void check_strategy(const std::string& name, const StrategyOptions& options, const space::Space& space);
 
 // Parses "key=value" items of --strategy-option; throws InputError on a malformed item.
 StrategyOptions parse_options(const std::vector<std::string>& items);

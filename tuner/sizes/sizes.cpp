@@ -14,13 +14,17 @@ namespace {
   throw InputError("bad --sizes '" + std::string(text) + "': '" + std::string(item) + "' " + why);
 }
 
-std::int64_t number(std::string_view text, std::string_view item, std::string_view digits) {
+// `part` names the number within a range A:B:STEP ("start", "end", "step"), "" for a plain item.
+std::int64_t number(std::string_view text, std::string_view item, std::string_view digits, std::string_view part = "") {
+  // "is ..." for a plain item, "has step '0', which is ..." within a range
+  const std::string what = part.empty() ? "" : "has " + std::string(part) + " '" + std::string(digits) + "', which ";
   std::int64_t v = 0;
   auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
   if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size())
-    bad(text, item, "is not a whole number");
-  if (v <= 0) bad(text, item, "must be positive");
-  if (v > kMaxDimension) bad(text, item, "exceeds the largest problem dimension, " + std::to_string(kMaxDimension));
+    bad(text, item, what + "is not a whole number");
+  if (v <= 0) bad(text, item, what + "must be positive");
+  if (v > kMaxDimension)
+    bad(text, item, what + "exceeds the largest problem dimension, " + std::to_string(kMaxDimension));
   return v;
 }
 
@@ -129,8 +133,8 @@ std::vector<Size> parse(std::string_view text) {
         if (c == std::string_view::npos) break;
         r.remove_prefix(c + 1);
       }
-      std::int64_t a = number(text, item, parts[0]), b = number(text, item, parts[1]);
-      std::int64_t step = n == 3 ? number(text, item, parts[2]) : a;
+      std::int64_t a = number(text, item, parts[0], "start"), b = number(text, item, parts[1], "end");
+      std::int64_t step = n == 3 ? number(text, item, parts[2], "step") : a;
       if (b < a) bad(text, item, "ends before it starts");
       const std::int64_t count = (b - a) / step + 1;  // no overflow: 0 < a <= b <= kMaxDimension
       if (count > kMaxSizes || static_cast<std::int64_t>(out.size()) + count > kMaxSizes)

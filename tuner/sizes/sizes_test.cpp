@@ -55,6 +55,16 @@ TEST(Sizes, BadInputNamesTheItem) {
   }
 }
 
+// Issue #43 item 7: a bad number of a range names its part, not the whole range.
+TEST(Sizes, ARangesBadStepIsNamed) {
+  try {
+    parse("128:4096:0");
+    FAIL() << "accepted a step of 0";
+  } catch (const tune::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("step '0'"), std::string::npos) << e.what();
+  }
+}
+
 // Issue #16 finding 4: a range at the top of int64 stepped past it and never ended (4.3 GB in 13 s).
 TEST(SizesBounds, HugeValuesAndCountsAreRefusedAtOnce) {
   using tune::sizes::parse;

@@ -11,13 +11,18 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <set>
 #include <tuple>
 
 #include "common/error.h"
+#include "common/hash.h"
 #include "interop/interop.h"
 #include "interop/recorded.h"
+#include "output/output.h"
 #include "query/flags.h"
 #include "search/search.h"
 #include "space/space.h"
@@ -37,7 +42,37 @@ struct Job {
   std::string kernel, device;
   sizes::Size size;
   std::size_t group = 0;  // (kernel, device) in order of first appearance
+  std::string key;        // what makes two replays of this cache the same (replay_key)
 };
+
+std::string file_bytes(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// Two replays of a cache are the same, and the second stores nothing, when the cache's bytes, the
+// space, the strategy, its options, the budget, the simulated GPUs and the seeding across sizes
+// are; and the seed, when one was given (a drawn seed stands for any: --seed N searches anew).
+std::string replay_key(const Options& o, const std::string& shash, const std::filesystem::path& cache) {
+  Hasher h;
+  h.field(content_hash(file_bytes(cache))).field(shash).field(o.strategy);
+  h.field(nlohmann::json(o.strategy_options).dump());
+  h.field(o.max_fevals ? std::to_string(*o.max_fevals) : "")
+      .field(o.time_limit_s ? std::to_string(*o.time_limit_s) : "");
+  h.field(std::to_string(o.parallel)).field(o.seed_sizes ? "seeded" : "alone");
+  h.field(o.seed_drawn ? std::string("drawn") : std::to_string(o.seed));
+  return h.hex();
+}
+
+// The completed replay run of `job` with the same key, if any.
+std::optional<std::int64_t> replayed_before(store::Store& db, const Job& job) {
+  for (const auto& r : db.runs(job.kernel)) {
+    if (r.kind != store::RunKind::replay || r.status != store::RunStatus::completed || r.device != job.device) continue;
+    const auto notes = nlohmann::json::parse(r.notes, nullptr, false);
+    if (notes.is_object() && notes.value("replay_key", std::string()) == job.key) return r.id;
+  }
+  return std::nullopt;
+}
 
 bool wanted(const Options& o, const spec::Spec& spec, const sizes::Size& size) {
   if (o.sizes.empty()) return true;
@@ -47,17 +82,24 @@ bool wanted(const Options& o, const spec::Spec& spec, const sizes::Size& size) {
 }
 
 // The caches to replay, grouped by (kernel, device) and each group ordered by problem size.
+// Throws InputError when none of them is at one of --sizes.
 std::vector<Job> plan(const Options& o, const spec::Spec& spec) {
   std::vector<Job> jobs;
   std::vector<std::pair<std::string, std::string>> groups;
+  std::vector<std::string> others;  // the sizes of the caches left out
+  const std::string shash = spec::space_hash(spec);
   for (const auto& file : o.replay) {
-    Job j{interop::read_cache(file), "", "", {}, 0};
+    Job j{interop::read_cache(file), "", "", {}, 0, ""};
     try {
       j.size = interop::problem_size_of(j.cache.header);
     } catch (const InputError& e) {
       throw InputError(file + ": " + e.what());
     }
-    if (!wanted(o, spec, j.size)) continue;
+    if (!wanted(o, spec, j.size)) {
+      others.push_back(j.size.label());
+      continue;
+    }
+    j.key = replay_key(o, shash, file);
     j.kernel = j.cache.header.value("kernel_name", spec.kernel.name);
     j.device = j.cache.header.value("device_name", "");
     if (j.device.empty()) j.device = "unknown";
@@ -76,6 +118,14 @@ std::vector<Job> plan(const Options& o, const spec::Spec& spec) {
     for (std::size_t i : order)
       if (jobs[i].group == g) sorted.push_back(std::move(jobs[i]));
   jobs = std::move(sorted);
+  if (jobs.empty() && !others.empty()) {
+    std::sort(others.begin(), others.end(), [](const std::string& a, const std::string& b) {
+      return sizes::Size::parse_label(a).elements() < sizes::Size::parse_label(b).elements();
+    });
+    const std::string range = others.size() == 1 ? others.front() : others.front() + " .. " + others.back();
+    throw InputError("--sizes " + o.sizes_text + " matches none of the " + std::to_string(others.size()) +
+                     " caches given to --replay (recorded at " + range + "): nothing to replay");
+  }
   return jobs;
 }
 
@@ -105,7 +155,8 @@ SizeReplay replay_one(const Options& o, const spec::Spec& spec, const space::Spa
   info.kind = store::RunKind::replay;
   info.timing = "replayed from the Kernel Tuner cache " + out.cache + " (recorded on " + job.device +
                 "): each configuration's `time`, Kernel Tuner's objective, as recorded";
-  nlohmann::json notes{{"replay_of", out.cache}, {"seed", o.seed}, {"seed_drawn", o.seed_drawn}};
+  nlohmann::json notes{
+      {"replay_of", out.cache}, {"seed", o.seed}, {"seed_drawn", o.seed_drawn}, {"replay_key", job.key}};
   if (o.parallel > 1) notes["parallel"] = o.parallel;
   if (!out.starts.empty()) notes["seeded_from"] = out.seeded_from;
   info.notes = notes.dump();
@@ -148,18 +199,25 @@ std::optional<std::size_t> SizeReplay::evaluations_to(double tolerance) const {
   return std::nullopt;
 }
 
-std::vector<SizeReplay> replay(const Options& o, const Prepared& prepared,
-                               const std::function<void(const SizeReplay&)>& on_size) {
+namespace {
+
+std::vector<SizeReplay> replay_jobs(const Options& o, const Prepared& prepared, std::vector<Job>& jobs,
+                                    const std::function<void(const SizeReplay&)>& on_size,
+                                    const std::function<void(const Job&, std::int64_t)>& on_skip) {
   const spec::Spec& spec = prepared.spec;
   const space::Space& space = prepared.space;
   const std::string shash = spec::space_hash(spec);
   auto db = store::Store::open(o.db, store::Store::Mode::read_write);
-  std::vector<Job> jobs = plan(o, spec);  // every cache is read first, to order the sizes
   detail::ReplayWriter writer(db);
   std::vector<SizeReplay> done;
   std::vector<SizeSearch> searches;  // one per (kernel, device) group
   for (Job& job : jobs) {
     if (job.group >= searches.size()) searches.emplace_back(space, search_policy(o));
+    writer.sync();
+    if (const auto before = replayed_before(writer.db(), job)) {  // the same replay: nothing new
+      if (on_skip) on_skip(job, *before);
+      continue;
+    }
     done.push_back(replay_one(o, spec, space, shash, writer, job, searches[job.group]));
     job.cache.entries = {};  // searched: its entries are not needed again
     if (on_size) on_size(done.back());
@@ -170,6 +228,14 @@ std::vector<SizeReplay> replay(const Options& o, const Prepared& prepared,
   for (const auto& r : done) replayed.emplace(r.kernel, r.device);
   for (const auto& [kernel, device] : replayed) query::refresh_flags(writer.db(), kernel, device);
   return done;
+}
+
+}  // namespace
+
+std::vector<SizeReplay> replay(const Options& o, const Prepared& prepared,
+                               const std::function<void(const SizeReplay&)>& on_size) {
+  std::vector<Job> jobs = plan(o, prepared.spec);  // every cache is read first, to order the sizes
+  return replay_jobs(o, prepared, jobs, on_size, {});
 }
 
 int run_replay(const Options& o) { return run_replay(o, validate(o)); }
@@ -183,42 +249,65 @@ std::vector<std::vector<std::string>> replay_groups(const Options& o, const spec
   return groups;
 }
 
-void print_replay_opening(const Options& o) {
+void print_replay_opening(const Options& o, std::size_t caches) {
   if (o.json) return;
-  std::string options;
-  for (const auto& [k, v] : o.strategy_options) options += " " + k + "=" + v;
-  std::printf(
-      "This is a replay of recorded measurements, not a GPU run: each configuration is looked up in a\n"
-      "Kernel Tuner cache, with Kernel Tuner's simulated clock (strategy %s%s, seed %llu%s%s%s).\n",
-      o.strategy.c_str(), options.c_str(), static_cast<unsigned long long>(o.seed),
-      o.seed_drawn ? ", drawn for this run: --seed repeats it" : "",
-      o.seed_sizes ? "; each size starts from the best of the nearest sizes searched before it" : "",
-      o.parallel > 1 ? ("; " + std::to_string(o.parallel) + " simulated GPUs evaluating batches at once").c_str() : "");
+  const auto print = [](const std::string& text) {
+    for (const auto& line : output::wrap(text, output::width(), 4)) std::printf("%s\n", line.c_str());
+  };
+  print("This is a replay of recorded measurements, not a GPU run: each configuration is looked up in a");
+  print("Kernel Tuner cache, with Kernel Tuner's simulated clock.");
+  std::string what = "  strategy " + o.strategy;
+  for (const auto& [k, v] : o.strategy_options) what += " " + k + "=" + v;
+  if (caches > 0) what += ", " + std::to_string(caches) + (caches == 1 ? " cache" : " caches");
+  print(what);
+  if (o.strategy != "brute_force")
+    print("  seed " + std::to_string(o.seed) + (o.seed_drawn ? ", drawn for this run: --seed repeats it" : ""));
+  // Seeding across sizes starts a search from its neighbours' best: nothing to start for one
+  // size or for a brute force, which evaluates everything anyway.
+  if (o.seed_sizes && caches != 1 && o.strategy != "brute_force")
+    print("  each size starts from the best of the nearest sizes searched before it");
+  if (o.parallel > 1) print("  " + std::to_string(o.parallel) + " simulated GPUs evaluating batches at once");
 }
 
 void print_replay_size(const Options& o, const space::Space& space, const SizeReplay& r) {
+  (void)space;  // the configurations: `tune best` (a line of JSON per size did not fit a terminal)
   if (o.json) return;
-  std::string seeded;
-  for (const auto& s : r.seeded_from) seeded += (seeded.empty() ? "" : ", ") + s;
-  std::printf("replayed %s (recorded on %s, kernel %s, size %s): %zu evaluations, %.1f s simulated; best %s at %.6g ms",
-              r.cache.c_str(), r.device.c_str(), r.kernel.c_str(), r.size.label().c_str(), r.evaluated.size(),
-              r.simulated_ms / 1000.0, r.best ? space.params_json(*r.best).c_str() : "(none)", r.best_objective);
-  if (r.best && r.true_best) std::printf(" (%.3fx the cache's best)", r.best_objective / r.true_best_objective);
-  if (!r.starts.empty()) std::printf("; started from %zu configurations of %s", r.starts.size(), seeded.c_str());
-  std::printf("\n");
+  char head[512];
+  std::snprintf(head, sizeof head, "%s on %s, %s: %zu evaluations, %.1f s simulated", r.kernel.c_str(),
+                r.device.c_str(), r.size.label().c_str(), r.evaluated.size(), r.simulated_ms / 1000.0);
+  std::string text = head, from = "    ";
+  if (r.best) {
+    if (r.true_best) {
+      char ratio[64];
+      std::snprintf(ratio, sizeof ratio, " (%.3fx the cache's best)", r.best_objective / r.true_best_objective);
+      text += ratio;
+    }
+    const std::vector<double> ms = {r.best_objective};
+    const output::TimeUnit unit = output::time_unit(ms);
+    from += "best " + output::format_time(r.best_objective, unit) + " " + unit.name + ", ";
+  } else {
+    text += ", no configuration succeeded";
+  }
+  from += "from " + r.cache;
+  if (!r.starts.empty()) {
+    std::string seeded;
+    for (const auto& x : r.seeded_from) seeded += (seeded.empty() ? "" : ", ") + x;
+    from += "; started from " + std::to_string(r.starts.size()) + " configurations of " + seeded;
+  }
+  for (const auto* t : {&text, &from})
+    for (const auto& line : output::wrap(*t, output::width(), 4)) std::printf("%s\n", line.c_str());
   std::fflush(stdout);
 }
 
-void print_replay_json(const Options& o, const space::Space& space, const std::vector<SizeReplay>& all) {
+void print_replay_json(const Options& o, const space::Space& space, const std::vector<SizeReplay>& all,
+                       const std::vector<std::string>& unchanged) {
   if (!o.json) return;
-  nlohmann::json doc{{"strategy", o.strategy},
-                     {"strategy_options", o.strategy_options},
-                     {"seed", o.seed},
-                     {"seed_sizes", o.seed_sizes},
-                     {"sizes", nlohmann::json::array()}};
+  nlohmann::ordered_json doc{{"strategy", o.strategy}, {"strategy_options", o.strategy_options},
+                             {"seed", o.seed},         {"seed_sizes", o.seed_sizes},
+                             {"unchanged", unchanged}, {"sizes", nlohmann::json::array()}};
   for (const auto& r : all) {
     auto to = r.evaluations_to(0.02);
-    doc["sizes"].push_back(nlohmann::json{
+    doc["sizes"].push_back(nlohmann::ordered_json{
         {"cache", r.cache},
         {"kernel", r.kernel},
         {"device", r.device},
@@ -226,13 +315,9 @@ void print_replay_json(const Options& o, const space::Space& space, const std::v
         {"run_id", r.run_id},
         {"evaluations", r.evaluated.size()},
         {"simulated_s", r.simulated_ms / 1000.0},
-        // "params" and "time_ms" as in every other --json output (docs/json.md); "best" and
-        // "best_objective" stay for the scripts that read them.
         {"params", r.best ? nlohmann::json::parse(space.params_json(*r.best)) : nlohmann::json()},
         {"time_ms", r.best ? nlohmann::json(r.best_objective) : nlohmann::json()},
-        {"best", r.best ? nlohmann::json::parse(space.params_json(*r.best)) : nlohmann::json()},
-        {"best_objective", r.best ? nlohmann::json(r.best_objective) : nlohmann::json()},
-        {"true_best_objective", r.true_best ? nlohmann::json(r.true_best_objective) : nlohmann::json()},
+        {"true_best_time_ms", r.true_best ? nlohmann::json(r.true_best_objective) : nlohmann::json()},
         {"starts", r.starts.size()},
         {"seeded_from", r.seeded_from},
         {"first_evaluated", r.evaluated.empty() ? nlohmann::json() : nlohmann::json(r.evaluated.front())},
@@ -299,11 +384,45 @@ SizeReplay size_replay_from_json(const nlohmann::json& j) {
   return r;
 }
 
+void print_replay_summary(const Options& o, const std::vector<SizeReplay>& all, std::size_t caches,
+                          std::size_t unchanged) {
+  if (o.json) return;
+  std::size_t evaluations = 0;
+  double simulated_ms = 0;
+  for (const auto& r : all) evaluations += r.evaluated.size(), simulated_ms += r.simulated_ms;
+  char text[512];
+  if (all.empty())
+    std::snprintf(text, sizeof text,
+                  "Nothing new: the %zu caches were replayed alike before, and their runs are stored; "
+                  "--seed N or another --strategy searches anew.",
+                  unchanged);
+  else
+    std::snprintf(
+        text, sizeof text,
+        "Replayed %zu of %zu caches: %zu evaluations, %.1f s of GPU time simulated, stored%s; "
+        "`tune best` shows the best configuration per size.",
+        all.size(), caches, evaluations, simulated_ms / 1000.0,
+        unchanged == 0 ? "" : (" (" + std::to_string(unchanged) + " replayed alike before: nothing new)").c_str());
+  for (const auto& line : output::wrap(text, output::width(), 0)) std::printf("%s\n", line.c_str());
+}
+
 int run_replay(const Options& o, const Prepared& prepared) {
   const space::Space& space = prepared.space;
-  print_replay_opening(o);
-  const auto all = replay(o, prepared, [&](const SizeReplay& r) { print_replay_size(o, space, r); });
-  print_replay_json(o, space, all);
+  std::vector<Job> jobs = plan(o, prepared.spec);  // a bad cache or no cache at --sizes: nothing printed yet
+  print_replay_opening(o, jobs.size());
+  std::vector<std::string> unchanged;  // caches replayed before alike: nothing new stored
+  const auto skipped = [&](const Job& job, std::int64_t run) {
+    unchanged.push_back(job.cache.path.string());
+    if (!o.json)
+      for (const auto& l : output::wrap(job.kernel + " on " + job.device + ", " + job.size.label() +
+                                            ": replayed alike by run " + std::to_string(run) + "; nothing new stored",
+                                        output::width(), 4))
+        std::printf("%s\n", l.c_str());
+  };
+  const auto all = replay_jobs(
+      o, prepared, jobs, [&](const SizeReplay& r) { print_replay_size(o, space, r); }, skipped);
+  print_replay_json(o, space, all, unchanged);
+  print_replay_summary(o, all, jobs.size(), unchanged.size());
   return 0;
 }
 

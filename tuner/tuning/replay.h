@@ -48,8 +48,10 @@ struct SizeReplay {
   std::optional<std::size_t> evaluations_to(double tolerance) const;
 };
 
-// Replays every cache (those whose problem size is among --sizes, when given) and returns one
-// SizeReplay per cache, in the order searched. Throws InputError when a cache belongs to another
+// Replays every cache (those whose problem size is among --sizes, when given; none of them is an
+// InputError, before the database is opened) and returns one SizeReplay per cache replayed, in the
+// order searched. A cache whose same replay is stored already (same bytes, space, strategy,
+// options, budget and given seed) is left out: a replay again stores nothing new. Throws InputError when a cache belongs to another
 // space or a valid configuration the strategy visits is missing from its cache (the replay
 // stops; what was committed stays, that size's run is marked failed).
 // `on_size` is called after each size.
@@ -62,9 +64,16 @@ std::vector<SizeReplay> replay(const Options& opts, const Prepared& prepared,
 std::vector<std::vector<std::string>> replay_groups(const Options& opts, const spec::Spec& spec);
 
 // run_replay's output in its parts: the opening lines, one line per size, the --json document.
-void print_replay_opening(const Options& opts);
+// `caches`: how many are replayed (0: not known).
+void print_replay_opening(const Options& opts, std::size_t caches = 0);
 void print_replay_size(const Options& opts, const space::Space& space, const SizeReplay& r);
-void print_replay_json(const Options& opts, const space::Space& space, const std::vector<SizeReplay>& all);
+// `unchanged`: the caches left out because the same replay of them is stored already.
+void print_replay_json(const Options& opts, const space::Space& space, const std::vector<SizeReplay>& all,
+                       const std::vector<std::string>& unchanged = {});
+
+// The closing line: what was replayed and stored, of `caches`, and how many were `unchanged`.
+void print_replay_summary(const Options& opts, const std::vector<SizeReplay>& all, std::size_t caches,
+                          std::size_t unchanged = 0);
 
 // A SizeReplay as JSON and back, every field exact (the ranks of an MPI run send them to rank 0).
 nlohmann::json to_json(const SizeReplay& r);

@@ -155,9 +155,12 @@ TEST(Replay, StrategiesRunUnderBothBudgetsAndSeedsReproduce) {
   std::size_t ran = 0;
   for (const auto& name : search::strategy_names()) {
     SCOPED_TRACE(name);
+    std::size_t runs = 0;
+    fs::path last_db;
     auto run = [&](std::uint64_t seed, std::optional<std::int64_t> fevals, std::optional<double> limit) {
-      // one database: each run's rows are read back before the next run replaces them
-      auto o = options(spec, {cache}, t.path() / "r.db");
+      // a database per run: the same replay into one database stores nothing the second time
+      last_db = t.path() / ("r" + std::to_string(runs++) + ".db");
+      auto o = options(spec, {cache}, last_db);
       o.strategy = name;
       o.seed = seed;
       o.max_fevals = fevals;
@@ -192,7 +195,7 @@ TEST(Replay, StrategiesRunUnderBothBudgetsAndSeedsReproduce) {
     auto s = run(5, std::nullopt, 5.0);
     ASSERT_GT(s.evaluated.size(), 1u);
     EXPECT_LT(s.evaluated.size(), 374u);
-    auto rows = stored(t.path() / "r.db", s.run_id);
+    auto rows = stored(last_db, s.run_id);
     ASSERT_EQ(rows.size(), s.evaluated.size());
     EXPECT_LT(*rows[rows.size() - 2].simulated_time_ms, 5000.0);
     if (name == "brute_force" || name == "random_sample") {

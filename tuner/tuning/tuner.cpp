@@ -55,7 +55,9 @@ void check_database_writable(const std::string& db) {
 
 store::RunInfo run_info(const Options& o, const spec::Spec& spec) {
   store::RunInfo info;
-  info.spec_path = o.space;
+  std::error_code ec;
+  info.spec_path = fs::absolute(o.space, ec).lexically_normal().string();  // `tune header` finds it from anywhere
+  if (ec) info.spec_path = o.space;
   info.spec_hash = spec.content_hash;
   info.kernel = spec.kernel.name;
   info.command_line = o.command_line;
@@ -111,7 +113,7 @@ Prepared validate(const Options& opts) {
       throw InputError("bad --sizes: " + size.label() + " has " + std::to_string(size.rank) + " dimensions, but " +
                        opts.space + "'s ProblemSize has " + std::to_string(problem_rank(spec)));
   std::string strategy = strategy_for(opts, spec);
-  search::find_strategy(strategy, opts.strategy_options);
+  search::check_strategy(strategy, opts.strategy_options, space);  // names and values, before any output
   if (opts.share.part != Part::whole && (!opts.replay.empty() || !opts.capture.empty()))
     throw InputError(
         "--share and --decide-only are parts of a GPU run split over MPI ranks: not with --replay or "
@@ -121,8 +123,12 @@ Prepared validate(const Options& opts) {
     throw InputError("bad --share " + std::to_string(opts.share.index) + "/" + std::to_string(opts.share.count) +
                      ": --max-fevals " + std::to_string(*opts.max_fevals) + " leaves some shares nothing to evaluate");
   check_database_writable(opts.db);
-  spdlog::info("{}: {} valid configurations of {} ({} parameters), {} sizes", opts.space, space.size(),
-               space.cartesian(), space.num_params(), opts.sizes.size());
+  // Said once: by the supervisor, not again by its worker process (run/isolate.h).
+  if (run::worker_generation() < 0) {
+    const std::size_t n = opts.replay.empty() ? opts.sizes.size() + opts.capture.size() : opts.replay.size();
+    spdlog::info("{}: {} of {} configurations valid, {} {}", opts.space, space.size(), space.cartesian(), n,
+                 opts.replay.empty() ? (n == 1 ? "size" : "sizes") : (n == 1 ? "cache" : "caches"));
+  }
   return Prepared{std::move(spec), std::move(space), std::move(strategy), std::move(captures)};
 }
 
@@ -172,7 +178,10 @@ int tune(const Options& given) {
     return run::supervise(argv).exit_code;
   }
   run::die_with_supervisor();  // a worker process: it ends with its supervisor
-  if (!run::gpu_available()) throw UnavailableError(run::gpu_unavailable_reason());
+  if (!run::gpu_available())
+    throw UnavailableError(run::gpu_unavailable_reason() +
+                           "\nwithout a GPU, --replay CACHE... searches measurements recorded on one, e.g.\n"
+                           "  tune --space spaces/transpose.json --replay results/recorded/transpose/*.json.gz");
   if (opts.seed_drawn && opts.strategy != "brute_force" && run::worker_generation() <= 0)
     spdlog::info("search seed {} (drawn for this run; --seed {} repeats the search)", opts.seed, opts.seed);
   try {
