@@ -53,7 +53,7 @@ int run_replay_ranks(const World& world, tuning::Options o) {
     return 0;
   }
 
-  tuning::print_replay_opening(o);
+  tuning::print_replay_opening(o, prepared.extension.policy);
   std::vector<std::optional<std::vector<tuning::SizeReplay>>> results(groups.size());
   std::size_t next_print = 0;
   std::set<std::pair<std::string, std::string>> replayed;

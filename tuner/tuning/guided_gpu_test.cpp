@@ -90,7 +90,7 @@ TEST(GuidedGpu, CompileAheadMeasuresEachEvaluationOnce) {
     o.strategy = "bayes_opt";
     o.max_fevals = 24;
     o.seed = 7;
-    o.repetitions = 5;
+    o.policy = {"min_samples=5"};
     return o;
   };
   ASSERT_EQ(tuning::tune(options("a.db")), 0);

@@ -21,7 +21,7 @@
 #include "query/flags.h"
 #include "search/search.h"
 #include "space/space.h"
-#include "tuning/launch.h"
+#include "spec/bind.h"
 #include "tuning/replay_internal.h"
 #include "tuning/size_search.h"
 
@@ -42,7 +42,7 @@ struct Job {
 bool wanted(const Options& o, const spec::Spec& spec, const sizes::Size& size) {
   if (o.sizes.empty()) return true;
   for (const auto& s : o.sizes)
-    if (s.full(problem_rank(spec)) == size || s == size) return true;
+    if (s.full(spec::problem_rank(spec)) == size || s == size) return true;
   return false;
 }
 
@@ -179,7 +179,7 @@ std::vector<std::vector<std::string>> replay_groups(const Options& o, const spec
   return groups;
 }
 
-void print_replay_opening(const Options& o) {
+void print_replay_opening(const Options& o, const decision::Policy& policy) {
   if (o.json) return;
   std::string options;
   for (const auto& [k, v] : o.strategy_options) options += " " + k + "=" + v;
@@ -190,6 +190,8 @@ void print_replay_opening(const Options& o) {
       o.seed_drawn ? ", drawn for this run: --seed repeats it" : "",
       o.seed_sizes ? "; each size starts from the best of the nearest sizes searched before it" : "",
       o.parallel > 1 ? ("; " + std::to_string(o.parallel) + " simulated GPUs evaluating batches at once").c_str() : "");
+  std::printf("A GPU run measures and decides by this policy (a replay takes the recorded times as they are):\n  %s\n",
+              policy.describe().c_str());
 }
 
 void print_replay_size(const Options& o, const space::Space& space, const SizeReplay& r) {
@@ -297,7 +299,7 @@ SizeReplay size_replay_from_json(const nlohmann::json& j) {
 
 int run_replay(const Options& o, const Prepared& prepared) {
   const space::Space& space = prepared.space;
-  print_replay_opening(o);
+  print_replay_opening(o, prepared.extension.policy);
   const auto all = replay(o, prepared, [&](const SizeReplay& r) { print_replay_size(o, space, r); });
   print_replay_json(o, space, all);
   return 0;

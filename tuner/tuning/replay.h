@@ -61,8 +61,9 @@ std::vector<SizeReplay> replay(const Options& opts, const Prepared& prepared,
 // group each).
 std::vector<std::vector<std::string>> replay_groups(const Options& opts, const spec::Spec& spec);
 
-// run_replay's output in its parts: the opening lines, one line per size, the --json document.
-void print_replay_opening(const Options& opts);
+// run_replay's output in its parts: the opening lines (with the policy a GPU run of the same spec
+// and options would measure and decide by), one line per size, the --json document.
+void print_replay_opening(const Options& opts, const decision::Policy& policy);
 void print_replay_size(const Options& opts, const space::Space& space, const SizeReplay& r);
 void print_replay_json(const Options& opts, const space::Space& space, const std::vector<SizeReplay>& all);
 

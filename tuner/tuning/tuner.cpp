@@ -16,11 +16,11 @@
 #include "run/isolate.h"
 #include "search/search.h"
 #include "space/space.h"
+#include "spec/bind.h"
 #include "spec/spec.h"
 #include "store/store.h"
 #include "tuning/capture_args.h"
 #include "tuning/engine.h"
-#include "tuning/launch.h"
 #include "tuning/replay.h"
 #include "tuning/size_search.h"
 
@@ -51,6 +51,21 @@ void check_database_writable(const std::string& db) {
     throw InputError(db + ": cannot create the database: " + dir.string() + " is not writable");
 }
 }  // namespace
+
+void apply_policy(const std::vector<std::string>& overrides, decision::Policy& policy) {
+  for (const auto& o : overrides) {
+    try {
+      policy.assign(o);
+    } catch (const InputError& e) {
+      throw InputError("bad --policy " + o + ": " + e.what());
+    }
+  }
+  try {
+    policy.check();
+  } catch (const InputError& e) {
+    throw InputError("bad --policy: " + std::string(e.what()));
+  }
+}
 
 store::RunInfo run_info(const Options& o, const spec::Spec& spec) {
   store::RunInfo info;
@@ -96,6 +111,8 @@ Prepared validate(const Options& opts) {
   if (spec.kernel.language != "CUDA")
     throw InputError(opts.space + ": KernelSpecification.Language: tune runs CUDA kernels, not " +
                      spec.kernel.language);
+  spec::Extension extension = spec::parse_extension(spec);
+  apply_policy(opts.policy, extension.policy);
   std::error_code ec;
   if (opts.replay.empty() && !fs::is_regular_file(spec.kernel.file_path, ec))
     throw InputError(opts.space + ": KernelSpecification.KernelFile: kernel file " + spec.kernel.file_path.string() +
@@ -105,9 +122,9 @@ Prepared validate(const Options& opts) {
     throw InputError("no problem sizes given (--sizes)");
   auto captures = load_captures(spec, opts.capture);
   for (const auto& size : opts.sizes)
-    if (size.rank > problem_rank(spec))
+    if (size.rank > spec::problem_rank(spec))
       throw InputError("bad --sizes: " + size.label() + " has " + std::to_string(size.rank) + " dimensions, but " +
-                       opts.space + "'s ProblemSize has " + std::to_string(problem_rank(spec)));
+                       opts.space + "'s ProblemSize has " + std::to_string(spec::problem_rank(spec)));
   std::string strategy = strategy_for(opts, spec);
   search::find_strategy(strategy, opts.strategy_options);
   if (opts.share.part != Part::whole && (!opts.replay.empty() || !opts.capture.empty()))
@@ -121,7 +138,7 @@ Prepared validate(const Options& opts) {
   check_database_writable(opts.db);
   spdlog::info("{}: {} valid configurations of {} ({} parameters), {} sizes", opts.space, space.size(),
                space.cartesian(), space.num_params(), opts.sizes.size());
-  return Prepared{std::move(spec), std::move(space), std::move(strategy), std::move(captures)};
+  return Prepared{std::move(spec), std::move(space), std::move(extension), std::move(strategy), std::move(captures)};
 }
 
 std::string strategy_for(const Options& opts, const spec::Spec& spec) {

@@ -1,7 +1,8 @@
-// The tuning run: spec -> space -> (search) -> compile -> run -> store, across problem sizes.
-// Each configuration is compiled once (NVRTC, all CPU cores, overlapping GPU measurement) and
-// then measured at every size; every measurement is verified, stored as it completes, and a
-// re-run of the same command skips what is stored.
+// `tune run`: validate (spec, Tune object and policy, space, sizes, database; nothing written
+// before), then the GPU sweep (sweep.h: compile ahead, each size's state, measure, decide by the
+// policy, store) or the replay of recorded caches (replay.h), both searching each size through one
+// path (size_search.h). Each configuration is compiled once, overlapping the measurements; every
+// measurement is verified and stored as it completes, and a re-run of the same command resumes.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -14,6 +15,7 @@
 #include "search/search.h"
 #include "sizes/sizes.h"
 #include "space/space.h"
+#include "spec/extension.h"
 #include "spec/spec.h"
 #include "store/store.h"
 
@@ -59,9 +61,10 @@ struct Options {
   // GPU runs: compile in processes of this program (the tune command: itself), NVRTC's compiles
   // of one process not running in parallel (compile/processes.h); none: on threads of this one.
   std::optional<compile::ServerProgram> compile_server;
-  bool flush_l2 = false;
-  int warmup = 0;        // extra untimed launches (run::TimingOptions::warmup)
-  int repetitions = 10;  // at least this many samples (run::TimingOptions::min_samples)
+  // Overrides of the measurement and decision policy (decision/policy.h), "key=value" in order,
+  // applied over the spec's Tune.policy: --policy, and --repetitions (min_samples), --warmup
+  // (warmup), --flush-l2 (flush_l2) where given.
+  std::vector<std::string> policy;
   bool json = false;
   bool wide = false;  // the end-of-run table with each configuration inline (query/labels.h)
   std::string command_line;
@@ -94,11 +97,12 @@ std::string strategy_for(const Options& opts, const spec::Spec& spec);
 // The run record's fields that come from the command: spec, kernel, command line, strategy, budget.
 store::RunInfo run_info(const Options& opts, const spec::Spec& spec);
 
-// The spec, its constructed space and the strategy (strategy_for), settled once by validate() for
-// the run that follows.
+// The spec, its constructed space, its Tune object and the strategy (strategy_for), settled once
+// by validate() for the run that follows.
 struct Prepared {
   spec::Spec spec;
   space::Space space;
+  spec::Extension extension;  // Tune, its policy with Options::policy applied
   std::string strategy;
   std::vector<capture::Capture> captures;  // Options::capture, read and checked against the spec
 };
@@ -107,8 +111,13 @@ struct Prepared {
 struct SearchPolicy;
 SearchPolicy search_policy(const Options& opts);
 
-// Validates everything that needs no GPU (spec, kernel file, space, sizes, database) and throws
-// InputError on the first problem, before anything is written.
+// Applies `overrides` (Options::policy, "key=value" each) to `policy` and checks the result; throws
+// InputError naming the option, the key and the cause.
+void apply_policy(const std::vector<std::string>& overrides, decision::Policy& policy);
+
+// Validates everything that needs no GPU (spec, its Tune object and policy with the command line's
+// overrides, kernel file, space, sizes, database) and throws InputError on the first problem,
+// before anything is written.
 Prepared validate(const Options& opts);
 
 // A fresh search seed (std::random_device); in a worker process of a supervised run, the seed its
