@@ -19,7 +19,7 @@
 #include "space/space.h"
 #include "spec/extension.h"
 #include "store/store.h"
-#include "tuning/tuner.h"
+#include "tuning/options.h"
 
 namespace tune::tuning {
 

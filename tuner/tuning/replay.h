@@ -18,7 +18,7 @@
 
 #include "space/space.h"
 #include "store/store.h"
-#include "tuning/tuner.h"
+#include "tuning/options.h"
 
 namespace tune::tuning {
 
