@@ -24,7 +24,7 @@
 //     from one context or stream to another, and stays put within one
 //     (scripts/bench_channels.sh). Below a few microseconds two processes can differ by that much,
 //     whatever the method, and not by the same for every kernel: a sweep's decision at such sizes
-//     measures its contenders in further contexts too (context.h, tuning/sweep.h: kOtherContexts);
+//     measures its contenders in further contexts too (context.h, decision/policy.h: other_contexts);
 //   - clocks: with NVML, the SM clock and the throttle reasons are read around each round; a round
 //     that saw power, thermal or hardware slowdown is taken again (up to max_retakes rounds),
 //     counted in Timing::retaken; if it persists the samples are kept and Timing::throttled says so.
