@@ -24,6 +24,9 @@ bool has(const std::string& text, const std::string& part) { return text.find(pa
 TEST(Policy, DescribesTheDefaultMethod) {
   const std::string d = Policy{}.describe();
   EXPECT_TRUE(has(d, "batches of back-to-back launches (>= 50 us each)")) << d;
+  EXPECT_TRUE(has(d, "stream-blocking kernel")) << d;
+  EXPECT_TRUE(has(d, "warm L2 (each block from an emptied L2, then primed)")) << d;
+  EXPECT_TRUE(has(d, "taken again (up to 3), unless throttling persisted through 3 measurements in a row")) << d;
   EXPECT_TRUE(has(d, "mean of 10..200 samples (ms per launch), stopped once its 95% interval is within 1.0% (200 ms"))
       << d;
   EXPECT_TRUE(has(d, "up to 8) measured again in 2 to 4 interleaved rounds")) << d;
