@@ -7,7 +7,6 @@
 
 #include "common/error.h"
 #include "common/ready.h"
-#include "compile/source.h"
 #include "spec/bind.h"
 
 namespace tune::tuning {
@@ -41,9 +40,6 @@ compile::CompilePool::CompileFn compile_fn(const std::shared_ptr<compile::Compil
 
 CompileAhead::CompileAhead(GpuRun& run)
     : run_(run),
-      source_(compile::read_kernel_source(run.spec.kernel.file_path, run.spec.path.string() + ": KernelFile",
-                                          {.name = run.spec.kernel.file})
-                  .text),
       nvrtc_(compile::nvrtc_version()),
       compilers_(start_compilers(run.o, run.session.device().arch)),
       pool_(compile_workers(run.o, compilers_.get()), compile_fn(compilers_)) {}
@@ -51,7 +47,7 @@ CompileAhead::CompileAhead(GpuRun& run)
 compile::CompileRequest CompileAhead::request(std::size_t c, const std::string& kernel_name,
                                               const std::vector<expr::Value>& values) const {
   compile::CompileRequest r;
-  r.source = source_;
+  r.source = run_.source;
   r.source_name = run_.spec.kernel.file;
   r.kernel_name = kernel_name;
   r.defines = spec::defines(run_.spec, values);

@@ -74,7 +74,7 @@ class CompileAhead {
   void accept_finished();  // takes the pool's finished results without waiting
 
   GpuRun& run_;
-  std::string source_, nvrtc_;
+  std::string nvrtc_;
   std::unique_ptr<run::LoadedKernel> reference_;
   std::unique_ptr<run::LoadedKernel> check_kernel_;                 // Tune.check, compiled next to the reference
   std::optional<PendingHelper> reference_pending_, check_pending_;  // until load_helpers

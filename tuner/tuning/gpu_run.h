@@ -86,6 +86,7 @@ struct GpuRun {
   spec::Extension ext;                     // Tune, its policy with the command line's overrides
   std::vector<capture::Capture> captures;  // tune --capture: the launches the sizes come from
   std::string kernel, space_hash;
+  std::string source;    // the kernel file's text (its includes resolved), read before the device opens
   run::Session session;  // before every GPU resource: destroyed after them
   store::Store db;
   std::int64_t run_id = 0;

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 
+#include "compile/source.h"
 #include "query/flags.h"
 #include "query/table.h"
 #include "tuning/engine.h"
@@ -55,6 +56,9 @@ GpuRun::GpuRun(const Options& opts, Prepared prepared)
       captures(std::move(prepared.captures)),
       kernel(spec.kernel.name),
       space_hash(spec::space_hash(spec)),
+      source(compile::read_kernel_source(spec.kernel.file_path, spec.path.string() + ": KernelFile",
+                                         {.name = spec.kernel.file})
+                 .text),
       session(opts.device),
       db(store::Store::open(opts.db, store::Store::Mode::read_write)),
       timing(first_pass_timing(ext.policy)),
