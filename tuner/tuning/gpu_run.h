@@ -1,6 +1,6 @@
 // What every part of a GPU run shares (sweep.h sequences the parts): its inputs (spec, space,
-// Tune and its policy, captures), its device and database, the configurations and sizes it
-// measures, and the counters of where its time went.
+// kernel source, Tune and its policy, captures), its device and database, the configurations and
+// sizes it measures, and the counters of where its time went.
 #pragma once
 #include <array>
 #include <chrono>
