@@ -132,9 +132,14 @@ int cmd_run(const Args& args) {
                                              "CUDA device ordinal")(
       "repetitions", po::value<int>()->default_value(10)->value_name("N"),
       "at least this many samples per measurement (each a batch of launches; more until the mean's 95% "
-      "interval is within 1%)")("warmup", po::value<int>()->default_value(0)->value_name("N"),
-                                "extra untimed launches before timing (each block of samples is primed anyway)")(
-      "flush-l2", po::bool_switch(), "flush the L2 cache before each timed launch (cold L2; one launch per sample)")(
+      "interval is within 1%): the policy's min_samples")(
+      "warmup", po::value<int>()->default_value(0)->value_name("N"),
+      "extra untimed launches before timing (each block of samples is primed anyway): the policy's warmup")(
+      "flush-l2", po::bool_switch(),
+      "flush the L2 cache before each timed launch (cold L2; one launch per sample): the policy's flush_l2")(
+      "policy", po::value<std::vector<std::string>>()->composing()->value_name("KEY=VALUE"),
+      "override the measurement and decision policy (min_samples, max_noise, max_time_ms, tie_margin, "
+      "contenders, ...; decision/policy.h), over the spec's Tune.policy; repeatable")(
       "json", po::bool_switch(), "print the end-of-run table as JSON")(
       "wide", po::bool_switch(), "print each configuration in the end-of-run table (default: labels and a legend)")(
       "no-seed-sizes", po::bool_switch(),
@@ -210,11 +215,15 @@ int cmd_run(const Args& args) {
     o.seed_drawn = true;
   }
   o.device = vm["device"].as<int>();
-  o.repetitions = vm["repetitions"].as<int>();
-  o.warmup = vm["warmup"].as<int>();
-  if (o.repetitions < 1 || o.warmup < 0)
-    throw InputError("bad --repetitions/--warmup: need repetitions >= 1, warmup >= 0");
-  o.flush_l2 = vm["flush-l2"].as<bool>();
+  const int repetitions = vm["repetitions"].as<int>(), warmup = vm["warmup"].as<int>();
+  if (repetitions < 1 || warmup < 0) throw InputError("bad --repetitions/--warmup: need repetitions >= 1, warmup >= 0");
+  if (!vm["repetitions"].defaulted()) o.policy.push_back("min_samples=" + std::to_string(repetitions));
+  if (!vm["warmup"].defaulted()) o.policy.push_back("warmup=" + std::to_string(warmup));
+  if (vm["flush-l2"].as<bool>()) o.policy.emplace_back("flush_l2=true");
+  if (vm.count("policy"))
+    for (const auto& kv : vm["policy"].as<std::vector<std::string>>()) o.policy.push_back(kv);
+  decision::Policy checked;
+  tuning::apply_policy(o.policy, checked);  // refused here, before anything runs; again over the spec's
   o.json = vm["json"].as<bool>();
   o.wide = vm["wide"].as<bool>();
   o.argv = process_args();

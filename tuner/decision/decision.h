@@ -105,7 +105,7 @@ std::vector<Estimate> across_contexts(std::span<const std::vector<Estimate>> val
 
 // The contenders' values now (their race, after across_contexts) and at an earlier moment of the
 // same process (their first pass, seconds before), where a configuration's time relative to the
-// others drifts with the moment (tuning/sweep.h: kFirstPassWeight). Each moment's values are taken
+// others drifts with the moment (decision/policy.h: first_pass_weight). Each moment's values are taken
 // relative to its level (the geometric mean over the contenders); a contender's value is now's
 // level times (1 - weight) times its relative value now plus weight times its relative value then;
 // its half width and samples are now's. `earlier` as long as `now`, every value positive and

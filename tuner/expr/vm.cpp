@@ -120,10 +120,8 @@ struct Arena {
   std::deque<std::vector<Value>> builders;
 };
 
-// Everything one run owns. Constructing it allocates nothing and writes two words: a run over
-// scalars, the common condition, never touches the arena, and zeroing two deques in place (a
-// `rep stos` of 184 bytes) took a quarter of such a run's time by perf. The arena is made when a
-// run makes a string or a sequence.
+// Everything one run owns. Constructing it allocates nothing and writes two words (zeroing two
+// deques in place took a quarter of a scalar run's time): the arena comes with a first string or sequence.
 struct Ctx {
   Budget budget;
   std::unique_ptr<Arena> arena;
@@ -205,10 +203,8 @@ Cell index_cell(Ctx& ctx, const Cell& seq, const Cell& idx) {
 }
 
 // Executes from instruction 0; `failed` tells the caller which instruction threw. The instruction
-// pointer lives in a register (written through `failed` on every step, it put a store and a reload
-// on the dispatch's path), and the dispatch is threaded (below): together a simple condition went
-// from 54 to 56 ns to 28 to 47 ns per test() (expr_spec_test.cpp, Speed), the 40-term condition of
-// HostileSpec from 5.8 to 4.2 s of refusal (development machine, release build).
+// pointer lives in a register (written through `failed` on every step it cost a store and a reload)
+// and the dispatch is threaded (below): nearly half the time of a simple test() (expr_spec_test.cpp).
 Cell execute(const Code& code, std::span<const Value> vars, Ctx& ctx, Cell* locals, Cell* stack, std::size_t& failed) {
   const Instr* const ins = code.instrs.data();
   const Instr* ip = ins;

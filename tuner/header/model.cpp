@@ -21,15 +21,6 @@ using json = nlohmann::json;
 
 std::string where(const spec::Spec& spec) { return spec.path.string(); }
 
-// A stored parameter value as the spec's expressions see it.
-expr::Value to_value(const json& v) {
-  if (v.is_boolean()) return expr::Value::boolean(v.get<bool>());
-  if (v.is_number_integer()) return expr::Value::integer(v.get<std::int64_t>());
-  if (v.is_number_float()) return expr::Value::real(v.get<double>());
-  if (v.is_string()) return expr::Value::string(v.get<std::string>());
-  return {};
-}
-
 // The stored configuration `params` (JSON text) as values in the spec's parameter order; throws
 // InputError unless it names exactly the spec's parameters, each with one of its Values.
 std::vector<expr::Value> bind_params(const spec::Spec& spec, const std::string& kernel, const std::string& params) {
@@ -45,7 +36,7 @@ std::vector<expr::Value> bind_params(const spec::Spec& spec, const std::string& 
   for (const auto& param : spec.parameters) {
     auto it = p.find(param.name);
     if (it == p.end()) fail("parameter '" + param.name + "' is missing");
-    const expr::Value v = to_value(*it);
+    const expr::Value v = spec::to_value(*it).value_or(expr::Value());
     auto known = std::find(param.values.begin(), param.values.end(), v);
     if (known == param.values.end() || v.is_none())
       fail("parameter '" + param.name + "' = " + comment(it->dump(), 60) + " is not one of its Values");

@@ -9,6 +9,7 @@
 
 #include "common/error.h"
 #include "expr/expr.h"
+#include "spec/spec.h"
 
 namespace tune::interop::detail {
 
@@ -40,26 +41,7 @@ std::optional<double> column_value(const store::Measurement& m, std::string_view
   return std::nullopt;
 }
 
-expr::Value value_of(const ojson& v) {
-  switch (v.type()) {
-    case ojson::value_t::boolean:
-      return expr::Value::boolean(v.get<bool>());
-    case ojson::value_t::number_integer:
-    case ojson::value_t::number_unsigned:
-      return expr::Value::integer(v.get<std::int64_t>());
-    case ojson::value_t::number_float:
-      return expr::Value::real(v.get<double>());
-    case ojson::value_t::string:
-      return expr::Value::string(v.get<std::string>());
-    case ojson::value_t::array: {
-      std::vector<expr::Value> items;
-      for (const auto& x : v) items.push_back(value_of(x));
-      return expr::Value::list(std::move(items));
-    }
-    default:
-      return expr::Value();
-  }
-}
+expr::Value value_of(const ojson& v) { return spec::to_value(v).value_or(expr::Value()); }
 
 ojson number(double v, bool as_int) {
   if (as_int && std::nearbyint(v) == v && std::fabs(v) < 9.2e18) return static_cast<std::int64_t>(v);

@@ -40,20 +40,13 @@ namespace {
 // goes to the item's output file, for the totals).
 std::vector<std::string> item_command(const tuning::Options& o, const std::string& size, const std::string& db,
                                       int ordinal, const tuning::Share& share) {
-  std::vector<std::string> a{"/proc/self/exe", "--log-level",
-                             "warn",           "run",
-                             "--space",        o.space,
-                             "--sizes",        size,
-                             "--db",           db,
-                             "--device",       std::to_string(ordinal),
-                             "--strategy",     o.strategy,
-                             "--repetitions",  std::to_string(o.repetitions),
-                             "--warmup",       std::to_string(o.warmup),
-                             "--json"};
+  std::vector<std::string> a{"/proc/self/exe", "--log-level", "warn",  "run", "--space",  o.space,
+                             "--sizes",        size,          "--db",  db,    "--device", std::to_string(ordinal),
+                             "--strategy",     o.strategy,    "--json"};
+  for (const auto& kv : o.policy) a.insert(a.end(), {"--policy", kv});
   if (share.part == tuning::Part::search)
     a.insert(a.end(), {"--share", std::to_string(share.index) + "/" + std::to_string(share.count)});
   if (share.part == tuning::Part::decide) a.push_back("--decide-only");
-  if (o.flush_l2) a.push_back("--flush-l2");
   if (o.max_fevals) a.insert(a.end(), {"--max-fevals", std::to_string(*o.max_fevals)});
   if (o.time_limit_s) a.insert(a.end(), {"--time-limit", std::to_string(*o.time_limit_s)});
   if (!o.seed_drawn) a.insert(a.end(), {"--seed", std::to_string(o.seed)});

@@ -10,7 +10,7 @@
 #include "mpi/ranks_common.h"
 #include "run/device.h"
 #include "store/store.h"
-#include "tuning/tuner.h"
+#include "tuning/options.h"
 
 namespace tune::mpi::detail {
 

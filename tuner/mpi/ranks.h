@@ -24,7 +24,7 @@
 
 #include "evaluate/evaluate.h"
 #include "mpi/world.h"
-#include "tuning/tuner.h"
+#include "tuning/options.h"
 
 namespace tune::mpi {
 

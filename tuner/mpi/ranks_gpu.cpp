@@ -18,8 +18,8 @@
 #include "query/flags.h"
 #include "query/table.h"
 #include "run/device.h"
+#include "spec/bind.h"
 #include "store/merge.h"
-#include "tuning/launch.h"
 
 namespace tune::mpi {
 
@@ -51,7 +51,7 @@ class Coordinator {
         sent_(ranks_.size()) {
     kernel_ = prepared.spec.kernel.name;
     space_hash_ = spec::space_hash(prepared.spec);
-    const int rank = tuning::problem_rank(prepared.spec);
+    const int rank = spec::problem_rank(prepared.spec);
     for (const auto& s : o.sizes) {
       const sizes::Size full = s.full(rank);
       labels_.push_back(full.label());

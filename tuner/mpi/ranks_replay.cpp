@@ -55,7 +55,7 @@ int run_replay_ranks(const World& world, tuning::Options o) {
 
   std::size_t caches = 0;
   for (const auto& g : groups) caches += g.size();
-  tuning::print_replay_opening(o, caches);
+  tuning::print_replay_opening(o, prepared.extension.policy, caches);
   std::vector<std::optional<std::vector<tuning::SizeReplay>>> results(groups.size());
   std::size_t next_print = 0;
   std::set<std::pair<std::string, std::string>> replayed;

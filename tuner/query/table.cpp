@@ -13,7 +13,7 @@
 #include "output/output.h"
 #include "query/labels.h"
 #include "query/verdict.h"
-#include "run/ceiling_kinds.h"
+#include "spec/ceilings.h"
 
 namespace tune::query {
 
@@ -113,15 +113,15 @@ Table run_table(store::Store& db, const std::string& kernel, const std::string& 
     }
     ceilings.push_back(ceilings_at(db, device, size, run));
     auto& ceiling = ceilings.back();
-    for (const auto& kind : run::ceiling_kinds()) {  // roles and precedence: run/ceiling_kinds.h
+    for (const auto& kind : spec::ceiling_kinds()) {  // roles and precedence: spec/ceilings.h
       const auto it = ceiling.find(std::string(kind.name));
       if (it == ceiling.end()) continue;
       const store::Ceiling& c = it->second;
-      if (kind.role == run::CeilingRole::roofline && r.gbps && c.gbps && *c.gbps > 0)
+      if (kind.role == spec::CeilingRole::roofline && r.gbps && c.gbps && *c.gbps > 0)
         r.copy_fraction = *r.gbps / *c.gbps;
-      if (kind.role == run::CeilingRole::peak && r.gflops && c.gflops && *c.gflops > 0)
+      if (kind.role == spec::CeilingRole::peak && r.gflops && c.gflops && *c.gflops > 0)
         r.peak_fraction = *r.gflops / *c.gflops;
-      if (kind.role == run::CeilingRole::library && r.time_ms > 0) {
+      if (kind.role == spec::CeilingRole::library && r.time_ms > 0) {
         r.library = kind.name;
         r.library_ratio = c.time_ms / r.time_ms;
       }

@@ -31,7 +31,7 @@ struct TableRow {
   std::optional<double> copy_fraction;  // gbps / d2d copy GB/s at this size
   std::optional<double> peak_fraction;  // gflops / fp32_peak GFLOP/s at this size
   std::optional<double> library_ratio;  // library time / our time (>= 1: we are faster)
-  // the library ceiling compared with (run/ceiling_kinds.h: the last one listed among those measured
+  // the library ceiling compared with (spec/ceilings.h: the last one listed among those measured
   // at this size, the most specific library equivalent)
   std::string library;
   std::optional<double> single_loss;  // the best single configuration's time here / ours

@@ -11,7 +11,7 @@
 #include "common/error.h"
 #include "query/query.h"
 #include "query/table.h"
-#include "run/ceiling_kinds.h"
+#include "spec/ceilings.h"
 
 namespace tune::report {
 
@@ -119,7 +119,7 @@ std::string plot(const std::vector<Series>& series, const std::vector<std::pair<
 }
 
 std::string library_name(const std::string& library) {
-  const run::CeilingKind* kind = run::find_ceiling(library);
+  const spec::CeilingKind* kind = spec::find_ceiling(library);
   return kind != nullptr ? std::string(kind->display) : library;
 }
 
@@ -127,8 +127,8 @@ std::string library_name(const std::string& library) {
 // (GB/s) or the FP32 peak (GFLOP/s), and the library (its time converted to our unit).
 std::vector<Series> throughput_series(const std::vector<query::TableRow>& rows, bool flops) {
   Series ours{"best configuration", "#1f77b4", {}}, lib{"library", "#ff7f0e", {}};
-  Series roof = flops ? Series{std::string(run::find_ceiling("fp32_peak")->display), "#9467bd", {}}
-                      : Series{std::string(run::find_ceiling("d2d_copy")->display), "#2ca02c", {}};
+  Series roof = flops ? Series{std::string(spec::find_ceiling("fp32_peak")->display), "#9467bd", {}}
+                      : Series{std::string(spec::find_ceiling("d2d_copy")->display), "#2ca02c", {}};
   for (const auto& r : rows) {
     const std::optional<double>& v = flops ? r.gflops : r.gbps;
     if (r.best.empty() || !v) continue;

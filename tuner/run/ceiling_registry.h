@@ -1,4 +1,4 @@
-// Measuring a ceiling by its name (ceiling_kinds.h): the sweep asks for every name of
+// Measuring a ceiling by its name (spec/ceilings.h): the sweep asks for every name of
 // Tune.ceilings at every size through here.
 #pragma once
 #include <array>
@@ -8,7 +8,6 @@
 #include <string_view>
 #include <vector>
 
-#include "run/ceiling_kinds.h"
 #include "run/ceilings.h"
 #include "run/compute_ceilings.h"
 

@@ -63,32 +63,10 @@ bool enough(std::span<const double> samples, double timed_ms, const TimingOption
   return e.value > 0 && e.half_width <= o.rel_ci * e.value;
 }
 
-bool take_again(bool throttled, bool timed_out, int attempt, int max_retakes, int throttled_in_a_row) {
+bool take_again(bool throttled, bool timed_out, int attempt, int max_retakes, int throttled_in_a_row,
+                int steady_throttle) {
   if (attempt >= max_retakes) return false;
-  return timed_out || (throttled && throttled_in_a_row < kSteadyThrottle);
-}
-
-std::string describe(const TimingOptions& o) {
-  char buf[1024];
-  if (o.flush_l2)
-    std::snprintf(
-        buf, sizeof buf,
-        "one launch per sample between CUDA events, each after a 2 x L2 flush outside its events (cold L2), "
-        "enqueued behind a stream-blocking kernel, the host idle while it runs; %d warm-up launch(es); mean of "
-        "%d..%d samples, stopped once its 95%% interval is within %.1f%% (%.0f ms of samples at most); rounds that saw "
-        "the GPU throttle taken again, unless throttling persisted through %d measurements in a row",
-        o.warmup, o.min_samples, o.max_samples, 100.0 * o.rel_ci, o.max_time_ms, kSteadyThrottle);
-  else
-    std::snprintf(
-        buf, sizeof buf,
-        "batches of back-to-back launches (>= %.0f us each) between CUDA events, enqueued behind a "
-        "stream-blocking kernel, the host idle while one runs, warm L2 (each block from an emptied L2, then primed); "
-        "%d warm-up launch(es); mean of %d..%d "
-        "samples (ms per launch), stopped once its 95%% interval is within %.1f%% (%.0f ms of samples at most); rounds "
-        "that saw the GPU throttle taken again, unless throttling persisted through %d measurements in a row",
-        1000.0 * o.min_batch_ms, o.warmup, o.min_samples, o.max_samples, 100.0 * o.rel_ci, o.max_time_ms,
-        kSteadyThrottle);
-  return buf;
+  return timed_out || (throttled && throttled_in_a_row < steady_throttle);
 }
 
 namespace {
@@ -279,12 +257,12 @@ Timing measure_unguarded(Session& session, std::span<const LaunchFn> placements,
       timed_out = timed_out || out;
     }
     watch.read(t);
-    if (take_again(watch.throttled, timed_out, attempt, o.max_retakes, session.throttled_in_a_row)) {
+    if (take_again(watch.throttled, timed_out, attempt, o.max_retakes, session.throttled_in_a_row, o.steady_throttle)) {
       ++t.retaken;
       continue;
     }
     t.throttled = watch.throttled;
-    t.steady_throttle = t.throttled && session.throttled_in_a_row >= kSteadyThrottle;
+    t.steady_throttle = t.throttled && session.throttled_in_a_row >= o.steady_throttle;
     t.samples_ms = std::move(samples);
     break;
   }

@@ -1,4 +1,4 @@
-// The timing method (run.h states it for reports; describe() gives it in one line):
+// The timing method (run.h states it for reports; decision::Policy::describe() gives it in one line):
 //   - warm-up: the GPU's clocks are brought up and settle once per Session (settle_clocks: a busy
 //     kernel until two NVML readings of the SM clock 20 ms apart agree within 1%, 1 s at most;
 //     200 ms of work without NVML); then `warmup` untimed launches of the kernel and a
@@ -24,7 +24,7 @@
 //     from one context or stream to another, and stays put within one
 //     (scripts/bench_channels.sh). Below a few microseconds two processes can differ by that much,
 //     whatever the method, and not by the same for every kernel: a sweep's decision at such sizes
-//     measures its contenders in further contexts too (context.h, tuning/sweep.h: kOtherContexts);
+//     measures its contenders in further contexts too (context.h, decision/policy.h: other_contexts);
 //   - clocks: with NVML, the SM clock and the throttle reasons are read around each round; a round
 //     that saw power, thermal or hardware slowdown is taken again (up to max_retakes rounds),
 //     counted in Timing::retaken; if it persists the samples are kept and Timing::throttled says so.
@@ -68,6 +68,7 @@ struct TimingOptions {
   double min_time_ms = 0;      // of timed batches, before the stop rule may stop
   double max_time_ms = 200;    // of timed batches, then stop whatever the interval
   int max_retakes = 3;         // rounds taken again because the GPU throttled
+  int steady_throttle = 3;     // measurements in a row throttled through their retakes: the steady state
   // false: warm L2 (each block of batches from an emptied L2, then primed; the L2 bullet above).
   // true: a 2 x L2 flush before each timed launch, one launch per sample (cold).
   bool flush_l2 = false;
@@ -129,9 +130,6 @@ std::vector<Timing> measure_interleaved(Session& session, std::span<const std::v
 // The GPU's clocks up and settled, once per session (see above); a no-op afterwards.
 void settle_clocks(Session& session);
 
-// One line: the method, the statistic, the stop rule and the L2 policy, for reports.
-std::string describe(const TimingOptions& options);
-
 // The pieces of the method that need no GPU (tested on the CPU):
 // N for a kernel of `single_ms` per launch.
 int launches_per_sample(double single_ms, const TimingOptions& options);
@@ -140,9 +138,10 @@ bool enough(std::span<const double> samples, double timed_ms, const TimingOption
 // Measurements in a row throttled through their retakes, after which throttling is the steady state.
 inline constexpr int kSteadyThrottle = 3;
 // Whether a round is taken again: the hold timed out, or the GPU throttled and that is not its
-// steady state (throttled_in_a_row measurements before this one stayed throttled), while `attempt`
-// (0 for the first round) is below max_retakes.
-bool take_again(bool throttled, bool timed_out, int attempt, int max_retakes, int throttled_in_a_row);
+// steady state (throttled_in_a_row measurements before this one stayed throttled, fewer than
+// `steady_throttle`), while `attempt` (0 for the first round) is below max_retakes.
+bool take_again(bool throttled, bool timed_out, int attempt, int max_retakes, int throttled_in_a_row,
+                int steady_throttle = kSteadyThrottle);
 // Throws InputError naming the option when the options are inconsistent.
 void validate(const TimingOptions& options);
 

@@ -16,14 +16,6 @@ using json = nlohmann::json;
 constexpr std::uintmax_t kMaxBytes = std::uintmax_t{64} << 20;
 constexpr std::size_t kMaxVariants = 100000, kMaxDevices = 4096, kMaxEntries = 100000;
 
-expr::Value to_value(const json& v) {
-  if (v.is_boolean()) return expr::Value::boolean(v.get<bool>());
-  if (v.is_number_integer()) return expr::Value::integer(v.get<std::int64_t>());
-  if (v.is_number_float()) return expr::Value::real(v.get<double>());
-  if (v.is_string()) return expr::Value::string(v.get<std::string>());
-  return {};
-}
-
 }  // namespace
 
 Table load_table(const std::filesystem::path& path, const spec::Spec& spec) {
@@ -63,7 +55,7 @@ Table load_table(const std::filesystem::path& path, const spec::Spec& spec) {
     std::vector<expr::Value> config;
     for (std::size_t p = 0; p < values.size(); ++p) {
       const auto& allowed = spec.parameters[p].values;
-      const expr::Value x = to_value(values[p]);
+      const expr::Value x = spec::to_value(values[p]).value_or(expr::Value());
       auto known = std::find(allowed.begin(), allowed.end(), x);
       if (x.is_none() || known == allowed.end())
         throw bad("variant " + std::to_string(v) + ": " + spec.parameters[p].name + " = " +

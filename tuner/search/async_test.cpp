@@ -1,6 +1,6 @@
 // Asynchronous model steps (Evaluator::ready, bayes_opt): on a GPU a model step whose pick is still
 // compiling measures a ready runner-up instead. Modelled here on the recorded H100 sweeps of GEMM
-// 4096^3 and matching with a compile pool like a GPU run's (Sweep::prefetch): a hinted
+// 4096^3 and matching with a compile pool like a GPU run's (CompileAhead::prefetch): a hinted
 // configuration starts on one of kWorkers compilers when one is free and is ready kLatency
 // evaluations later (ASYNC_LATENCY, default 5: on an H100 host a guided GEMM run's 58
 // evaluations waited 1.7 to 3.1 s for compiles against 2.5 to 3.3 s of measuring); an evaluation

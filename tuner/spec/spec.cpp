@@ -18,9 +18,10 @@ using nlohmann::json;
 
 namespace {
 
-// The keys of the "Tune" object (tuning/extension.h reads them; spec/bind.cpp fill_values).
-constexpr std::array<std::string_view, 9> kTuneKeys = {"bytes",     "flops",     "ceilings",    "reference", "check",
-                                                       "tolerance", "statistic", "fill_values", "alignment"};
+// The keys of the "Tune" object (spec/extension.h reads them; spec/bind.cpp fill_values).
+constexpr std::array<std::string_view, 10> kTuneKeys = {"bytes",     "flops",       "ceilings", "reference", "check",
+                                                        "tolerance", "statistic",   "policy",   "fill_values",
+                                                        "alignment"};
 
 // A bare name (block_size_y), as opposed to an expression or a number ("2147483647").
 bool is_identifier(const std::string& s) {
@@ -71,33 +72,11 @@ struct Ctx {
   }
 };
 
-// A literal JSON Values list nests at most this deep (real ones: 1 or 2).
-constexpr int kMaxValueNesting = 32;
-
-expr::Value from_json(const json& v, const Ctx& ctx, const std::string& where, int depth = 0) {
-  if (depth > kMaxValueNesting)
-    ctx.fail(where, "nested more than " + std::to_string(kMaxValueNesting) + " levels deep");
-  switch (v.type()) {
-    case json::value_t::null:
-      return expr::Value();
-    case json::value_t::boolean:
-      return expr::Value::boolean(v.get<bool>());
-    case json::value_t::number_integer:
-    case json::value_t::number_unsigned:
-      return expr::Value::integer(v.get<std::int64_t>());
-    case json::value_t::number_float:
-      return expr::Value::real(v.get<double>());
-    case json::value_t::string:
-      return expr::Value::string(v.get<std::string>());
-    case json::value_t::array: {
-      std::vector<expr::Value> items;
-      for (std::size_t i = 0; i < v.size(); ++i)
-        items.push_back(from_json(v[i], ctx, where + "[" + std::to_string(i) + "]", depth + 1));
-      return expr::Value::list(std::move(items));
-    }
-    default:
-      ctx.fail(where, "unsupported JSON value of type " + std::string(v.type_name()));
-  }
+expr::Value from_json(const json& v, const Ctx& ctx, const std::string& where) {
+  if (auto value = to_value(v)) return std::move(*value);
+  if (v.is_array())
+    ctx.fail(where, "holds an object, or lists nested more than " + std::to_string(kMaxValueNesting) + " levels deep");
+  ctx.fail(where, "unsupported JSON value of type " + std::string(v.type_name()));
 }
 
 Parameter parse_parameter(const json& p, const Ctx& ctx, const std::string& where) {

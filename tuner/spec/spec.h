@@ -3,6 +3,7 @@
 // expression is compiled once here; errors name the file, the JSON location and the cause.
 #pragma once
 #include <array>
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -109,5 +110,30 @@ std::string space_hash(const Spec& spec);
 
 // A parameter value as JSON (int, float, bool or string).
 nlohmann::json to_json(const expr::Value& v);
+
+// A literal value nests at most this deep (real ones: 1 or 2).
+inline constexpr int kMaxValueNesting = 32;
+
+// The one conversion of a JSON value to what the spec's expressions see, for every place a
+// configuration's values come from JSON (the spec's Values, stored configurations, Kernel Tuner
+// caches, tune tables): null None, true/false Bool, integers Int, other numbers Float, strings
+// Str, arrays List. An object, or arrays nested deeper than kMaxValueNesting, is no value.
+template <class Json>
+std::optional<expr::Value> to_value(const Json& v, int depth = 0) {
+  if (v.is_null()) return expr::Value();
+  if (v.is_boolean()) return expr::Value::boolean(v.template get<bool>());
+  if (v.is_number_integer()) return expr::Value::integer(v.template get<std::int64_t>());
+  if (v.is_number()) return expr::Value::real(v.template get<double>());
+  if (v.is_string()) return expr::Value::string(v.template get<std::string>());
+  if (!v.is_array() || depth >= kMaxValueNesting) return std::nullopt;
+  std::vector<expr::Value> items;
+  items.reserve(v.size());
+  for (const auto& item : v) {
+    auto x = to_value(item, depth + 1);
+    if (!x) return std::nullopt;
+    items.push_back(std::move(*x));
+  }
+  return expr::Value::list(std::move(items));
+}
 
 }  // namespace tune::spec

@@ -60,8 +60,7 @@ class CheckGpu : public ::testing::Test {
     o.db = dir_.file("tuning.db");
     o.sizes_text = "1000,4096";
     o.sizes = sizes::parse(o.sizes_text);
-    o.warmup = 1;
-    o.repetitions = 5;
+    o.policy = {"warmup=1", "min_samples=5"};
     return o;
   }
 

@@ -1,6 +1,6 @@
 // The GPU sweep behind `tune run` (see tuner.h).
 #pragma once
-#include "tuning/tuner.h"
+#include "tuning/options.h"
 
 namespace tune::tuning {
 

@@ -1,10 +1,10 @@
 // A guided search on the GPU (skips without one): bayes_opt over the transpose space at one size
 // with a budget, its hinted configurations compiled ahead in the compile pool while it measures
-// (Sweep::prefetch). Every evaluation is measured and stored once, the budget holds, the same seed
+// (CompileAhead::prefetch). Every evaluation is measured and stored once, the budget holds, the same seed
 // starts with the same initial sample (after it, the model follows the measurements, which differ
 // from run to run on a GPU), and the compile-ahead shows in the binary cache: more kernels
 // compiled than measured (guesses the search did not take), none of them measured. The size's
-// ceilings, measured while the search waits for compiles (Sweep::idle_work) or after it, are each
+// ceilings, measured while the search waits for compiles (SizeStates::idle_work) or after it, are each
 // stored once. The second run compiles in processes of this test binary (compile/processes.h), as
 // the tune command does: the same cubins as the first run's threads.
 #include <gtest/gtest.h>
@@ -90,7 +90,7 @@ TEST(GuidedGpu, CompileAheadMeasuresEachEvaluationOnce) {
     o.strategy = "bayes_opt";
     o.max_fevals = 24;
     o.seed = 7;
-    o.repetitions = 5;
+    o.policy = {"min_samples=5"};
     return o;
   };
   ASSERT_EQ(tuning::tune(options("a.db")), 0);

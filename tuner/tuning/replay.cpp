@@ -26,7 +26,7 @@
 #include "query/flags.h"
 #include "search/search.h"
 #include "space/space.h"
-#include "tuning/launch.h"
+#include "spec/bind.h"
 #include "tuning/replay_internal.h"
 #include "tuning/size_search.h"
 
@@ -77,7 +77,7 @@ std::optional<std::int64_t> replayed_before(store::Store& db, const Job& job) {
 bool wanted(const Options& o, const spec::Spec& spec, const sizes::Size& size) {
   if (o.sizes.empty()) return true;
   for (const auto& s : o.sizes)
-    if (s.full(problem_rank(spec)) == size || s == size) return true;
+    if (s.full(spec::problem_rank(spec)) == size || s == size) return true;
   return false;
 }
 
@@ -249,7 +249,7 @@ std::vector<std::vector<std::string>> replay_groups(const Options& o, const spec
   return groups;
 }
 
-void print_replay_opening(const Options& o, std::size_t caches) {
+void print_replay_opening(const Options& o, const decision::Policy& policy, std::size_t caches) {
   if (o.json) return;
   const auto print = [](const std::string& text) {
     for (const auto& line : output::wrap(text, output::width(), 4)) std::printf("%s\n", line.c_str());
@@ -267,6 +267,8 @@ void print_replay_opening(const Options& o, std::size_t caches) {
   if (o.seed_sizes && caches != 1 && o.strategy != "brute_force")
     print("  each size starts from the best of the nearest sizes searched before it");
   if (o.parallel > 1) print("  " + std::to_string(o.parallel) + " simulated GPUs evaluating batches at once");
+  print("A GPU run measures and decides by this policy (a replay takes the recorded times as they are):");
+  for (const auto& line : output::wrap(policy.describe(), output::width() - 2, 2)) std::printf("  %s\n", line.c_str());
 }
 
 void print_replay_size(const Options& o, const space::Space& space, const SizeReplay& r) {
@@ -409,7 +411,7 @@ void print_replay_summary(const Options& o, const std::vector<SizeReplay>& all, 
 int run_replay(const Options& o, const Prepared& prepared) {
   const space::Space& space = prepared.space;
   std::vector<Job> jobs = plan(o, prepared.spec);  // a bad cache or no cache at --sizes: nothing printed yet
-  print_replay_opening(o, jobs.size());
+  print_replay_opening(o, prepared.extension.policy, jobs.size());
   std::vector<std::string> unchanged;  // caches replayed before alike: nothing new stored
   const auto skipped = [&](const Job& job, std::int64_t run) {
     unchanged.push_back(job.cache.path.string());

@@ -18,7 +18,7 @@
 
 #include "space/space.h"
 #include "store/store.h"
-#include "tuning/tuner.h"
+#include "tuning/options.h"
 
 namespace tune::tuning {
 
@@ -63,9 +63,10 @@ std::vector<SizeReplay> replay(const Options& opts, const Prepared& prepared,
 // group each).
 std::vector<std::vector<std::string>> replay_groups(const Options& opts, const spec::Spec& spec);
 
-// run_replay's output in its parts: the opening lines, one line per size, the --json document.
+// run_replay's output in its parts: the opening lines (with the policy a GPU run of the same spec
+// and options would measure and decide by), one line per size, the --json document.
 // `caches`: how many are replayed (0: not known).
-void print_replay_opening(const Options& opts, std::size_t caches = 0);
+void print_replay_opening(const Options& opts, const decision::Policy& policy, std::size_t caches = 0);
 void print_replay_size(const Options& opts, const space::Space& space, const SizeReplay& r);
 // `unchanged`: the caches left out because the same replay of them is stored already.
 void print_replay_json(const Options& opts, const space::Space& space, const std::vector<SizeReplay>& all,

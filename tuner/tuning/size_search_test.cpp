@@ -55,21 +55,18 @@ std::vector<tuning::SizeOutcome> gpu_path(const tuning::Options& o, const tuning
     caches.push_back(interop::read_cache(f));
     sizes.push_back(interop::problem_size_of(caches.back().header));
   }
-  std::vector<std::string> params;
-  for (std::size_t c = 0; c < p.space.size(); ++c) params.push_back(p.space.params_json(c));
   tuning::SizeSearch search(p.space, tuning::search_policy(o));
   std::vector<tuning::SizeOutcome> out;
   for (std::size_t i : tuning::search_order(sizes)) {
     const interop::Recorded rec = interop::recorded_results(caches[i], p.space);
-    std::map<std::string, std::optional<double>> stored;
+    std::map<std::size_t, std::optional<double>> stored;
     if (resumed) {
       const std::vector<std::size_t>& visited = earlier.at(out.size());
-      for (std::size_t j = 0; j < visited.size(); j += 2) stored[params[visited[j]]] = rec.objective[visited[j]];
+      for (std::size_t j = 0; j < visited.size(); j += 2) stored[visited[j]] = rec.objective[visited[j]];
     }
     double clock_ms = 0;
     tuning::SweepEvaluator ev(
-        stored, [&](std::size_t c) -> const std::string& { return params[c]; },
-        [&](std::size_t c) { return rec.objective[c]; }, [&] { return clock_ms / 1000.0; });
+        stored, [&](std::size_t c) { return rec.objective[c]; }, [&] { return clock_ms / 1000.0; });
     // the simulated clock advances on every first visit, stored or measured, as in the replay
     struct Clocked : search::Evaluator {
       tuning::SweepEvaluator& inner;

@@ -11,8 +11,7 @@
 #include "compile/pool.h"
 #include "compile/source.h"
 #include "space/space.h"
-#include "tuning/extension.h"
-#include "tuning/launch.h"
+#include "spec/bind.h"
 
 namespace fs = std::filesystem;
 using namespace tune;
@@ -71,14 +70,14 @@ TEST_P(SpacesCompile, EveryConfigurationCompilesForSm90) {
     r.source = source;
     r.source_name = spec.kernel.file;
     r.kernel_name = spec.kernel.name;
-    r.defines = tuning::defines(spec, space.config_values(c));
+    r.defines = spec::defines(spec, space.config_values(c));
     r.options = spec.kernel.compiler_options;
     r.arch = "sm_90";
     r.tag = c;
     pool.submit(std::move(r));
     ++submitted;
   }
-  const int rank = tuning::problem_rank(spec);
+  const int rank = spec::problem_rank(spec);
   auto size = sizes::parse_one(rank == 1 ? "4097" : rank == 2 ? "4097x1000" : "1000x997x129");
   std::size_t total = 0, failed = 0;
   while (auto res = pool.next()) {
@@ -94,7 +93,7 @@ TEST_P(SpacesCompile, EveryConfigurationCompilesForSm90) {
     EXPECT_EQ(res->cubin.substr(0, 4), std::string("\x7f"
                                                    "ELF",
                                                    4));
-    auto g = tuning::geometry(spec, tuning::bind_config(spec, space.config_values(res->tag), size));
+    auto g = spec::geometry(spec, spec::bind_config(spec, space.config_values(res->tag), size));
     EXPECT_EQ(compile::check_launch(res->resources, static_cast<int>(g.threads_per_block()), 0), "")
         << space.params_json(res->tag);
   }

@@ -33,7 +33,7 @@ tuning::Options options(const store::testing::TempDir& dir, const std::string& d
   o.strategy = strategy;
   o.max_fevals = 24;
   o.seed = 11;
-  o.repetitions = 5;
+  o.policy = {"min_samples=5"};
   return o;
 }
 

@@ -7,7 +7,6 @@
 #include <functional>
 #include <map>
 #include <optional>
-#include <string>
 #include <vector>
 
 #include "search/search.h"
@@ -18,18 +17,14 @@ class SweepEvaluator : public search::Evaluator {
  public:
   using Measure = std::function<std::optional<double>(std::size_t)>;
   using Clock = std::function<double()>;
-  using Params = std::function<const std::string&(std::size_t)>;
   using Prefetch = std::function<void(const std::vector<std::size_t>&)>;
-  // `stored`: canonical params -> objective (nullopt: stored as failed); `params`: a
-  // configuration's canonical params (Space::params_json).
-  SweepEvaluator(std::map<std::string, std::optional<double>> stored, Params params, Measure measure, Clock elapsed_s)
-      : stored_(std::move(stored)),
-        params_(std::move(params)),
-        measure_(std::move(measure)),
-        elapsed_(std::move(elapsed_s)) {}
+  // `stored`: a configuration (its index in the space) -> its stored objective (nullopt: stored as
+  // failed); the caller maps the stored rows' params to indices at the store's boundary.
+  SweepEvaluator(std::map<std::size_t, std::optional<double>> stored, Measure measure, Clock elapsed_s)
+      : stored_(std::move(stored)), measure_(std::move(measure)), elapsed_(std::move(elapsed_s)) {}
 
   std::optional<double> evaluate(std::size_t config) override {
-    if (auto it = stored_.find(params_(config)); it != stored_.end()) return it->second;
+    if (auto it = stored_.find(config); it != stored_.end()) return it->second;
     ++measured_;
     return measure_(config);
   }
@@ -39,19 +34,18 @@ class SweepEvaluator : public search::Evaluator {
     if (!prefetch_) return;
     std::vector<std::size_t> need;
     for (std::size_t c : configs)
-      if (!stored_.contains(params_(c))) need.push_back(c);
+      if (!stored_.contains(c)) need.push_back(c);
     if (!need.empty()) prefetch_(need);
   }
   bool wants_prefetch() const override { return static_cast<bool>(prefetch_); }
   void on_prefetch(Prefetch fn) { prefetch_ = std::move(fn); }
   // Stored configurations are ready; the others as `ready` says (compiled, or failed to).
-  bool ready(std::size_t config) override { return !ready_ || stored_.contains(params_(config)) || ready_(config); }
+  bool ready(std::size_t config) override { return !ready_ || stored_.contains(config) || ready_(config); }
   void on_ready(std::function<bool(std::size_t)> fn) { ready_ = std::move(fn); }
   std::size_t measured() const { return measured_; }  // evaluations that went to `measure`
 
  private:
-  std::map<std::string, std::optional<double>> stored_;
-  Params params_;
+  std::map<std::size_t, std::optional<double>> stored_;
   Measure measure_;
   Clock elapsed_;
   Prefetch prefetch_;

@@ -1,6 +1,6 @@
 // The "Tune" key of a T1 spec: check kernels, ceilings, and the errors for what is malformed.
 // Specs are the shipped transpose space with its "Tune" object (and ProblemSize) replaced.
-#include "tuning/extension.h"
+#include "spec/extension.h"
 
 #include <gtest/gtest.h>
 
@@ -33,7 +33,7 @@ spec::Spec with_tune(const json& tune, const json& problem_size = json()) {
 // The error message of parse_extension, or "" when it accepts the spec.
 std::string error_of(const json& tune, const json& problem_size = json()) {
   try {
-    tuning::parse_extension(with_tune(tune, problem_size));
+    spec::parse_extension(with_tune(tune, problem_size));
   } catch (const InputError& e) {
     return e.what();
   }
@@ -49,7 +49,7 @@ json kernel_ref(const std::string& name) {
 }  // namespace
 
 TEST(Extension, ShippedTransposeTuneKey) {
-  auto ext = tuning::parse_extension(spec::load(kTranspose));
+  auto ext = spec::parse_extension(spec::load(kTranspose));
   EXPECT_TRUE(ext.bytes);
   EXPECT_EQ(ext.ceilings, (std::vector<std::string>{"d2d_copy", "cublas_sgeam"}));
   ASSERT_TRUE(ext.reference);
@@ -61,7 +61,7 @@ TEST(Extension, CheckKernelParsesLikeTheReference) {
   json tune = transpose_json()["Tune"];
   tune["check"] = kernel_ref("transpose_check");
   auto spec = with_tune(tune);
-  auto ext = tuning::parse_extension(spec);
+  auto ext = spec::parse_extension(spec);
   ASSERT_TRUE(ext.check);
   EXPECT_EQ(ext.check->kernel_name, "transpose_check");
   for (int d = 0; d < 3; ++d) {
@@ -103,9 +103,9 @@ TEST(Extension, UnknownCeilingListsTheKnownOnes) {
 }
 
 TEST(Extension, ComputeCeilingsAndTheirProblemSize) {
-  auto ext = tuning::parse_extension(with_tune({{"flops", "2 * ProblemSize[0] * ProblemSize[1] * ProblemSize[2]"},
-                                                {"ceilings", {"fp32_peak", "cublas_sgemm_argmax", "cublas_sgemm"}}},
-                                               json::array({4096, 4096, 128})));
+  auto ext = spec::parse_extension(with_tune({{"flops", "2 * ProblemSize[0] * ProblemSize[1] * ProblemSize[2]"},
+                                              {"ceilings", {"fp32_peak", "cublas_sgemm_argmax", "cublas_sgemm"}}},
+                                             json::array({4096, 4096, 128})));
   EXPECT_EQ(ext.ceilings, (std::vector<std::string>{"fp32_peak", "cublas_sgemm_argmax", "cublas_sgemm"}));
   EXPECT_TRUE(ext.flops);
   // The GEMM ceilings read m, n, k (or n2, n1, dim) from a 3-entry ProblemSize.
@@ -115,4 +115,33 @@ TEST(Extension, ComputeCeilingsAndTheirProblemSize) {
       << e;
   EXPECT_NE(error_of({{"ceilings", {"cublas_sgemm"}}}).find("(m, n, k), the spec's has 2"), std::string::npos);
   EXPECT_EQ(error_of({{"ceilings", {"fp32_peak"}}}), "");  // any ProblemSize
+}
+
+TEST(Extension, PolicyOverridesTheDefaults) {
+  json tune = transpose_json()["Tune"];
+  tune["statistic"] = "median";
+  tune["policy"] = {{"tie_margin", 0.02}, {"min_samples", 20}, {"other_contexts", 0}};
+  const auto ext = spec::parse_extension(with_tune(tune));
+  EXPECT_DOUBLE_EQ(ext.policy.tie_margin, 0.02);
+  EXPECT_EQ(ext.policy.min_samples, 20);
+  EXPECT_EQ(ext.policy.other_contexts, 0u);
+  EXPECT_EQ(ext.policy.statistic, decision::Statistic::median);
+  EXPECT_EQ(ext.policy.max_samples, decision::Policy{}.max_samples);  // the rest as by default
+  EXPECT_EQ(spec::parse_extension(spec::load(kTranspose)).policy.describe(), decision::Policy{}.describe());
+}
+
+TEST(Extension, BadPolicyNamesTheFileAndTheKey) {
+  json tune = transpose_json()["Tune"];
+  tune["policy"] = {{"tie_margin", 0.9}};
+  std::string e = error_of(tune);
+  EXPECT_NE(e.find(kTranspose.string() + ": Tune.policy.tie_margin: 0.9 is out of bounds (0..0.5)"), std::string::npos)
+      << e;
+  tune["policy"] = {{"min_sampels", 5}};
+  e = error_of(tune);
+  EXPECT_NE(e.find("Tune.policy.min_sampels: not a policy key (did you mean 'min_samples'?)"), std::string::npos) << e;
+  tune["policy"] = {{"race_min_rounds", 6}};
+  e = error_of(tune);
+  EXPECT_NE(e.find("Tune.policy: race_min_rounds 6 exceeds race_max_rounds 4"), std::string::npos) << e;
+  tune["policy"] = json::array({1});
+  EXPECT_NE(error_of(tune).find("Tune.policy: expected an object"), std::string::npos) << error_of(tune);
 }

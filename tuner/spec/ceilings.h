@@ -1,13 +1,13 @@
 // The ceilings a spec may name in Tune.ceilings: what each is for, what it needs, how reports show
-// it. The one table of them (ceiling_registry.h measures them); header-only and CUDA-free, so the
-// queries and reports read it without linking the GPU module. Adding a ceiling: a row here, its measurement in
-// ceiling_registry.cpp (see CONTRIBUTING.md).
+// it. The one table of them (run/ceiling_registry.h measures them); header-only and CUDA-free, so
+// the spec's Tune parser, the queries and the reports read it without linking the GPU module. Adding a ceiling: a row here, its measurement in
+// run/ceiling_registry.cpp (see CONTRIBUTING.md).
 #pragma once
 #include <array>
 #include <span>
 #include <string_view>
 
-namespace tune::run {
+namespace tune::spec {
 
 enum class CeilingRole {
   roofline,  // the memory-bound limit: results show the fraction of its GB/s ("of copy")
@@ -45,4 +45,4 @@ inline const CeilingKind* find_ceiling(std::string_view name) {
   return nullptr;
 }
 
-}  // namespace tune::run
+}  // namespace tune::spec

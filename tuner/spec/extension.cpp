@@ -1,19 +1,16 @@
-#include "tuning/extension.h"
+#include "spec/extension.h"
 
-#include "run/ceiling_kinds.h"
+#include "common/error.h"
+#include "spec/bind.h"
+#include "spec/ceilings.h"
 
-#include <algorithm>
-#include <iterator>
-
-#include "tuning/launch.h"
-
-namespace tune::tuning {
+namespace tune::spec {
 
 using nlohmann::json;
 
 namespace {
 
-spec::Expression compile_expr(const spec::Spec& spec, const json& v, const std::string& where) {
+Expression compile_expr(const Spec& spec, const json& v, const std::string& where) {
   std::string src;
   if (v.is_string())
     src = v.get<std::string>();
@@ -21,12 +18,12 @@ spec::Expression compile_expr(const spec::Spec& spec, const json& v, const std::
     src = v.dump();
   else
     throw InputError(spec.path.string() + ": " + where + ": expected an expression string or a number");
-  return spec::Expression{
-      where, expr::Program::compile(src, spec.expression_names(), expr::Location{spec.path.string(), where})};
+  return Expression{where,
+                    expr::Program::compile(src, spec.expression_names(), expr::Location{spec.path.string(), where})};
 }
 
 // {"KernelName", "LocalSize": {X,Y,Z}, "GlobalSize": {X,Y,Z}} under `key` ("Tune.reference").
-Reference parse_kernel_ref(const spec::Spec& spec, const json& r, const std::string& key) {
+Reference parse_kernel_ref(const Spec& spec, const json& r, const std::string& key) {
   const std::string file = spec.path.string();
   if (!r.is_object() || !r.contains("KernelName") || !r["KernelName"].is_string() ||
       r["KernelName"].get<std::string>().empty())
@@ -46,7 +43,7 @@ Reference parse_kernel_ref(const spec::Spec& spec, const json& r, const std::str
 
 }  // namespace
 
-Extension parse_extension(const spec::Spec& spec) {
+Extension parse_extension(const Spec& spec) {
   Extension ext;
   const json& t = spec.tune;
   if (t.is_null()) return ext;
@@ -57,10 +54,10 @@ Extension parse_extension(const spec::Spec& spec) {
     if (!t["ceilings"].is_array()) throw InputError(file + ": Tune.ceilings: expected a list");
     for (const auto& c : t["ceilings"]) {
       std::string name = c.is_string() ? c.get<std::string>() : "";
-      const run::CeilingKind* kind = run::find_ceiling(name);
+      const CeilingKind* kind = find_ceiling(name);
       if (kind == nullptr) {
         std::string known;
-        for (const auto& k : run::ceiling_kinds()) known += (known.empty() ? "" : ", ") + std::string(k.name);
+        for (const auto& k : ceiling_kinds()) known += (known.empty() ? "" : ", ") + std::string(k.name);
         throw InputError(file + ": Tune.ceilings: unknown ceiling " + c.dump() + " (known: " + known + ")");
       }
       if (kind->needs_bytes && !ext.bytes) throw InputError(file + ": Tune.ceilings: " + name + " needs Tune.bytes");
@@ -86,12 +83,28 @@ Extension parse_extension(const spec::Spec& spec) {
   if (t.contains("statistic")) {
     if (!t["statistic"].is_string()) throw InputError(file + ": Tune.statistic: expected \"mean\" or \"median\"");
     try {
-      ext.statistic = decision::parse_statistic(t["statistic"].get<std::string>());
+      ext.policy.statistic = decision::parse_statistic(t["statistic"].get<std::string>());
     } catch (const InputError& e) {
       throw InputError(file + ": Tune.statistic: " + e.what());
+    }
+  }
+  if (t.contains("policy")) {
+    const json& p = t["policy"];
+    if (!p.is_object()) throw InputError(file + ": Tune.policy: expected an object of policy keys and values");
+    for (const auto& [key, value] : p.items()) {
+      try {
+        ext.policy.set(key, value);
+      } catch (const InputError& e) {
+        throw InputError(file + ": Tune.policy." + std::string(e.what()));
+      }
+    }
+    try {
+      ext.policy.check();
+    } catch (const InputError& e) {
+      throw InputError(file + ": Tune.policy: " + e.what());
     }
   }
   return ext;
 }
 
-}  // namespace tune::tuning
+}  // namespace tune::spec

@@ -1,4 +1,4 @@
-// The decision's first-pass weight (sweep.h: kFirstPassWeight, decision::across_moments), on the
+// The decision's first-pass weight (policy.h: first_pass_weight, decision::across_moments), on the
 // races and first passes of four main jobs measured on the GPU.
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "decision/decision.h"
-#include "tuning/sweep.h"
+#include "decision/policy.h"
 
 using namespace tune;
 
@@ -101,14 +101,14 @@ double worst_regret(double weight) {
 }  // namespace
 
 TEST(FirstPassWeight, TheH200RunsAt3328AgreeWithinTwoPercent) {
-  EXPECT_LE(worst_regret(tuning::kFirstPassWeight), 1.02);
+  EXPECT_LE(worst_regret(decision::Policy{}.first_pass_weight), 1.02);
   EXPECT_GT(worst_regret(0.0), 1.03);  // the race alone: run a's winner 239 is 3.1% behind in run c
 }
 
 TEST(FirstPassWeight, TheRaceStillWeighsMost) {
-  EXPECT_GT(tuning::kFirstPassWeight, 0.0);
-  EXPECT_LT(tuning::kFirstPassWeight, 0.5);
+  EXPECT_GT(decision::Policy{}.first_pass_weight, 0.0);
+  EXPECT_LT(decision::Policy{}.first_pass_weight, 0.5);
   // run c's race put 131 2.1% ahead of 126 and its first pass 1.2% behind: 131 still leads there
-  const std::map<int, double> c = decided(kH200At3328.at('c'), tuning::kFirstPassWeight);
+  const std::map<int, double> c = decided(kH200At3328.at('c'), decision::Policy{}.first_pass_weight);
   EXPECT_LT(c.at(131), c.at(126));
 }

@@ -1,16 +1,18 @@
-// Which configurations a sweep's decision races where the other contexts decide (sweep.h:
-// kContenderWidenElsewhere, kMaxContendersElsewhere), on first passes measured on the GPU.
+// Which configurations a sweep's decision races where the other contexts decide (policy.h:
+// contender_widen_elsewhere, contenders_elsewhere), on first passes measured on the GPU.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <vector>
 
 #include "decision/decision.h"
-#include "tuning/sweep.h"
+#include "decision/policy.h"
 
 using namespace tune;
 
 namespace {
+
+const decision::Policy kDefault;
 
 // The 16 best first passes at 768x768 of one main job on an H200 (2026-11-28, run a of the first
 // call; us per launch): config 48, the winner of every decision that raced it, read 6.2% behind
@@ -44,17 +46,17 @@ bool has(const std::vector<std::int64_t>& ids, std::int64_t id) {
 }  // namespace
 
 TEST(ContendersElsewhere, TheH200sWinnerAt768IsRaced) {
-  const auto now = raced(tuning::kContenderWidenElsewhere, tuning::kMaxContendersElsewhere);
+  const auto now = raced(kDefault.contender_widen_elsewhere, kDefault.contenders_elsewhere);
   EXPECT_TRUE(has(now, 48));
-  EXPECT_FALSE(has(raced(6.0, tuning::kMaxContendersElsewhere), 48));  // the window before
+  EXPECT_FALSE(has(raced(6.0, kDefault.contenders_elsewhere), 48));  // the window before
   // the window is the point, not the cap: a configuration 8.1% behind stays out
   EXPECT_FALSE(has(now, 53));
-  EXPECT_LE(now.size(), tuning::kMaxContendersElsewhere);
+  EXPECT_LE(now.size(), kDefault.contenders_elsewhere);
 }
 
 TEST(ContendersElsewhere, WiderThanWhereOneContextDecides) {
-  EXPECT_GT(tuning::kContenderWidenElsewhere, tuning::kContenderWiden);
-  EXPECT_GT(tuning::kMaxContendersElsewhere, tuning::kMaxContenders);
-  EXPECT_GT(raced(tuning::kContenderWidenElsewhere, tuning::kMaxContendersElsewhere).size(),
-            raced(tuning::kContenderWiden, tuning::kMaxContenders).size());
+  EXPECT_GT(kDefault.contender_widen_elsewhere, kDefault.contender_widen);
+  EXPECT_GT(kDefault.contenders_elsewhere, kDefault.contenders);
+  EXPECT_GT(raced(kDefault.contender_widen_elsewhere, kDefault.contenders_elsewhere).size(),
+            raced(kDefault.contender_widen, kDefault.contenders).size());
 }
