@@ -97,7 +97,7 @@ select::Alignment alignment_of(const spec::Spec& spec) {
     for (const auto& param : spec.parameters) {
       const auto it = p.find(param.name);
       if (it == p.end()) return {1, 1, 1};
-      const expr::Value v = to_value(*it);
+      const expr::Value v = spec::to_value(*it).value_or(expr::Value());
       if (v.is_none() || std::find(param.values.begin(), param.values.end(), v) == param.values.end())
         return {1, 1, 1};  // not in the space: refused where it is bound (bind_params)
       values.push_back(v);
