@@ -54,8 +54,7 @@ TEST(ReplayKill, KilledMidwayLeavesAnIntactPrefixAndRunsAgain) {
   ASSERT_GE(child, 0);
   if (child == 0) {  // the replay, in a process of its own (no threads exist before the fork)
     try {
-      auto o = options;
-      tuning::replay(o, tuning::validate(o));
+      tuning::replay(options, tuning::validate(options));
     } catch (const std::exception& e) {
       std::fprintf(stderr, "the replay failed: %s\n", e.what());
       _exit(1);
