@@ -2,7 +2,7 @@
 # The MPI checks without a GPU (issue "Tuning on many GPUs and many nodes with MPI"), as CI runs
 # them (ctest: mpi_ranks), from the repository root:
 #   scripts/mpi_check.sh TUNE_BINARY [MPIRUN]
-# with ../shared beside the checkout. Three ranks, oversubscribed on whatever cores there are:
+# on the benchmark_hub data of data/. Three ranks, oversubscribed on whatever cores there are:
 # 1. a replay sweep: the output and the database contents (scripts/db_content.py) equal one rank's;
 # 2. tune evaluate: the JSON equals one rank's (but for the wall time);
 # 3. a rank killed with SIGKILL mid-run (mpirun then ends the job), then the same command again:
@@ -17,9 +17,9 @@ tune=$(realpath "${1:?tune binary}")
 mpirun=${2:-mpirun}
 cd "$(dirname "$0")/.."
 root=$PWD
-hub=$root/../shared/external/benchmark_hub
-data=$root/data/benchmark_hub
-if [ ! -d "$hub" ]; then echo "mpi_check: SKIP: ../shared/external/benchmark_hub is not beside the checkout"; exit 0; fi
+hub=$root/data/benchmark_hub
+data=$hub
+if [ ! -f "$hub/dedispersion_milo.json" ]; then echo "mpi_check: $hub/dedispersion_milo.json is missing (it is tracked in the repository)" >&2; exit 1; fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_pml=ob1
 work=$(mktemp -d)

@@ -1,13 +1,24 @@
 #!/usr/bin/env bash
 # The test command of the README: installs what is missing, builds (-Werror), checks the format,
-# runs every test.
-# GPU tests skip with a message when no GPU is present.
+# runs the tests.
+#   bash scripts/test.sh          the default tier (`ctest -LE slow`): what CI runs, minutes on 2 cores
+#   bash scripts/test.sh --slow   every test, the slow tier included (`ctest -L slow` alone: every
+#                                 configuration of every shipped space compiled, about half an hour
+#                                 on 2 cores): on the GPU machine and before a release
+# GPU tests skip with a message when no GPU is present. The tests read only files of the
+# repository (third-party data in data/).
 # The Kernel Tuner interop tests (Kernel Tuner reads our T1 files and replays our exported caches)
 # run with the pinned Kernel Tuner that scripts/kernel_tuner.sh installs from PyPI. In CI (CI=true)
 # it is always installed and a failure to install it fails the run; elsewhere a TUNE_KT_PYTHON
 # already set is used, and without network those tests skip, saying so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+tier=(-LE slow)
+case "${1:-}" in
+  "") ;;
+  --slow) tier=() ;;
+  *) echo "test: unknown option '$1' (known: --slow)" >&2; exit 2 ;;
+esac
 bash scripts/build.sh
 bash scripts/style.sh  # the format check (clang-format, .clang-format); CI fails on a difference
 if [ "${CI:-}" = true ] || [ -z "${TUNE_KT_PYTHON:-}" ]; then
@@ -24,4 +35,4 @@ if [ "${CI:-}" = true ] || [ -z "${TUNE_KT_PYTHON:-}" ]; then
 fi
 echo "test: Kernel Tuner tests use TUNE_KT_PYTHON=${TUNE_KT_PYTHON:-(unset: skipped)}"
 cd "${BUILD_DIR:-build}"
-ctest --output-on-failure -j "$(nproc)" --timeout 600
+ctest --output-on-failure -j "$(nproc)" --timeout 600 "${tier[@]}"

@@ -10,13 +10,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/test_data.h"
 #include "store/test_util.h"
 
 namespace fs = std::filesystem;
 
 namespace {
-
-const fs::path kExternal = fs::path(TUNE_SOURCE_DIR) / ".." / "shared" / "external";
 
 struct Result {
   int code = -1;
@@ -97,12 +96,12 @@ TEST(Cli, HelpForEveryCommand) {
 }
 
 TEST(Cli, SpaceJsonCountsMatchPython) {
-  Result r = run_tune("space --space " + (kExternal / "bat/GEMM-CAFF.json").string() + " --json");
+  Result r = run_tune("space --space " + tune::test_data::file("bat/GEMM-CAFF.json").string() + " --json");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("\"cartesian\":20736"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\"valid\":10312"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\"build_s\":"), std::string::npos) << r.out;
-  Result text = run_tune("space --space " + (kExternal / "benchmark_hub/dedispersion_milo.json").string());
+  Result text = run_tune("space --space " + tune::test_data::file("benchmark_hub/dedispersion_milo.json").string());
   ASSERT_EQ(text.code, 0);
   EXPECT_NE(text.out.find("cartesian 22272, valid 11130"), std::string::npos) << text.out;
 }
@@ -252,8 +251,9 @@ TEST(Cli, NoGpuIsOneClearMessage) {
 // and stores it; --seed with that number repeats the search exactly.
 TEST(Cli, ASearchWithoutSeedDrawsOneAndSeedRepeatsIt) {
   TempDir t;
-  const std::string base = "--space " + (kExternal / "benchmark_hub/convolution_milo.json").string() + " --replay " +
-                           (kExternal / "benchmark_hub/convolution_milo/A100.json.gz").string() +
+  const std::string base = "--space " + tune::test_data::file("benchmark_hub/convolution_milo.json").string() +
+                           " --replay " +
+                           tune::test_data::file("benchmark_hub/convolution_milo/A100.json.gz").string() +
                            " --strategy random_sample --max-fevals 10 --json --db ";
   auto run = [&](const std::string& db, const std::string& extra) {
     Result r = run_tune(base + t.file(db) + extra);
@@ -269,9 +269,10 @@ TEST(Cli, ASearchWithoutSeedDrawsOneAndSeedRepeatsIt) {
   EXPECT_EQ(again.at("sizes")[0].at("first_evaluated"), a.at("sizes")[0].at("first_evaluated"));
   EXPECT_EQ(again.at("sizes")[0].at("params"), a.at("sizes")[0].at("params"));
   // The text output names the drawn seed and how to repeat it.
-  const Result text = run_tune("--space " + (kExternal / "benchmark_hub/convolution_milo.json").string() +
-                               " --replay " + (kExternal / "benchmark_hub/convolution_milo/A100.json.gz").string() +
-                               " --strategy random_sample --max-fevals 3 --db " + t.file("d.db"));
+  const Result text =
+      run_tune("--space " + tune::test_data::file("benchmark_hub/convolution_milo.json").string() + " --replay " +
+               tune::test_data::file("benchmark_hub/convolution_milo/A100.json.gz").string() +
+               " --strategy random_sample --max-fevals 3 --db " + t.file("d.db"));
   EXPECT_NE(text.out.find("drawn for this run: --seed repeats it"), std::string::npos) << text.out;
 }
 
@@ -279,8 +280,9 @@ TEST(Cli, ASearchWithoutSeedDrawsOneAndSeedRepeatsIt) {
 // nothing written.
 TEST(CliBadInput, ParallelIsForReplaysWithinItsRange) {
   TempDir t;
-  const std::string replay = "--space " + (kExternal / "benchmark_hub/convolution_milo.json").string() + " --replay " +
-                             (kExternal / "benchmark_hub/convolution_milo/A100.json.gz").string();
+  const std::string replay = "--space " + tune::test_data::file("benchmark_hub/convolution_milo.json").string() +
+                             " --replay " +
+                             tune::test_data::file("benchmark_hub/convolution_milo/A100.json.gz").string();
   for (const char* k : {"0", "-3", "257"}) expect_clean_failure(t, replay + " --parallel " + k, "bad --parallel");
   t.write("k.cu", kKernel);
   auto s = t.write("s.json", spec(kParams));

@@ -2,7 +2,7 @@
 // (the arithmetic and every deviation from the reference implementation are in methodology.h).
 //
 // Inputs: T1 specs and brute-forced Kernel Tuner caches of them (every valid configuration
-// recorded, such as shared/external/benchmark_hub). Each cache is paired with the first spec whose
+// recorded, such as data/benchmark_hub). Each cache is paired with the first spec whose
 // parameters (names and values) it has, and must cover every valid configuration of that spec.
 // Per cache, the statistics of the recorded space give the calculated random-search baseline, the
 // time range and the time budget. Each strategy then runs `repeats` times per cache, repeat r

@@ -1,7 +1,7 @@
-// The language on real T1 specs (/work/shared/external): every Values list, condition and size
+// The language on real third-party T1 specs (data/): every Values list, condition and size
 // expression compiles, and enumerating each Cartesian space with Program::test finds exactly the
-// valid-configuration counts that /work/shared/external/PROVENANCE.md gives (computed there with
-// Python). Also: scalar conditions evaluate without heap allocation, and a speed figure.
+// valid-configuration counts that data/PROVENANCE.md gives (computed there with Python). Also:
+// scalar conditions evaluate without heap allocation, and a speed figure.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "common/test_data.h"
 #include "expr/expr.h"
 
 // Timing is asserted only in optimized builds without sanitizers.
@@ -47,8 +48,6 @@ void* operator new(std::size_t n) {
 namespace tune::expr {
 namespace {
 
-const std::filesystem::path kExternal = "/work/shared/external";
-
 struct Space {
   std::vector<std::string> names;
   std::vector<std::vector<Value>> values;
@@ -58,7 +57,7 @@ struct Space {
 
 Space load(const std::string& rel) {
   Space s;
-  std::ifstream in(kExternal / rel);
+  std::ifstream in(test_data::file(rel));
   s.spec = nlohmann::json::parse(in);
   const auto& space = s.spec["ConfigurationSpace"];
   for (std::size_t k = 0; k < space["TuningParameters"].size(); ++k) {
@@ -115,12 +114,7 @@ Count enumerate(const Space& s) {
   return c;
 }
 
-class RealSpecs : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (!std::filesystem::exists(kExternal / "PROVENANCE.md")) GTEST_SKIP() << "no " << kExternal << " on this machine";
-  }
-};
+class RealSpecs : public ::testing::Test {};
 
 TEST_F(RealSpecs, ValidConfigurationCountsMatchPython) {
   struct Known {

@@ -1,4 +1,4 @@
-// Entries unlike the shared caches' (built from a real one): Kernel Tuner >= 1.4 failures marked
+// Entries unlike the vendored caches' (built from a real one): Kernel Tuner >= 1.4 failures marked
 // "__error__" with no "time", observer fields before "time", integer times, samples that are not
 // float32, unknown failure texts, nested observer values. Each imports with the right status and
 // exports back exactly; and measurements recorded by a tuning run (not imported) export as

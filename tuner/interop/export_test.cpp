@@ -15,7 +15,7 @@ using namespace testing;
 
 // 0: valid; 1: invalid (printed); 3: no jsonschema module.
 int validate_with_python(const std::string& file) {
-  const std::string schemas = (kExternal / "kernel_tuner" / "schema" / "T4").string();
+  const std::string schemas = test_data::file("kernel_tuner/schema/T4").string();
   const std::string script =
       "import json, sys\n"
       "try:\n    import jsonschema\nexcept ImportError:\n    sys.exit(3)\n"

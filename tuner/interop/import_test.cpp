@@ -1,4 +1,4 @@
-// Importing the real Kernel Tuner caches and the T4 file of shared/external: counts, statuses and
+// Importing the real Kernel Tuner caches and the T4 file of data/: counts, statuses and
 // values read back from the database, checked against the JSON parsed independently.
 #include <gtest/gtest.h>
 
@@ -68,9 +68,10 @@ TEST_P(EveryCacheImports, CountsStatusesAndValues) {
       continue;
     }
     EXPECT_EQ(m.objective, e["time"].get<double>()) << key;
-    ASSERT_EQ(m.samples_ms.size(), e["times"].size()) << key;
-    for (std::size_t i = 0; i < m.samples_ms.size(); ++i)
-      EXPECT_EQ(double(m.samples_ms[i]), e["times"][i].get<double>());
+    // the samples, where the file keeps them (data/'s trimmed caches do not: none then)
+    const ojson times = e.contains("times") ? e["times"] : ojson::array();
+    ASSERT_EQ(m.samples_ms.size(), times.size()) << key;
+    for (std::size_t i = 0; i < m.samples_ms.size(); ++i) EXPECT_EQ(double(m.samples_ms[i]), times[i].get<double>());
     if (e.contains("GFLOP/s")) {
       EXPECT_EQ(m.gflops, e["GFLOP/s"].get<double>()) << key;
     }

@@ -1,6 +1,6 @@
 // Kernel Tuner itself reads our T1 files. testdata/kt_t1_check.py has Kernel Tuner's own T1 reader
 // (interface.tune_kernel_T1, run without a GPU: simulation mode, nothing compiled or launched)
-// convert every spaces/*.json and every T1 file in shared/external, and these tests compare what
+// convert every spaces/*.json and every third-party T1 file in data/, and these tests compare what
 // it made of them with what tune makes of them: the parameters (names, order, values), the
 // restrictions and the exact set of valid configurations, the problem size, the grid divisors and
 // the grid and thread block Kernel Tuner would launch each configuration with, and the kernel
@@ -29,7 +29,7 @@ namespace {
 using namespace testing;
 using Dims = std::array<std::int64_t, 3>;
 
-const fs::path kSource = fs::path(TUNE_SOURCE_DIR);
+const fs::path kSource = test_data::source_dir();
 const std::string kCheck = (kSource / "tuner" / "interop" / "testdata" / "kt_t1_check.py").string();
 
 std::string quote(const std::string& s) { return "'" + s + "'"; }
@@ -259,7 +259,7 @@ TEST_F(KernelTunerT1, ReadsEveryShippedSpaceAsTuneDoes) {
   }
 }
 
-// Every T1 file in shared/external and what Kernel Tuner 1.5's reader does with it.
+// Every third-party T1 file in data/ and what Kernel Tuner 1.5's reader does with it.
 TEST_F(KernelTunerT1, ReadsTheThirdPartyT1FilesAsTuneDoes) {
   struct Expect {
     bool accepted;
@@ -281,12 +281,12 @@ TEST_F(KernelTunerT1, ReadsTheThirdPartyT1FilesAsTuneDoes) {
   };
   // The list is complete: every JSON file there with a KernelSpecification is a T1 file.
   std::vector<std::string> found;
-  for (const auto& e : fs::recursive_directory_iterator(kExternal)) {
+  for (const auto& e : fs::recursive_directory_iterator(test_data::dir())) {
     if (e.path().extension() != ".json") continue;
     std::ifstream in(e.path());
     const ojson doc = ojson::parse(in, nullptr, false);
     if (doc.is_object() && doc.contains("KernelSpecification"))
-      found.push_back(fs::relative(e.path(), kExternal).string());
+      found.push_back(fs::relative(e.path(), test_data::dir()).string());
   }
   std::sort(found.begin(), found.end());
   std::vector<std::string> listed;

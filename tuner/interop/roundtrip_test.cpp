@@ -1,4 +1,4 @@
-// import -> export kt-cache -> import is lossless for every real cache in shared/external: the
+// import -> export kt-cache -> import is lossless for every real cache in data/: the
 // export, parsed independently, holds the same header and the same entries field by field (same
 // keys, same order, same values and JSON types), and importing it again changes nothing.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Helpers shared by the interop tests: the real files in shared/external, read independently of
+// Helpers shared by the interop tests: the real third-party files in data/, read independently of
 // the code under test (gzip -dc, plain nlohmann parsing), and the `tune` binary beside the tests.
 #pragma once
 #include <gtest/gtest.h>
@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/test_data.h"
 #include "store/test_util.h"
 
 namespace tune::interop::testing {
@@ -20,9 +21,7 @@ namespace fs = std::filesystem;
 using ojson = nlohmann::ordered_json;
 using store::testing::TempDir;
 
-inline const fs::path kExternal = fs::path(TUNE_SOURCE_DIR) / ".." / "shared" / "external";
-
-// Every Kernel Tuner cache in shared/external, relative to it.
+// Every third-party Kernel Tuner cache in data/, relative to it.
 inline const std::vector<std::string> kCaches = {
     "kernel_tuner/test/test_cache_file.json",        "kernel_tuner/test/strategies_test_cache_file.json",
     "benchmark_hub/convolution_milo/A100.json.gz",   "benchmark_hub/convolution_milo/A4000.json.gz",
@@ -30,7 +29,8 @@ inline const std::vector<std::string> kCaches = {
     "benchmark_hub/dedispersion_milo/A4000.json.gz", "benchmark_hub/dedispersion_milo/MI250X.json.gz",
 };
 
-inline std::string external(const std::string& relative) { return (kExternal / relative).string(); }
+// A third-party file of data/ (test_data::file: a missing one is an error that names it).
+inline std::string external(const std::string& relative) { return test_data::file(relative).string(); }
 
 // The file's text, decompressed by gzip(1) when it is compressed: not by the code under test.
 inline std::string raw_text(const std::string& path) {

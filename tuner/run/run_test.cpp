@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/test_data.h"
 #include "run/run.h"
 
 namespace tune::run {
@@ -102,9 +103,7 @@ TEST(DType, ParsesT1NamesAndCSpellings) {
 
 // Every element type of Kernel Tuner's T1 input schema except "custom" parses, with its size.
 TEST(DType, AcceptsEveryTypeOfTheT1Schema) {
-  const std::filesystem::path schema =
-      std::filesystem::path(TUNE_SOURCE_DIR) / "../shared/external/kernel_tuner/schema/T1/input-schema.json";
-  if (!std::filesystem::exists(schema)) GTEST_SKIP() << "no shared data at " << schema;
+  const std::filesystem::path schema = test_data::file("kernel_tuner/schema/T1/input-schema.json");
   const nlohmann::json j = nlohmann::json::parse(std::ifstream(schema));
   const nlohmann::json& types =
       j["properties"]["KernelSpecification"]["properties"]["Arguments"]["items"]["properties"]["Type"]["enum"];
@@ -123,14 +122,12 @@ TEST(DType, AcceptsEveryTypeOfTheT1Schema) {
   EXPECT_TRUE(parsed.count("float4") && parsed.count("uint16") && parsed.count("half"));
 }
 
-// The arguments of the real T1 files in shared/external map to valid ArgSpecs.
+// The arguments of the real third-party T1 files in data/ map to valid ArgSpecs.
 TEST(ArgSpec, RealT1ArgumentsValidate) {
-  const std::filesystem::path root = std::filesystem::path(TUNE_SOURCE_DIR) / "../shared/external";
-  if (!std::filesystem::exists(root)) GTEST_SKIP() << "no shared data at " << root;
   int checked = 0;
   for (const char* file : {"bat/GEMM-CAFF.json", "bat/pnpoly-CAFF.json", "bat/convolution-CAFF.json",
                            "kernel_tuner/test/test_T1_input.json", "benchmark_hub/convolution_milo.json"}) {
-    const nlohmann::json j = nlohmann::json::parse(std::ifstream(root / file));
+    const nlohmann::json j = nlohmann::json::parse(std::ifstream(test_data::file(file)));
     for (const auto& a : j["KernelSpecification"]["Arguments"]) {
       ArgSpec spec;
       spec.name = a.value("Name", "arg");

@@ -1,5 +1,5 @@
 // Continuous positions over value indices and snap() to the nearest valid configuration, on the
-// real benchmark_hub spaces and on small spaces built to force each step of the search.
+// real benchmark_hub spaces (data/) and on small spaces built to force each step of the search.
 #include "search/continuous.h"
 
 #include <gtest/gtest.h>
@@ -10,6 +10,7 @@
 #include <map>
 #include <utility>
 
+#include "common/test_data.h"
 #include "spec/spec.h"
 
 using namespace tune;
@@ -17,13 +18,11 @@ using namespace tune::search;
 
 namespace {
 
-const std::filesystem::path kHub =
-    std::filesystem::path(TUNE_SOURCE_DIR) / ".." / "shared" / "external" / "benchmark_hub";
-
 const space::Space& hub(const std::string& name) {
   static std::map<std::string, space::Space> built;
   auto it = built.find(name);
-  if (it == built.end()) it = built.emplace(name, space::Space::build(spec::load(kHub / (name + ".json")))).first;
+  if (it == built.end())
+    it = built.emplace(name, space::Space::build(spec::load(test_data::file("benchmark_hub/" + name + ".json")))).first;
   return it->second;
 }
 

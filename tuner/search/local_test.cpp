@@ -24,7 +24,6 @@ namespace {
 
 using tune::search::testing::convolution;
 using tune::search::testing::dedispersion;
-using tune::search::testing::kHub;
 using tune::search::testing::mean_best;
 using tune::search::testing::Problem;
 using tune::search::testing::replay;
@@ -38,7 +37,7 @@ INSTANTIATE_TEST_SUITE_P(Strategies, Local,
 
 TEST_P(Local, EndsWhenEveryConfigurationIsEvaluated) {
   // A space small enough to exhaust: Kernel Tuner's own vector_add test cache (15 configurations).
-  const fs::path dir = kHub / ".." / "kernel_tuner" / "test";
+  const fs::path dir = tune::test_data::file("kernel_tuner/test");
   const auto space = space::Space::build(spec::load(dir / "test_cache_file_T1_input.json"));
   const auto cache = interop::read_cache(dir / "test_cache_file.json");
   const auto rec = interop::recorded_results(cache, space);

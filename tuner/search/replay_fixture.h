@@ -1,4 +1,4 @@
-// Test support for the strategy tests: real measured spaces (the benchmark_hub caches, loaded once
+// Test support for the strategy tests: real measured spaces (the benchmark_hub caches of data/, loaded once
 // per test binary) replayed through a Context with Kernel Tuner's simulated clock, recording which
 // configurations a strategy evaluated and when. Included by the *_test.cpp files of this folder only.
 #pragma once
@@ -10,15 +10,13 @@
 
 #include <gtest/gtest.h>
 
+#include "common/test_data.h"
 #include "interop/interop.h"
 #include "interop/recorded.h"
 #include "search/search.h"
 #include "spec/spec.h"
 
 namespace tune::search::testing {
-
-inline const std::filesystem::path kHub =
-    std::filesystem::path(TUNE_SOURCE_DIR) / ".." / "shared" / "external" / "benchmark_hub";
 
 // A measured space: every valid configuration's objective and replay cost.
 struct Problem {
@@ -27,9 +25,6 @@ struct Problem {
   std::vector<double> cost_s;
   double optimum = 0;
 };
-
-// The repository's further benchmark_hub caches (data/benchmark_hub: A6000, W6600, W7800).
-inline const std::filesystem::path kData = std::filesystem::path(TUNE_SOURCE_DIR) / "data" / "benchmark_hub";
 
 inline Problem load_file(const std::filesystem::path& spec_file, const std::filesystem::path& cache_file) {
   Problem p{space::Space::build(spec::load(spec_file)), {}, {}, 0};
@@ -42,8 +37,10 @@ inline Problem load_file(const std::filesystem::path& spec_file, const std::file
   return p;
 }
 
+// A benchmark_hub kernel measured on a GPU (data/benchmark_hub/KERNEL/GPU.json.gz).
 inline Problem load(const std::string& kernel, const std::string& gpu) {
-  return load_file(kHub / (kernel + ".json"), kHub / kernel / (gpu + ".json.gz"));
+  return load_file(test_data::file("benchmark_hub/" + kernel + ".json"),
+                   test_data::file("benchmark_hub/" + kernel + "/" + gpu + ".json.gz"));
 }
 
 // Each cache is read once per test binary.

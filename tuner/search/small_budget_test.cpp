@@ -20,8 +20,7 @@ namespace {
 using testing::Problem;
 
 const Problem& w6600() {
-  static const Problem p = testing::load_file(testing::kHub / "convolution_milo.json",
-                                              testing::kData / "convolution_milo" / "W6600.json.gz");
+  static const Problem p = testing::load("convolution_milo", "W6600");
   return p;
 }
 

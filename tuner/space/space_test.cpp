@@ -6,11 +6,12 @@
 #include <filesystem>
 #include <set>
 
+#include "common/test_data.h"
+
 namespace fs = std::filesystem;
 using tune::space::Space;
 
 namespace {
-const fs::path kExternal = fs::path(TUNE_SOURCE_DIR) / ".." / "shared" / "external";
 
 std::string doc(const std::string& params, const std::string& conds) {
   return R"({"ConfigurationSpace": {"TuningParameters": )" + params + R"(, "Conditions": )" + conds +
@@ -51,7 +52,7 @@ TEST(Space, ValidCountsMatchPython) {
         Case{"kernel_tuner/test/test_cache_file_T1_input.json", 15, 15},
         Case{"kernel_tuner/test/test_T1_input.json", 3145728, 2359296}}) {
     SCOPED_TRACE(c.file);
-    auto s = Space::build(tune::spec::load(kExternal / c.file));
+    auto s = Space::build(tune::spec::load(tune::test_data::file(c.file)));
     EXPECT_EQ(s.cartesian(), c.cartesian);
     EXPECT_EQ(s.size(), c.valid);
   }
@@ -61,7 +62,7 @@ TEST(Space, EqualsBruteForceInLexicographicOrder) {
   for (const char* f :
        {"bat/GEMM-CAFF.json", "benchmark_hub/convolution_milo.json", "benchmark_hub/dedispersion_milo.json"}) {
     SCOPED_TRACE(f);
-    auto spec = tune::spec::load(kExternal / f);
+    auto spec = tune::spec::load(tune::test_data::file(f));
     auto s = Space::build(spec);
     auto expected = brute(spec);
     ASSERT_EQ(s.size(), expected.size());
@@ -73,7 +74,7 @@ TEST(Space, EqualsBruteForceInLexicographicOrder) {
 }
 
 TEST(Space, FindAndSatisfies) {
-  auto spec = tune::spec::load(kExternal / "benchmark_hub/convolution_milo.json");
+  auto spec = tune::spec::load(tune::test_data::file("benchmark_hub/convolution_milo.json"));
   auto s = Space::build(spec);
   for (std::size_t i : {std::size_t{0}, s.size() / 3, s.size() - 1}) {
     auto idx = s.indices(i);

@@ -5,13 +5,13 @@
 #include <filesystem>
 
 #include "spec/bind.h"
+#include "common/test_data.h"
 
 namespace fs = std::filesystem;
 using tune::spec::load;
 using tune::spec::parse;
 
 namespace {
-const fs::path kExternal = fs::path(TUNE_SOURCE_DIR) / ".." / "shared" / "external";
 
 std::string error_of(const std::string& text) {
   try {
@@ -36,7 +36,7 @@ TEST(Spec, LoadsEveryExternalT1File) {
                         "benchmark_hub/convolution_milo.json", "benchmark_hub/dedispersion_milo.json",
                         "kernel_tuner/test/test_T1_input.json", "kernel_tuner/test/test_cache_file_T1_input.json"}) {
     SCOPED_TRACE(f);
-    auto s = load(kExternal / f);
+    auto s = load(tune::test_data::file(f));
     EXPECT_FALSE(s.parameters.empty());
     EXPECT_FALSE(s.kernel.name.empty());
     EXPECT_EQ(s.content_hash.size(), 32u);
@@ -44,16 +44,16 @@ TEST(Spec, LoadsEveryExternalT1File) {
 }
 
 TEST(Spec, ToleratesRealFileQuirks) {
-  auto gemm = load(kExternal / "bat/GEMM-CAFF.json");  // Budget as an object
+  auto gemm = load(tune::test_data::file("bat/GEMM-CAFF.json"));  // Budget as an object
   ASSERT_TRUE(gemm.budget.is_array());
   ASSERT_EQ(gemm.budget.size(), 1u);
   EXPECT_EQ(gemm.budget[0]["BudgetValue"], 200);
   EXPECT_EQ(gemm.objective, "GFLOPs");
   EXPECT_FALSE(gemm.minimize);
-  auto pnpoly = load(kExternal / "bat/pnpoly-CAFF.json");  // FormatVersion as a string
-  EXPECT_EQ(pnpoly.parameters[1].values.size(), 11u);      // [1] + [2*i for i in range(1,11)]
+  auto pnpoly = load(tune::test_data::file("bat/pnpoly-CAFF.json"));  // FormatVersion as a string
+  EXPECT_EQ(pnpoly.parameters[1].values.size(), 11u);                 // [1] + [2*i for i in range(1,11)]
   EXPECT_EQ(pnpoly.kernel.global_size_type, "OpenCL");
-  auto conv = load(kExternal / "kernel_tuner/test/test_T1_input.json");
+  auto conv = load(tune::test_data::file("kernel_tuner/test/test_T1_input.json"));
   EXPECT_EQ(conv.parameters[0].values.size(), 16u);          // range(3,35,2)
   EXPECT_EQ(conv.parameters[3].values.back().as_int(), 32);  // 2**5
   EXPECT_EQ(conv.kernel.grid_div[0].size(), 2u);
@@ -62,12 +62,12 @@ TEST(Spec, ToleratesRealFileQuirks) {
   EXPECT_TRUE(conv.kernel.arguments[0].output);
   EXPECT_EQ(conv.kernel.arguments[2].mem_type, "Constant");
   // GridDivY names block_size_y, which vector_add does not have: ignored, as Kernel Tuner does.
-  auto vadd = load(kExternal / "kernel_tuner/test/test_cache_file_T1_input.json");
+  auto vadd = load(tune::test_data::file("kernel_tuner/test/test_cache_file_T1_input.json"));
   EXPECT_TRUE(vadd.kernel.grid_div[1].empty());
 }
 
 TEST(Spec, ArgumentSizeExpressionsSeeProblemSizeAndValueLists) {
-  auto s = load(kExternal / "kernel_tuner/test/test_T1_input.json");
+  auto s = load(tune::test_data::file("kernel_tuner/test/test_T1_input.json"));
   std::vector<tune::expr::Value> vars(s.parameters.size() + 1);
   for (std::size_t p = 0; p < s.parameters.size(); ++p) vars[p] = tune::expr::Value::list(s.parameters[p].values);
   vars.back() = s.kernel.problem_size;

@@ -1,4 +1,4 @@
-// Real data through the store: Kernel Tuner caches measured on real GPUs (shared/external) are
+// Real data through the store: Kernel Tuner caches measured on real GPUs (data/) are
 // stored the way an import would (one batch per file) and read back exactly.
 #include <gtest/gtest.h>
 
@@ -6,7 +6,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <stdexcept>
 
+#include "common/test_data.h"
 #include "store/store.h"
 #include "store/test_util.h"
 
@@ -15,18 +17,16 @@ namespace {
 
 using testing::TempDir;
 
-const std::string kExternal = std::string(TUNE_SOURCE_DIR) + "/../shared/external/";
-
+// A file of data/, parsed; a missing file or a failed gzip throws, naming the file.
 nlohmann::ordered_json load(const std::string& relative) {
-  const std::string path = kExternal + relative;
-  if (!std::filesystem::exists(path)) return nullptr;
+  const std::string path = test_data::file(relative).string();
   std::string text;
   if (path.ends_with(".gz")) {
     FILE* pipe = popen(("gzip -dc '" + path + "'").c_str(), "r");
-    if (pipe == nullptr) return nullptr;
+    if (pipe == nullptr) throw std::runtime_error(path + ": cannot run gzip -dc");
     char buf[65536];
     for (std::size_t n; (n = fread(buf, 1, sizeof buf, pipe)) > 0;) text.append(buf, n);
-    if (pclose(pipe) != 0) return nullptr;
+    if (pclose(pipe) != 0) throw std::runtime_error(path + ": gzip -dc failed");
   } else {
     text = testing::read_bytes(path);
   }
@@ -150,7 +150,6 @@ void expect_matches_cache(Store& s, std::int64_t run, const nlohmann::ordered_js
 
 TEST(StoreImportTest, VectorAddCacheRoundTrips) {
   auto cache = load("kernel_tuner/test/test_cache_file.json");
-  if (cache.is_null()) GTEST_SKIP() << "shared/external/kernel_tuner is not present";
   TempDir dir;
   Store s = Store::open(dir.file("kt.db"), Store::Mode::read_write);
   std::int64_t run = import_cache(s, cache);
@@ -162,7 +161,6 @@ TEST(StoreImportTest, VectorAddCacheRoundTrips) {
 
 TEST(StoreImportTest, MixedTypeParametersKeepTypesAndOrder) {
   auto cache = load("kernel_tuner/test/strategies_test_cache_file.json");
-  if (cache.is_null()) GTEST_SKIP() << "shared/external/kernel_tuner is not present";
   TempDir dir;
   Store s = Store::open(dir.file("kt.db"), Store::Mode::read_write);
   std::int64_t run = import_cache(s, cache);
@@ -177,7 +175,6 @@ TEST(StoreImportTest, MixedTypeParametersKeepTypesAndOrder) {
 
 TEST(StoreImportTest, ConvolutionA100CacheIsOneAllOrNothingBatch) {
   auto cache = load("benchmark_hub/convolution_milo/A100.json.gz");
-  if (cache.is_null()) GTEST_SKIP() << "shared/external/benchmark_hub (or gzip) is not present";
   TempDir dir;
   Store s = Store::open(dir.file("conv.db"), Store::Mode::read_write);
   EXPECT_THROW(import_cache(s, cache, 3000), InputError);

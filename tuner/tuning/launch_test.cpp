@@ -4,11 +4,12 @@
 
 #include <filesystem>
 
+#include "common/test_data.h"
+
 namespace fs = std::filesystem;
 using namespace tune;
 
 namespace {
-const fs::path kExternal = fs::path(TUNE_SOURCE_DIR) / ".." / "shared" / "external";
 
 std::vector<expr::Value> config(const spec::Spec& s, std::initializer_list<std::pair<const char*, std::int64_t>> set) {
   std::vector<expr::Value> v;
@@ -19,7 +20,7 @@ std::vector<expr::Value> config(const spec::Spec& s, std::initializer_list<std::
 }  // namespace
 
 TEST(Launch, KernelTunerGridDivAtTheSweptSize) {
-  auto s = spec::load(kExternal / "kernel_tuner/test/test_T1_input.json");
+  auto s = spec::load(tune::test_data::file("kernel_tuner/test/test_T1_input.json"));
   auto c = config(s, {{"block_size_x", 32}, {"block_size_y", 4}, {"tile_size_x", 2}, {"tile_size_y", 3}});
   auto g = spec::geometry(s, spec::bind_config(s, c, sizes::parse_one("4096")));
   EXPECT_EQ(g.block, (std::array<std::uint32_t, 3>{32, 4, 1}));
@@ -29,7 +30,7 @@ TEST(Launch, KernelTunerGridDivAtTheSweptSize) {
 }
 
 TEST(Launch, OneDimensionalProblemSizeAndUnknownGridDiv) {
-  auto s = spec::load(kExternal / "kernel_tuner/test/test_cache_file_T1_input.json");
+  auto s = spec::load(tune::test_data::file("kernel_tuner/test/test_cache_file_T1_input.json"));
   auto c = config(s, {{"block_size_x", 256}});
   auto g = spec::geometry(s, spec::bind_config(s, c, sizes::parse_one("1000000")));
   EXPECT_EQ(g.grid[0], 3907u);  // ceil(1e6 / 256)
@@ -38,20 +39,20 @@ TEST(Launch, OneDimensionalProblemSizeAndUnknownGridDiv) {
 }
 
 TEST(Launch, GlobalSizeWithoutGridDiv) {
-  auto s = spec::load(kExternal / "bat/GEMM-CAFF.json");  // GlobalSize "4096 // MWG", CUDA grid
+  auto s = spec::load(tune::test_data::file("bat/GEMM-CAFF.json"));  // GlobalSize "4096 // MWG", CUDA grid
   auto c = config(s, {{"MWG", 64}, {"NWG", 32}, {"MDIMC", 16}, {"NDIMC", 8}});
   auto g = spec::geometry(s, spec::bind_config(s, c, sizes::parse_one("4096")));
   EXPECT_EQ(g.grid, (std::array<std::uint32_t, 3>{64, 128, 1}));
   EXPECT_EQ(g.block, (std::array<std::uint32_t, 3>{16, 8, 1}));
   // pnpoly has GridDivX, so Kernel Tuner's rule wins over its OpenCL GlobalSize
-  auto p = spec::load(kExternal / "bat/pnpoly-CAFF.json");
+  auto p = spec::load(tune::test_data::file("bat/pnpoly-CAFF.json"));
   auto pc = config(p, {{"block_size_x", 256}, {"tile_size", 4}});
   auto pg = spec::geometry(p, spec::bind_config(p, pc, sizes::parse_one("20000000")));
   EXPECT_EQ(pg.grid[0], 19532u);  // ceil(20000000 / 1024)
 }
 
 TEST(Launch, ArgumentsSeeTheSizeAndParameterValueLists) {
-  auto s = spec::load(kExternal / "benchmark_hub/convolution_milo.json");
+  auto s = spec::load(tune::test_data::file("benchmark_hub/convolution_milo.json"));
   auto args = spec::arguments(s, sizes::parse_one("2048x1024"));
   ASSERT_EQ(args.size(), 3u);
   EXPECT_EQ(args[0].count, 2048u * 1024u);  // ProblemSize[0]*ProblemSize[1]
@@ -59,7 +60,7 @@ TEST(Launch, ArgumentsSeeTheSizeAndParameterValueLists) {
   EXPECT_EQ(args[1].count, (2048u + 14) * (1024u + 14));  // + max(filter_width)-1
   EXPECT_EQ(args[2].count, 225u);
   EXPECT_EQ(args[1].fill, spec::Fill::random);
-  auto v = spec::load(kExternal / "kernel_tuner/test/test_cache_file_T1_input.json");
+  auto v = spec::load(tune::test_data::file("kernel_tuner/test/test_cache_file_T1_input.json"));
   auto vargs = spec::arguments(v, sizes::parse_one("100"));
   ASSERT_EQ(vargs.size(), 4u);
   EXPECT_TRUE(vargs[3].scalar);
@@ -67,7 +68,7 @@ TEST(Launch, ArgumentsSeeTheSizeAndParameterValueLists) {
 }
 
 TEST(Launch, NonPositiveSizeNamesTheExpression) {
-  auto s = spec::load(kExternal / "bat/GEMM-CAFF.json");
+  auto s = spec::load(tune::test_data::file("bat/GEMM-CAFF.json"));
   auto c = config(s, {});
   auto bound = spec::bind_config(s, c, sizes::parse_one("4096"));
   bound[s.param_index("MDIMC")] = expr::Value::integer(0);

@@ -8,9 +8,11 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <thread>
 
+#include "common/test_data.h"
 #include "store/store.h"
 #include "store/test_util.h"
 #include "tuning/replay.h"
@@ -20,12 +22,11 @@ using namespace tune;
 
 namespace {
 
-const fs::path kHub = fs::path(TUNE_SOURCE_DIR) / ".." / "shared" / "external" / "benchmark_hub";
-
+// Throws, naming the file, when the spec or the cache is missing from data/.
 tuning::Options brute_force(const fs::path& db) {
   tuning::Options o;
-  o.space = (kHub / "dedispersion_milo.json").string();
-  o.replay = {(kHub / "dedispersion_milo/A100.json.gz").string()};  // 11,130 configurations
+  o.space = test_data::file("benchmark_hub/dedispersion_milo.json").string();
+  o.replay = {test_data::file("benchmark_hub/dedispersion_milo/A100.json.gz").string()};  // 11,130 configurations
   o.db = db.string();
   o.strategy = "brute_force";
   return o;
@@ -48,28 +49,41 @@ std::vector<std::int64_t> orders(store::Store& s, std::int64_t run) {
 TEST(ReplayKill, KilledMidwayLeavesAnIntactPrefixAndRunsAgain) {
   store::testing::TempDir t;
   const fs::path db = t.path() / "r.db";
+  const tuning::Options options = brute_force(db);  // its files exist, or the test fails naming them
   const pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0) {  // the replay, in a process of its own (no threads exist before the fork)
     try {
-      auto o = brute_force(db);
-      tuning::replay(o, tuning::validate(o));
-    } catch (...) {}
+      tuning::replay(options, tuning::validate(options));
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "the replay failed: %s\n", e.what());
+      _exit(1);
+    }
     _exit(0);
   }
   // Kill it as soon as a first batch is committed, while it writes the next ones.
-  std::int64_t seen = 0;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (seen == 0 && std::chrono::steady_clock::now() < deadline) {
+  auto stored_count = [&db]() -> std::int64_t {
     try {
-      seen = store::Store::open(db.string(), store::Store::Mode::read_only).measurement_count();
+      return store::Store::open(db.string(), store::Store::Mode::read_only).measurement_count();
     } catch (const InputError&) {  // not created (or not migrated) yet
+      return 0;
     }
-    if (seen == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  kill(child, SIGKILL);
+  };
+  std::int64_t seen = 0;
   int status = 0;
-  waitpid(child, &status, 0);
+  bool ended = false;  // the replay's process ended by itself (a failure prints its error above)
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (seen == 0 && !ended && std::chrono::steady_clock::now() < deadline) {
+    ended = waitpid(child, &status, WNOHANG) == child;
+    seen = stored_count();
+    if (seen == 0 && !ended) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  if (!ended) {
+    kill(child, SIGKILL);
+    waitpid(child, &status, 0);
+  }
+  ASSERT_FALSE(ended && seen == 0) << "the replay ended (exit status " << WEXITSTATUS(status)
+                                   << ") before it committed a batch";
   ASSERT_GT(seen, 0) << "no batch was committed within 20 s";
 
   auto s = store::Store::open(db.string(), store::Store::Mode::read_write);

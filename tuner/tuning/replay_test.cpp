@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
+#include "common/test_data.h"
 #include "interop/interop.h"
 #include "query/query.h"
 #include "search/search.h"
@@ -19,10 +20,11 @@ namespace fs = std::filesystem;
 using namespace tune;
 
 namespace {
-const fs::path kExternal = fs::path(TUNE_SOURCE_DIR) / ".." / "shared" / "external";
-const fs::path kHub = kExternal / "benchmark_hub";
-const fs::path kTranspose = fs::path(TUNE_SOURCE_DIR) / "results" / "recorded" / "transpose";
-const fs::path kTransposeSpec = fs::path(TUNE_SOURCE_DIR) / "spaces" / "transpose.json";
+const fs::path kTranspose = test_data::source_dir() / "results" / "recorded" / "transpose";
+const fs::path kTransposeSpec = test_data::source_dir() / "spaces" / "transpose.json";
+
+// A benchmark_hub file of data/ (a spec or a cache).
+fs::path hub(const std::string& relative) { return test_data::file("benchmark_hub/" + relative); }
 
 tuning::Options options(const fs::path& spec, const std::vector<fs::path>& caches, const fs::path& db) {
   tuning::Options o;
@@ -53,8 +55,8 @@ TEST(Replay, BestNamesEachCachesBestAfterABruteForceReplay) {
     for (const char* gpu : {"A100", "A4000", "MI250X"}) {
       SCOPED_TRACE(std::string(name) + "/" + gpu);
       store::testing::TempDir t;
-      const fs::path cache = kHub / name / (std::string(gpu) + ".json.gz");
-      auto o = options(kHub / (std::string(name) + ".json"), {cache}, t.path() / "r.db");
+      const fs::path cache = hub(std::string(name) + "/" + gpu + ".json.gz");
+      auto o = options(hub(std::string(name) + ".json"), {cache}, t.path() / "r.db");
       const auto r = tuning::replay(o, tuning::validate(o));
       ASSERT_EQ(r.size(), 1u);
       const auto file = interop::read_cache(cache);
@@ -81,8 +83,8 @@ TEST(Replay, BruteForceFindsEachCachesBest) {
   for (auto [name, gpu] : {std::pair{"convolution_milo", "MI250X"}, std::pair{"dedispersion_milo", "A100"}}) {
     SCOPED_TRACE(std::string(name) + "/" + gpu);
     store::testing::TempDir t;
-    fs::path cache = kHub / name / (std::string(gpu) + ".json.gz");
-    auto o = options(kHub / (std::string(name) + ".json"), {cache}, t.path() / "r.db");
+    fs::path cache = hub(std::string(name) + "/" + gpu + ".json.gz");
+    auto o = options(hub(std::string(name) + ".json"), {cache}, t.path() / "r.db");
     auto r = tuning::replay(o, tuning::validate(o));
     ASSERT_EQ(r.size(), 1u);
     // the cache's best, straight from the JSON: lowest numeric "time"
@@ -105,8 +107,8 @@ TEST(Replay, BruteForceFindsEachCachesBest) {
 // clock the running sum of the recorded compile + verification + benchmark times, a strategy time.
 TEST(Replay, StoresEveryEvaluationInOrderWithTheSimulatedClock) {
   store::testing::TempDir t;
-  const fs::path cache = kHub / "dedispersion_milo/A4000.json.gz";
-  auto o = options(kHub / "dedispersion_milo.json", {cache}, t.path() / "r.db");
+  const fs::path cache = hub("dedispersion_milo/A4000.json.gz");
+  auto o = options(hub("dedispersion_milo.json"), {cache}, t.path() / "r.db");
   o.strategy = "random_sample";
   o.max_fevals = 300;
   o.seed = 11;
@@ -221,12 +223,12 @@ TEST(Replay, StrategyOptionsAreValidated) {
 TEST(Replay, MissingValidConfigurationIsAnError) {
   store::testing::TempDir t;
   // the vector_add cache without its last entry
-  std::ifstream in(kExternal / "kernel_tuner/test/test_cache_file.json");
+  std::ifstream in(test_data::file("kernel_tuner/test/test_cache_file.json"));
   auto doc = nlohmann::ordered_json::parse(in);
   std::string dropped = std::prev(doc["cache"].end()).key();
   doc["cache"].erase(dropped);
   std::ofstream(t.path() / "partial.json") << doc.dump();
-  auto o = options(kExternal / "kernel_tuner/test/test_cache_file_T1_input.json", {t.path() / "partial.json"},
+  auto o = options(test_data::file("kernel_tuner/test/test_cache_file_T1_input.json"), {t.path() / "partial.json"},
                    t.path() / "r.db");
   try {
     tuning::run_replay(o);
@@ -245,8 +247,8 @@ TEST(Replay, MissingValidConfigurationIsAnError) {
 
 TEST(Replay, CacheOfAnotherSpaceIsRefused) {
   store::testing::TempDir t;
-  EXPECT_THROW(tuning::run_replay(options(kHub / "convolution_milo.json", {kHub / "dedispersion_milo/A100.json.gz"},
-                                          t.path() / "r.db")),
+  EXPECT_THROW(tuning::run_replay(
+                   options(hub("convolution_milo.json"), {hub("dedispersion_milo/A100.json.gz")}, t.path() / "r.db")),
                InputError);
 }
 
@@ -298,8 +300,8 @@ TEST(Replay, SizesStartFromTheirNeighboursBest) {
 // with its simulated GPU's finish time; a batch ends with its last, and the next batch starts there.
 TEST(Replay, SimulatedGpusEvaluateBatchesAndTheClockTakesEachBatchsLongestLane) {
   store::testing::TempDir t;
-  const fs::path cache = kHub / "dedispersion_milo/A4000.json.gz";
-  auto o = options(kHub / "dedispersion_milo.json", {cache}, t.path() / "r.db");
+  const fs::path cache = hub("dedispersion_milo/A4000.json.gz");
+  auto o = options(hub("dedispersion_milo.json"), {cache}, t.path() / "r.db");
   o.strategy = "random_sample";
   o.max_fevals = 100;
   o.seed = 5;
@@ -340,7 +342,7 @@ TEST(Replay, SimulatedGpusAreRepeatableForASeed) {
   std::vector<std::vector<std::size_t>> runs;
   for (int i = 0; i < 2; ++i) {
     store::testing::TempDir t;
-    auto o = options(kHub / "convolution_milo.json", {kHub / "convolution_milo/A100.json.gz"}, t.path() / "r.db");
+    auto o = options(hub("convolution_milo.json"), {hub("convolution_milo/A100.json.gz")}, t.path() / "r.db");
     o.strategy = "bayes_opt";
     o.max_fevals = 40;
     o.seed = 8;

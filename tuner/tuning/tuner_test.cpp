@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <set>
 
+#include "common/test_data.h"
 #include "tuning/size_search.h"
 
 namespace fs = std::filesystem;
@@ -12,8 +13,7 @@ using namespace tune;
 
 TEST(StrategyFor, TheCommandThenTheSpecThenTheDefault) {
   const auto transpose = spec::load(fs::path(TUNE_SOURCE_DIR) / "spaces" / "transpose.json");
-  const auto hub =
-      spec::load(fs::path(TUNE_SOURCE_DIR) / ".." / "shared" / "external" / "benchmark_hub" / "convolution_milo.json");
+  const auto hub = spec::load(test_data::file("benchmark_hub/convolution_milo.json"));
   EXPECT_EQ(transpose.search, "brute_force");  // "Search": {"Name": "brute_force"}
   EXPECT_EQ(hub.search, "");                   // no Search key
   tuning::Options o;

@@ -33,7 +33,7 @@ simulate: tune_kernel_T1 in simulation mode with brute_force over CACHE (a Kerne
 file): every valid configuration is looked up in the cache; one missing raises.
 
 Kernel Tuner looks for the T1 file's KernelFile next to the file (or one folder up, or in the
-working directory). The third-party specs in shared/external come without their kernels: for those
+working directory). The third-party specs in data/ come without their kernels: for those
 an empty placeholder is put in a scratch working directory (reported as placeholder_kernel_file).
 
 Exit status: 0 with a report (also when Kernel Tuner rejects the file: "accepted": false), 2 for a
