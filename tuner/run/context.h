@@ -3,7 +3,7 @@
 // which the driver draws per context, and the draw moves configurations differently (timing.h,
 // "the floor"): on an H100 one configuration's time differed by -7..+7% between two processes at
 // 128..1024 while others moved less, so two runs that each decided in one context chose
-// configurations up to 5.9% apart at 128..384 (scripts/bench_repro.sh, 2026-11-26). A decision
+// configurations up to 5.9% apart at 128..384 (bench/bench_repro.sh, 2026-11-26). A decision
 // that measures its contenders in several contexts (tuning/sweep_decide.cpp) averages the draws.
 //
 // The runtime API works in whatever context is current on the calling thread; these contexts come

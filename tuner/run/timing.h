@@ -22,7 +22,7 @@
 //   - the floor: a launch's fixed cost depends on the hardware channel behind the stream, which
 //     the driver assigns per context and stream: on an H100 a 2 us transpose took 2.08 to 2.47 us
 //     from one context or stream to another, and stays put within one
-//     (scripts/bench_channels.sh). Below a few microseconds two processes can differ by that much,
+//     (bench/bench_channels.sh). Below a few microseconds two processes can differ by that much,
 //     whatever the method, and not by the same for every kernel: a sweep's decision at such sizes
 //     measures its contenders in further contexts too (context.h, tuning/sweep.h: kOtherContexts);
 //   - clocks: with NVML, the SM clock and the throttle reasons are read around each round; a round
@@ -41,7 +41,7 @@
 //     L2 set the regime near the L2's capacity: on an H200 at 2816x2816 a decision's contenders
 //     (evict-first kernels) read 5 to 7% above their first measurement, two of them 16 to 19%, in
 //     a process measuring that size alone or the 32 sizes of 128..4096, and within 1.6% in one
-//     measuring 2688..2944 or 2816..4096 (scripts/race_regime.sh); emptied, within 2.8% in every
+//     measuring 2688..2944 or 2816..4096 (bench/race_regime.sh); emptied, within 2.8% in every
 //     case, and a memset alone (the L2 full of other data) moved the winners to plain kernels.
 //     With flush_l2, N = 1 and a 2 x L2 cudaMemsetAsync runs before each timed launch, outside its
 //     events: every sample starts with a cold L2.
