@@ -9,7 +9,7 @@
 #    database, and writes its dispatch header and runtime table (tune header --dispatch, --table);
 # 2. builds examples/transpose against PREFIX with cmake (or, without cmake, nvcc directly);
 #    EXAMPLE_BIN=path uses a binary built elsewhere instead (built against the same database:
-#    see BENCHMARKS.md);
+#    see bench/journal.md);
 # 3. runs it twice with one fresh on-disk cache (first process: NVRTC compiles; second: the
 #    cache), both paths and cublasSgeam at every size, and the host time per cached launch;
 # 4. capture -> tune -> use: the example at 3000 and 1000x4097 with TUNE_CAPTURE set, `tune

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Space-construction benchmark: `tune space --json` on the real T1 files and the 22M-point space,
-# best of 5 runs each (release build). Prints a Markdown table for BENCHMARKS.md.
+# best of 5 runs each (release build). Prints a Markdown table (docs/performance.md, bench/journal.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tune="${TUNE:-build/tune}"

@@ -4,7 +4,7 @@
 # dedispersion_milo on A100, A4000 and MI250X), REPEATS runs each (default 50), in one invocation.
 #   bench/bench_strategies.sh                      (from anywhere; uses build/tune)
 #   REPEATS=100 SEED=1 STRATEGIES=all TUNE=build/tune HUB=../shared/external/benchmark_hub bench/bench_strategies.sh
-# Prints the command, date, CPU and wall time, then Markdown tables for BENCHMARKS.md (the caches'
+# Prints the command, date, CPU and wall time, then Markdown tables for bench/journal.md (the caches'
 # statistics and budgets, then the score per strategy per cache and the mean). Keeps the raw
 # outputs in out/: strategies.json (tune evaluate --json), strategies.txt (this script's output),
 # strategies_curves.csv (every curve: time, random baseline, strategy, score).

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # CLI-level checks of the hostile-input findings (issue #16): PASS when the binary behaves as fixed.
 # Each case runs in a scratch directory; nothing outside it is written. On the issue's binary
-# (949a9f1) 10 of the 16 fail (BENCHMARKS.md, "Fuzzing"); on main all 16 pass.
+# (949a9f1) 10 of the 16 fail (bench/journal.md, "Fuzzing"); on main all 16 pass.
 #   bash bench/hostile_cli.sh [TUNE_BINARY]   (default build/tune)
 tune=$(readlink -f "${1:-$(dirname "$0")/../build/tune}")
 ext=$(cd "$(dirname "$0")/../.." && pwd)/shared/external  # ../shared beside the checkout

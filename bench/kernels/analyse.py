@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Tables of kernels_src/NOTES.md from the saved data (bench/kernels/data/):
+"""Tables of bench/journal.md ("Kernel notes") from the saved data (bench/kernels/data/):
   analyse.py bench FILE.csv[.gz] [N]   bench.cu results: best per family and size, then the top N
                                        configurations by mean GB/s over the square sizes >= 8192
   analyse.py tune FILE.csv[.gz]        tune's measurements (exported from its database): per size

@@ -2,7 +2,7 @@
 // configurations with the tuner's own NVRTC module (tuner/compile), checks every one at every
 // size against the definition (bit-exact, outputs poisoned first), times them with CUDA events
 // (median), and compares with cudaMemcpy device-to-device and cublasSgeam measured the same way.
-// Not the product's benchmark (the tuner does that); see kernels_src/NOTES.md.
+// Not the product's benchmark (the tuner does that); see bench/journal.md ("Kernel notes").
 //
 // Build (here): nvcc -O3 -std=c++20 -arch=sm_90 -Ituner -o .gpu/bench bench/kernels/bench.cu
 //   tuner/compile/compile.cpp tuner/compile/resources.cpp tuner/compile/pool.cpp

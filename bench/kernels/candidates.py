@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Prints the transpose configurations of the experiments in kernels_src/NOTES.md (input for
+"""Prints the transpose configurations of the experiments in bench/journal.md ("Kernel notes") (input for
 bench.cu's list mode), with the shipped space's winners as baselines repeated at the start, middle
 and end of the list (their spread is the run's noise).
   candidates.py 1 > list.txt   round 1: use_shared = 2 (16-byte accesses everywhere) in every tile

@@ -1,5 +1,5 @@
 #!/bin/bash
-# One device call of the experiments in kernels_src/NOTES.md (from the repository root):
+# One device call of the experiments in bench/journal.md ("Kernel notes") (from the repository root):
 #   bench/kernels/experiment.sh "$OUT" [round]
 # round 1 (default) .. 4 selects candidates.py's list. Uses the prebuilt .gpu/bench_tp when its
 # libraries resolve there, else builds it (build.sh). Round 1 then runs a memcheck pass over a few
