@@ -29,7 +29,7 @@
 //                               column-major order: the blocks in flight write whole output rows
 //                               one after another, as a copy does, and read a 4 * TX-byte piece of
 //                               every input row; on the H200 the best order from 6912 x 6912 up
-//                               (kernels_src/NOTES.md, run 6)
+//                               (kernels_src/README.md)
 //   tiles         1, 2, ...     tiles per block along y; the next tile's loads are issued before
 //                               the current tile is written out (register double buffering)
 //   streaming     0, 1, ...     cache hints: 1 evict-first on loads and stores (ld/st.global.cs);
@@ -61,7 +61,7 @@
 // Conditions a configuration must meet (the spec file states them): block_size_y * tile_size_y
 // divisible by vector; with use_shared = 0 also tile_size_y divisible by vector; with
 // use_shared = 2: vector = 4, tile_size_y % 4 == 0, tile height and width multiples of 32.
-// kernels_src/NOTES.md has the measurements of every variant.
+// kernels_src/README.md says what shapes it; bench/journal.md ("Kernel notes") has the measurements.
 // Every default leaves a configuration that names none of a parameter unchanged.
 
 #ifndef block_size_x

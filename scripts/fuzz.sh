@@ -5,7 +5,7 @@
 # target for SECONDS on a scratch copy of its seed corpus (tuner/<module>/fuzz/corpus; the repo's
 # corpus is not changed), one core, and prints per target the runs, the coverage reached and
 # whether it found anything. Exits 1 when any target found something (its crash-* or timeout-*
-# input is kept in build-fuzz/findings/). BENCHMARKS.md ("Fuzzing") records a run.
+# input is kept in build-fuzz/findings/). docs/performance.md records the latest run.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-600}

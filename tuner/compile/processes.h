@@ -1,7 +1,6 @@
-// Compiling in separate processes. NVRTC compiles of one process do not run in parallel: on a
-// 16-core H100 host (2026-11-27, kernels_src/matching.cu) one process compiled 42 configurations
-// a second with 4 threads and 40 with 16, each compile then taking 0.3 to 0.5 s, while 16
-// processes of one thread each compiled 30 to 40 ms apiece, side by side. So a GPU run hands its
+// Compiling in separate processes. NVRTC compiles of one process do not run in parallel: one
+// process compiles about as many configurations a second with 4 threads as with 16, while
+// single-threaded processes compile side by side (docs/performance.md). So a GPU run hands its
 // compiles to processes of its own binary, started as compile servers: the same compile(), the
 // same results, on every core.
 //

@@ -17,11 +17,8 @@
 //     is fastest over this size and its neighbours (the mean of its value over each size's best,
 //     at this size and the sizes before and after it where it was measured; then the winner),
 //     which is then kept. A switch only for a difference beyond the noise, and never more than
-//     the margin lost. (Until 2026-11-27 a new choice was the one eligible over the most
-//     following sizes, the fewest switches; such a configuration, chosen for sizes where it won
-//     nowhere, was the pick another run of the sweep measured over 2% off. Each size's winner
-//     instead was a winner by chance at small sizes, up to 8% off in the other runs. The
-//     neighbours' values weigh against both: BENCHMARKS.md.)
+//     the margin lost. (The neighbours' values weigh against both a configuration chosen for sizes
+//     where it won nowhere and a winner by chance; bench/journal.md, "Measurements you can trust".)
 // Pure: no database, no GPU.
 #pragma once
 #include <cstddef>
@@ -114,9 +111,9 @@ std::vector<Estimate> across_moments(std::span<const Estimate> now, std::span<co
 
 // How far above the winner's value the tie-break across sizes may go at a size: `tie_margin`,
 // narrowed to the size's noise (the winner's relative 95% half-width) where that is smaller. A
-// configuration measured closer than the margin but farther than the noise was slower in this run;
-// between runs of the same sweep such a one came out over 2% slower than the winner at 1536..3968
-// on the H100, where the winners agreed (BENCHMARKS.md). No usable noise (NaN, negative): 0.
+// configuration measured closer than the margin but farther than the noise was slower in this run,
+// and other runs of the same sweep measured such a one over 2% slower than the winner they agreed
+// on (bench/journal.md, "Measurements you can trust"). No usable noise (NaN, negative): 0.
 double keep_margin(double tie_margin, double noise);
 
 // The configurations the tie-break across sizes may use at a size, from its tied set (winner

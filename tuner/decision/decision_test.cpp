@@ -217,7 +217,7 @@ TEST(SelectAcrossSizes, AChoiceIsKeptWhileItIsTied) {
   EXPECT_EQ(switches(tied, pick), 2u);
 }
 
-// The rule before 2026-11-27 chose, where the kept one dropped out, the configuration eligible over
+// The earlier rule chose, where the kept one dropped out, the configuration eligible over
 // the most following sizes (the fewest switches): here B, which wins at no size.
 TEST(SelectAcrossSizes, ANewChoiceIsTheFastestAroundNotTheLongestTied) {
   const std::vector<std::vector<std::int64_t>> tied = {{1, 2}, {3, 2}, {4, 2}};
@@ -375,7 +375,7 @@ TEST(AcrossMoments, AMomentsCommonLevelIsNotADifference) {
 }
 
 TEST(AcrossMoments, TheH200sSwingAt3328IsHalvedAndTheRaceStillLeads) {
-  // H200, 2026-11-28, one process: configuration 131 (evict-first hints) over 126 read 1.0116 at its
+  // Measured on an H200, one process: configuration 131 (evict-first hints) over 126 read 1.0116 at its
   // first pass and 0.9787 in the race 20 s later, while the other runs' races read 1.012 to 1.018
   const std::vector<Estimate> now = {at(1.0, 0.004), at(0.9787, 0.004)}, then = {at(1.0), at(1.0116)};
   const auto e = across_moments(now, then, 0.25);
@@ -397,7 +397,7 @@ TEST(AcrossMoments, MismatchedRowsValuesNotPositiveOrABadWeightAreErrors) {
 }
 
 // Measured: the six best transpose configurations at 384x384 on an H100, in four processes (one
-// CUDA context each; us per launch, 2026-11-26, cubins cached, `tune --sizes 128:1024` each). The
+// CUDA context each; us per launch, cubins cached, `tune --sizes 128:1024` each). The
 // contexts disagree: one process's winner is up to 3.2% slower than another's best. Decided over
 // two contexts each, any two disjoint pairs agree within 2%.
 TEST(AcrossContexts, TwoContextsEachAgreeWhereOneEachDidNot) {

@@ -100,7 +100,7 @@ TEST_F(Cli, ExportFormatsAndErrors) {
 
 // The largest real cache (dedispersion on the A4000, 12.2 MB of JSON, 11,130 entries) imports
 // whole, three times into fresh databases. Its speed (target: under 1 s on an idle machine) is a
-// benchmark, scripts/bench_import.sh, not a timed unit test: ctest runs tests side by side.
+// benchmark, bench/bench_import.sh, not a timed unit test: ctest runs tests side by side.
 TEST(Speed, TwelveMegabyteCacheImport) {
   const std::string file = external("benchmark_hub/dedispersion_milo/A4000.json.gz");
   ASSERT_GT(raw_text(file).size(), 12'000'000u);

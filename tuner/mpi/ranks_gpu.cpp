@@ -57,8 +57,8 @@ class Coordinator {
       labels_.push_back(full.label());
       // A size's estimated cost: its elements, plus a fixed part per configuration measured
       // (verification, warm-up, launches, store): on an H100 a transpose measurement took about
-      // 1.2 ms plus 5.8e-11 s per element (15.5 ms at 16384^2); with 1e6 as the fixed part the 40
-      // smallest sizes were one last item that took 24 s while three ranks waited.
+      // 1.2 ms plus 5.8e-11 s per element; a smaller fixed part leaves the small sizes as one long
+      // last item while the other ranks wait.
       cost_.push_back(static_cast<double>(full.dims[0]) * static_cast<double>(full.dims[1]) *
                           static_cast<double>(full.dims[2]) +
                       kFixedElements);

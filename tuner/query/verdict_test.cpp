@@ -110,8 +110,8 @@ TEST(Verdict, TiesAreBrokenTowardsTheNeighbouringSizesChoice) {
 }
 
 // A new choice, where the kept one is no longer tied, is the tied one fastest over that size and
-// its neighbours: not one tied there and at the sizes after it that wins at none of them (the rule
-// before 2026-11-27), nor a winner by chance that is far behind at both neighbours.
+// its neighbours: not one tied there and at the sizes after it that wins at none of them (an
+// earlier rule), nor a winner by chance that is far behind at both neighbours.
 TEST(Verdict, WhereTheKeptOneDropsOutTheFastestAroundIsUsed) {
   Db d;
   const std::string D = R"({"t":4})";
@@ -126,7 +126,7 @@ TEST(Verdict, WhereTheKeptOneDropsOutTheFastestAroundIsUsed) {
   auto best = query::best(d.db, {"k", "GPU", {}});
   ASSERT_EQ(best.size(), 3u);
   EXPECT_EQ(best[0].params, A);
-  // C is tied at 128 and 256, B at 128 only: the rule before 2026-11-27 used C at both; B's mean
+  // C is tied at 128 and 256, B at 128 only: the longest-tied rule used C at both; B's mean
   // over 128 and 256 (1.0625) is below C's over 64..256 (1.069)
   EXPECT_EQ(best[1].params, B);
   EXPECT_EQ(best[1].tied, std::vector<std::string>{C});

@@ -1,8 +1,8 @@
 // cuBLAS, loaded at run time with dlopen by the first ceiling that needs it. Linked, its static
-// initialisation cost every tune process 0.13 s of CPU time and 218 MB of memory at start (here,
-// 2026-11-28: a program that only links libcublas.so.13), and a main job starts 17 of them (tune,
-// its GPU worker, 15 compile servers) for the few calls the cuBLAS ceilings make. The types and
-// constants still come from cublas_v2.h; only the functions below are looked up.
+// initialisation costs every tune process about 0.13 s of CPU time and 218 MB of memory at start,
+// and a main job starts many of them (tune, its GPU worker, a compile server per core but one)
+// for the few calls the cuBLAS ceilings make. The types and constants still come from
+// cublas_v2.h; only the functions below are looked up.
 #pragma once
 #include <string>
 

@@ -1,10 +1,10 @@
 // Further CUDA contexts on a session's device, in one process. Why: a kernel of a few
 // microseconds takes a time per launch that depends on the hardware channel behind its stream,
 // which the driver draws per context, and the draw moves configurations differently (timing.h,
-// "the floor"): on an H100 one configuration's time differed by -7..+7% between two processes at
-// 128..1024 while others moved less, so two runs that each decided in one context chose
-// configurations up to 5.9% apart at 128..384 (scripts/bench_repro.sh, 2026-11-26). A decision
-// that measures its contenders in several contexts (tuning/decider.h) averages the draws.
+// "the floor"): one configuration's time can differ by several percent between two processes at
+// small sizes while others move less, so two runs that each decided in one context can choose
+// configurations several percent apart (bench/bench_repro.sh). A decision that measures its
+// contenders in several contexts (tuning/decider.h) averages the draws.
 //
 // The runtime API works in whatever context is current on the calling thread; these contexts come
 // from the driver API, reached through cudaGetDriverEntryPointByVersion (no link against

@@ -15,14 +15,12 @@
 //     priming where the launch before was its own on the same placement (a GEMM's launch costs
 //     milliseconds);
 //   - a quiet host: the host waits for a batch to end before it queues the next one, as an
-//     application's timing loop does. With the next batch queued while one ran, the decision's
-//     times of a sweep read 1.5 to 2.3% (median by band of sizes) above the same configurations'
-//     first pass, and an application's loop was up to 7% faster than the recorded time at
-//     128..2944 on an H100; quiet, the two passes agree within about 1% (2026-11-26);
+//     application's timing loop does (queuing the next batch while one ran biased the times, away
+//     from what an application's loop measures);
 //   - the floor: a launch's fixed cost depends on the hardware channel behind the stream, which
-//     the driver assigns per context and stream: on an H100 a 2 us transpose took 2.08 to 2.47 us
-//     from one context or stream to another, and stays put within one
-//     (scripts/bench_channels.sh). Below a few microseconds two processes can differ by that much,
+//     the driver assigns per context and stream: a 2 us kernel's time moves by several percent from
+//     one context or stream to another and stays put within one (docs/performance.md, "The timing
+//     method's floor"). Below a few microseconds two processes can differ by that much,
 //     whatever the method, and not by the same for every kernel: a sweep's decision at such sizes
 //     measures its contenders in further contexts too (context.h, decision/policy.h: other_contexts);
 //   - clocks: with NVML, the SM clock and the throttle reasons are read around each round; a round
@@ -38,11 +36,9 @@
 //     application loop), from a known start: before each primed batch the L2 is emptied (a 2 x L2
 //     memset whose lines are then discarded without write-back, Blocker::discard_l2), so the priming
 //     brings in the kernel's own data whatever ran before. Without it, what earlier work left in
-//     L2 set the regime near the L2's capacity: on an H200 at 2816x2816 a decision's contenders
-//     (evict-first kernels) read 5 to 7% above their first measurement, two of them 16 to 19%, in
-//     a process measuring that size alone or the 32 sizes of 128..4096, and within 1.6% in one
-//     measuring 2688..2944 or 2816..4096 (scripts/race_regime.sh); emptied, within 2.8% in every
-//     case, and a memset alone (the L2 full of other data) moved the winners to plain kernels.
+//     L2 set the regime near the L2's capacity: evict-first kernels read several percent slower or
+//     not depending on what the process had measured before (bench/race_regime.sh), and a memset
+//     alone (the L2 full of other data) slowed every evict-first kernel.
 //     With flush_l2, N = 1 and a 2 x L2 cudaMemsetAsync runs before each timed launch, outside its
 //     events: every sample starts with a cold L2.
 // Kernels and ceilings go through the same measure(), so a kernel and its ceiling are comparable.

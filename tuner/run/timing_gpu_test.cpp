@@ -379,7 +379,7 @@ TEST_F(TimingGpu, ManyPlacementsNearTheL2CapacityMeasureTheWarmTime) {
 // Near the L2's capacity an evict-first kernel's warm time does not depend on what ran before:
 // each block starts from an emptied L2 (timing.h). Without that, other data left in L2 by plain
 // stores stayed there (evict-first lines do not displace them) and the same kernel measured 5 to
-// 19% slower on an H200 (2026-11-28).
+// 19% slower on an H200.
 TEST_F(TimingGpu, WhatRanBeforeDoesNotMoveTheWarmTime) {
   const std::size_t l2 = session_->device().l2_bytes;
   // two matrices about the L2's size together, n a multiple of 128

@@ -7,9 +7,9 @@
 // of one that is not ready waits for it. Against the search that ignores readiness (the same pool,
 // ready() always true), over 40 seeds (ASYNC_SEEDS=40): the waiting drops by 69% and 45% at
 // latencies 5 and 20 on GEMM (67%, 42% on matching), and the best found after 58 evaluations (10%
-// of the space) is within 3% of the optimum as often: 40 of 40 either way, both kernels (2026-11-27,
-// with 64 runners-up and the mirror step's stand-in; with 12 and none, 41% and 27% on GEMM). On a
-// GPU host a matching compile takes about 20 measurements' time. The test takes 20 seeds at latency 5.
+// of the space) is within 3% of the optimum as often: 40 of 40 either way, both kernels (with 64
+// runners-up and the mirror step's stand-in). On a GPU host a matching compile takes about 20
+// measurements' time. The test takes 20 seeds at latency 5.
 #include <gtest/gtest.h>
 
 #include <cstdio>

@@ -30,9 +30,8 @@
 //    evaluation, so the variants that trade stale predictions for speed have nothing to save).
 //  - The endgame: once 1 - kEndgame of the evaluations the budget allows are spent (max_fevals,
 //    or the time limit over the mean time per evaluation so far), every step is a local step. With
-//    a fixed budget this is what finds the last few percent: GEMM 4096^3 (the recorded H200
-//    sweep, 58 evaluations, 40 seeds) within 3% of the optimum at 30 seeds instead of 15, matching
-//    at 39 instead of 40; FGCS scores unchanged within noise (the scored range ends before it).
+//    a fixed budget this is what finds the last few percent (docs/performance.md, "The default
+//    strategy"); FGCS scores are unchanged by it (the scored range ends before it).
 //  - Compile-ahead hints (Context::hint): the acquisition functions' runners-up, the predicted
 //    local steps (the same walk on a copy of the generator), the neighbours of the best. They
 //    never change the search by themselves.
@@ -41,12 +40,9 @@
 //    in turn) is measured instead, the pick left in the pool (most often taken a step or two
 //    later); a local step whose draw still compiles takes the first ready configuration of the
 //    neighbourhood it drew from, and the endgame's mirror step, while the mirror compiles, a ready
-//    neighbour of the best (the mirror is drawn again at the next step). A compile takes 10 to 50
-//    measurements' time on an H100 host: waiting for the picks held a guided GEMM run up for 1.2
-//    to 3.1 s of its 5 to 7 s of search. With 12 runners-up and the mirror always waited for,
-//    guided matching still waited 1.3 to 2.9 s of its 3.2 to 4.8 s of search (H200, 2026-11-27); with
-//    64 and the mirror's stand-in, 0.9 to 1.2 s of 2.7 to 3.1 s, and GEMM 0.0 to 0.7 s (H100), the
-//    best found as close (tuner/search/async_test.cpp models both at 5 and 20 measurements per
+//    neighbour of the best (the mirror is drawn again at the next step). Why: a compile takes the
+//    time of 10 to 50 measurements, so waiting for every pick would dominate a guided run; the best
+//    found stays as close (tuner/search/async_test.cpp models it at 5 and 20 measurements per
 //    compile). Replays are always ready: their searches are unchanged.
 //  - maxiter: iterations after the initial sample (default: until the budget ends).
 // Cost per evaluation: O(n^2 + pool*n) for n observations; beyond 1024 observations the model
