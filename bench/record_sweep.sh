@@ -9,7 +9,7 @@ tune=${TUNE:-build/tune}
 out=results/recorded/$kernel
 rm -rf "$out" && mkdir -p "$out"
 for size in $("$tune" best --kernel "$kernel" --device "$device" --db "$db" --json |
-              python3 -c 'import json,sys; print(" ".join(r["size"] for r in json.load(sys.stdin)))'); do
+              python3 -c 'import json,sys; print(" ".join(r["size"] for r in json.load(sys.stdin)["sizes"]))'); do
   "$tune" export --format kt-cache --kernel "$kernel" --device "$device" --size "$size" --db "$db" --out "$out/$size.json" >/dev/null
   gzip -9n "$out/$size.json"
 done

@@ -14,8 +14,8 @@ namespace {
 
 const decision::Policy kDefault;
 
-// The 16 best first passes at 768x768 of one main job on an H200 (2026-11-28, run a of the first
-// call; us per launch): config 48, the winner of every decision that raced it, read 6.2% behind
+// The 16 best first passes at 768x768 of one main job on an H200 (recorded; bench/journal.md; us
+// per launch): config 48, the winner of every decision that raced it, read 6.2% behind
 // the best here and was left out with the window before (6 times the tie margin).
 struct FirstPass {
   int config;

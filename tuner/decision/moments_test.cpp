@@ -14,8 +14,8 @@ using namespace tune;
 
 namespace {
 
-// One contender at 3328x3328 in one main job on an H200 (2026-11-28, the tenth session's call 3,
-// binary c8308fe, before the weight): its value in the race and its first pass, us per launch.
+// One contender at 3328x3328 in one main job on an H200 (recorded before the first-pass weight;
+// bench/journal.md): its value in the race and its first pass, us per launch.
 struct Contender {
   int config;
   double race_us, first_us;

@@ -84,8 +84,8 @@ struct Options {
 };
 
 // The default strategy, chosen by leaving one cache out at a time over every brute-forced cache at
-// hand (scripts/bench_default.sh, tuner/evaluate/select.h; BENCHMARKS.md "Choosing the default
-// strategy"): the only strategy above random search on every cache, and the best mean.
+// hand (bench/bench_default.sh, tuner/evaluate/select.h; docs/performance.md): the only strategy
+// above random search on every cache, and the best mean.
 inline constexpr std::string_view kDefaultStrategy = "bayes_opt";
 
 // The strategy a run uses: --strategy when given (opts.strategy not empty), else the spec's

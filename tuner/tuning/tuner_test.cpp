@@ -19,7 +19,7 @@ TEST(StrategyFor, TheCommandThenTheSpecThenTheDefault) {
   tuning::Options o;
   o.strategy = "";
   EXPECT_EQ(tuning::strategy_for(o, transpose), "brute_force");
-  EXPECT_EQ(tuning::strategy_for(o, hub), "bayes_opt");  // the default (BENCHMARKS.md: the protocol)
+  EXPECT_EQ(tuning::strategy_for(o, hub), "bayes_opt");  // the default (docs/performance.md: the protocol)
   o.strategy = "greedy_ils";
   EXPECT_EQ(tuning::strategy_for(o, transpose), "greedy_ils");
   auto odd = transpose;

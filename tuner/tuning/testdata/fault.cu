@@ -1,5 +1,5 @@
 // A kernel whose `fault` configurations write far out of bounds: the tuner must store them
-// as runtime errors and go on with the others (scripts/gpu_check.sh).
+// as runtime errors and go on with the others (bench/gpu_check.sh).
 #ifndef fault
 #define fault 0
 #endif
