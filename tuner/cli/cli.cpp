@@ -274,7 +274,7 @@ int main(int argc, char** argv) {
   } catch (const sqlite::Failure& e) {
     // a damaged file found after it was opened (a page read by a query): the input's fault
     if (const char* cause = sqlite::environment_cause(e)) {  // the machine's state, not tune's fault
-      report(std::string("tune: error: ") + cause + ": ", e.what());
+      report((std::string("tune: error: ") + cause + ": ").c_str(), e.what());
       return 2;
     }
     if (sqlite::is_damaged_file(e)) {

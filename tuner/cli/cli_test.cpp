@@ -115,12 +115,11 @@ TEST(Cli, SpaceProgramIsTheKernelWithItsSharedHeadersWrittenIn) {
   EXPECT_NE(r.out.find("#line 1 \"common/mma_tf32.cuh\""), std::string::npos);
   EXPECT_NE(r.out.find("extern \"C\" __global__"), std::string::npos);
   // a kernel that includes nothing of ours is printed as it is
-  std::ifstream f(fs::path(TUNE_SOURCE_DIR) / "kernels_src" / "transpose.cu", std::ios::binary);
-  std::stringstream transpose;
-  transpose << f.rdbuf();
-  Result t =
-      run_tune("space --space " + (fs::path(TUNE_SOURCE_DIR) / "spaces" / "transpose.json").string() + " --program");
-  EXPECT_EQ(t.out, transpose.str());
+  std::ifstream f(fs::path(TUNE_SOURCE_DIR) / "kernels_src" / "copy.cu", std::ios::binary);
+  std::stringstream copy;
+  copy << f.rdbuf();
+  Result t = run_tune("space --space " + (fs::path(TUNE_SOURCE_DIR) / "spaces" / "copy.json").string() + " --program");
+  EXPECT_EQ(t.out, copy.str());
   Result both = run_tune("space --space " + gemm + " --program --json");
   EXPECT_EQ(both.code, 2);
   EXPECT_NE(both.err.find("exclude each other"), std::string::npos) << both.err;

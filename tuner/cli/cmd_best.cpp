@@ -32,10 +32,10 @@ nlohmann::ordered_json or_null(const std::optional<double>& v) {
   return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json();
 }
 
-// "predicted from 1024x1024, 1152x1152" (the measured sizes the choice rests on, nearest first).
-std::string matched(const query::Best& b) {
-  if (measured_here(b)) return "";
-  std::string s = std::string(tune_select::how_name(b.match)) + " from";
+// "1000x1000: predicted from 1024x1024, 896x896" (the measured sizes the choice rests on, nearest
+// first), for the note under the table.
+std::string evidence_note(const query::Best& b) {
+  std::string s = b.size + " on " + b.device + ": " + tune_select::how_name(b.match) + " from";
   for (std::size_t i = 0; i < b.evidence.size(); ++i) s += (i ? ", " : " ") + b.evidence[i].size;
   return s;
 }
@@ -76,8 +76,8 @@ int cmd_best(const Args& args) {
       "size", po::value<std::string>()->value_name("SIZE"),
       "problem size, e.g. 4096 or 4096x2048, or a comma list of them (default: every measured size)")(
       "space", po::value<std::string>()->value_name("SPEC"),
-      "the kernel's spec, for its Tune.alignment (default: the one its runs recorded)")(
-      "json", po::bool_switch(), "print one JSON object")(
+      "the kernel's spec, for its Tune.alignment (default: the one its runs recorded)")("json", po::bool_switch(),
+                                                                                        "print one JSON object")(
       "wide", po::bool_switch(), "print each configuration in the table (default: short labels and a legend)");
   add_db_option(opts);
   po::variables_map vm;
@@ -133,17 +133,18 @@ int cmd_best(const Args& args) {
                            {"tied"},
                            {"configuration", output::Align::left}});
   output::Table table(cols);
-  std::vector<std::string> warnings;
+  std::vector<std::string> warnings, notes;
   for (const auto& b : rows) {
     const auto rate = any_gflops ? own(b, b.gflops) : own(b, b.gbps);
     std::vector<std::string> cells = {b.device, b.size};
-    if (any_model) cells.push_back(matched(b));
+    if (any_model) cells.push_back(measured_here(b) ? "exact" : tune_select::how_name(b.match));
     char noise[32];
     std::snprintf(noise, sizeof noise, "%.1f%%", 100.0 * b.noise);
     cells.insert(cells.end(),
                  {output::format_time(b.time_ms, unit), noise, rate ? std::to_string(std::llround(*rate)) : "-",
                   std::to_string(b.tied.size()), wide ? b.params : labels.label(b.params)});
     table.add(std::move(cells));
+    if (!measured_here(b)) notes.push_back(evidence_note(b));
     if (b.match == tune_select::How::extrapolated)
       warnings.push_back("warning: " + b.size + " is beyond the sizes measured on " + b.device +
                          ": the configuration is extrapolated and the time shown is " + b.measured_size +
@@ -153,6 +154,7 @@ int cmd_best(const Args& args) {
     for (const auto& l : lines) std::printf("%s\n", l.c_str());
   };
   print(wide ? table.lines(SIZE_MAX) : table.lines());
+  for (const auto& n : notes) print(output::wrap(n));
   for (const auto& w : warnings) print(output::wrap(w));
   if (!wide) {
     std::printf("configurations (--wide prints them in the table):\n");
@@ -162,9 +164,10 @@ int cmd_best(const Args& args) {
                      " time; tied: configurations indistinguishable from it (95% interval or 1%), broken "
                      "towards the neighbouring sizes' choice";
   if (any_model)
-    rule += "; predicted/extrapolated: never measured at this size, chosen by the selection model from the "
-            "measured sizes named (each configuration's time there relative to the best there); the time shown "
-            "is the nearest measured size's, and no throughput is shown for it";
+    rule +=
+        "; predicted/extrapolated: never measured at this size, chosen by the selection model from the "
+        "measured sizes named (each configuration's time there relative to the best there); the time shown "
+        "is the nearest measured size's, and no throughput is shown for it";
   if (wide)
     std::printf("%s\n", rule.c_str());
   else

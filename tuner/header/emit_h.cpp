@@ -224,11 +224,13 @@ std::string table_section(const Model& m) {
     for (const auto& c : d.candidates)
       h << "    {" << c.variant << ", {" << c.align[0] << ", " << c.align[1] << ", " << c.align[2] << "}},\n";
     h << "};\ninline constexpr unsigned device" << i << "_regret[] = {  // per size: per candidate, x 10000\n";
-    for (std::size_t s = 0; s < d.entries.size(); ++s) {
-      h << "   ";
-      for (std::size_t c = 0; c < d.candidates.size(); ++c) h << " " << d.regret[s * d.candidates.size() + c] << ",";
-      h << "\n";
-    }
+    constexpr std::size_t kPerLine = 16;  // keeps the generated lines under 120 columns
+    for (std::size_t s = 0; s < d.entries.size(); ++s)
+      for (std::size_t c = 0; c < d.candidates.size(); ++c) {
+        if (c % kPerLine == 0) h << (c == 0 ? "    // size " + std::to_string(s) + "\n   " : "\n   ");
+        h << " " << d.regret[s * d.candidates.size() + c] << ",";
+        if (c + 1 == d.candidates.size()) h << "\n";
+      }
     h << "};\n";
   }
   h << "\ninline constexpr Device devices[] = {\n";

@@ -9,6 +9,7 @@
 #include <iterator>
 
 #include "common/error.h"
+#include "compile/source.h"
 #include "header/header.h"
 #include "header/test_util.h"
 #include "header/text.h"
@@ -88,8 +89,11 @@ TEST(Names, DispatchArgumentsCannotCollideWithGeneratedNames) {
   auto db = store::Store::open(t.file("h.db"), store::Store::Mode::read_write);
   import(db, t.path(), spec, "GPU", "transpose");
   const auto m = header::build(db, "transpose", spec);
-  std::ifstream src(spec.kernel.file_path);
-  const std::string cuh = header::generate_dispatch(m, std::string(std::istreambuf_iterator<char>(src), {}), "h.db");
+  // the kernel's program as `tune header --dispatch` reads it: shared headers written in, no #line
+  compile::SourceOptions options;
+  options.line_markers = false;
+  const std::string source = compile::read_kernel_source(spec.kernel.file_path, "KernelFile", options).text;
+  const std::string cuh = header::generate_dispatch(m, source, "h.db");
   std::ofstream(t.path() / "t.cuh") << cuh;
   std::ofstream(t.path() / "app.cu") << "#include \"t.cuh\"\nint main() { return tune_tuned::" << m.ns
                                      << "::launch(nullptr, 512, 512, 1, nullptr, nullptr, 512, 512) == "

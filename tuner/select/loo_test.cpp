@@ -108,21 +108,22 @@ void report(const char* name, const Result& r) {
 
 }  // namespace
 
-// The H200 transpose sweep: 32 squares 128..4096 in steps of 128, 374 configurations at each.
-TEST(LeaveOneOut, TransposeSquares) {
+// The H200 transpose sweep of the size design (design:128:4096): 38 sizes, squares, odd and
+// unaligned extents, rectangles both ways; 374 configurations at each.
+TEST(LeaveOneOut, TransposeDesign) {
   const std::string root = TUNE_SOURCE_DIR;
   const spec::Spec spec = spec::load(root + "/spaces/transpose.json");
   const Sweep s = recorded("transpose");
-  ASSERT_EQ(s.sizes.size(), 32u);
+  ASSERT_EQ(s.sizes.size(), 38u);
   const Result r = leave_one_out(s, header::alignment_of(spec));
   report("transpose", r);
-  // Each held-out size leaves a gap twice the sweep's step: a harder test than a size between two
-  // measured ones. The old rule: median 1.0034, worst 1.0881 (squares only: no shape or alignment
-  // class to get wrong, so the gain is at the worst sizes).
-  EXPECT_LE(median(r.model), 1.005);
-  EXPECT_LE(worst(r.model), 1.065);
-  EXPECT_LE(median(r.model), median(r.old) + 0.001);
-  EXPECT_LT(worst(r.model), worst(r.old) - 0.02);
+  // Each held-out size leaves the design without its only member of a class at times (one odd
+  // rectangle, one size around the L2): a harder test than a size between two measured ones. The
+  // old rule (nearest by element count): median 1.0110, worst 1.5254; the model 1.0093, 1.3161.
+  EXPECT_LE(median(r.model), 1.010);
+  EXPECT_LE(worst(r.model), 1.32);
+  EXPECT_LE(median(r.model), median(r.old));
+  EXPECT_LT(worst(r.model), worst(r.old) - 0.2);
 }
 
 // Pairwise distances, 1024 x 2048 points at 8 dimensions 1..128 (powers of two).

@@ -9,8 +9,8 @@
 // - the measured sizes, each with the configuration decided there (exact match: that decision);
 // - the candidates: at each measured size, the kTop fastest configurations of each alignment
 //   (so that each fast-path class keeps its best) within kKeep of that alignment's best there, and
-//   every decision; each with an alignment divisor per axis (the spec's Tune.alignment: its fast path applies at a size whose
-//   extents are multiples of them);
+//   every decision; each with an alignment divisor per axis (the spec's Tune.alignment: its fast
+//   path applies at a size whose extents are multiples of them);
 // - each candidate's regret at each measured size: its time / the best time there, stored as
 //   round(regret * kScale) so that every consumer computes with the same numbers (0: not measured).
 // At a size not measured, each candidate's regret is predicted from the kNeighbours measured sizes

@@ -239,10 +239,9 @@ TEST(Replay, MissingValidConfigurationIsAnError) {
     EXPECT_NE(w.find("\"" + dropped + "\""), std::string::npos) << w;
     EXPECT_NE(w.find("partial.json"), std::string::npos) << w;
   }
+  // a failed replay that stored nothing leaves no run row behind (issue 47, class 9)
   auto db = store::Store::open(o.db, store::Store::Mode::read_only);
-  auto runs = db.runs();
-  ASSERT_EQ(runs.size(), 1u);
-  EXPECT_EQ(runs[0].status, store::RunStatus::failed);
+  EXPECT_TRUE(db.runs().empty());
 }
 
 TEST(Replay, CacheOfAnotherSpaceIsRefused) {
