@@ -110,9 +110,8 @@ int cmd_run(const Args& args) {
       "sizes", po::value<std::string>()->value_name("SIZES"),
       "problem sizes: A:B[:STEP], N,M,..., MxN, or design:A:B[:N] (N sizes, default 40: squares, odd and "
       "unaligned extents, rectangles both ways up to 16:1, around the L2; for the selection model) (required unless "
-      "--replay)")(
-      "replay", po::value<std::vector<std::string>>()->multitoken()->value_name("CACHE..."),
-      "Kernel Tuner cache(s) to replay instead of running on the GPU")(
+      "--replay)")("replay", po::value<std::vector<std::string>>()->multitoken()->value_name("CACHE..."),
+                   "Kernel Tuner cache(s) to replay instead of running on the GPU")(
       "capture", po::value<std::vector<std::string>>()->multitoken()->value_name("FILE..."),
       "capture file(s) written by the runtime library (TUNE_CAPTURE): tune at their sizes with their inputs, "
       "verified against their outputs")("strategy", po::value<std::string>()->value_name("NAME"),

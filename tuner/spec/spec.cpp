@@ -19,9 +19,8 @@ using nlohmann::json;
 namespace {
 
 // The keys of the "Tune" object (spec/extension.h reads them; spec/bind.cpp fill_values).
-constexpr std::array<std::string_view, 10> kTuneKeys = {"bytes",     "flops",       "ceilings", "reference", "check",
-                                                        "tolerance", "statistic",   "policy",   "fill_values",
-                                                        "alignment"};
+constexpr std::array<std::string_view, 10> kTuneKeys = {
+    "bytes", "flops", "ceilings", "reference", "check", "tolerance", "statistic", "policy", "fill_values", "alignment"};
 
 // A bare name (block_size_y), as opposed to an expression or a number ("2147483647").
 bool is_identifier(const std::string& s) {

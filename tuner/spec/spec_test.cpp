@@ -4,8 +4,8 @@
 
 #include <filesystem>
 
-#include "spec/bind.h"
 #include "common/test_data.h"
+#include "spec/bind.h"
 
 namespace fs = std::filesystem;
 using tune::spec::load;
