@@ -348,27 +348,6 @@ const Strategy& find_strategy(const std::string& name, const StrategyOptions& op
   throw InputError("unknown --strategy '" + name + "'" + did_you_mean(name, names) + " (available: " + known + ")");
 }
 
-namespace {
-
-// An evaluator never asked: the dry run's budget ends the search before its first evaluation.
-class NoEvaluator : public Evaluator {
- public:
-  std::optional<double> evaluate(std::size_t) override { throw Stop{}; }
-  double elapsed_s() const override { return 0; }
-};
-
-}  // namespace
-
-void check_strategy(const std::string& name, const StrategyOptions& options, const space::Space& space) {
-  find_strategy(name, options);
-  if (options.empty() || space.size() == 0) return;
-  NoEvaluator none;
-  Budget nothing;
-  nothing.max_fevals = 0;
-  Context dry(space, none, nothing, 1, options);
-  run(name, dry);
-}
-
 StrategyOptions parse_options(const std::vector<std::string>& items) {
   StrategyOptions out;
   for (const auto& item : items) {
