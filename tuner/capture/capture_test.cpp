@@ -7,22 +7,15 @@
 #include <iterator>
 
 #include "common/error.h"
+#include "common/test_dir.h"
 
 namespace fs = std::filesystem;
 using namespace tune;
 
 namespace {
 
-struct Dir {
-  fs::path path;
-  Dir() {
-    std::string pattern = (fs::temp_directory_path() / "tune_capture_XXXXXX").string();
-    path = ::mkdtemp(pattern.data());
-  }
-  ~Dir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
+struct Dir : tune::testing::TestDir {
+  Dir() : TestDir("tune_capture") {}
 };
 
 // A 2 x 2 float transpose: out (output), in, rows, cols.

@@ -10,22 +10,15 @@
 #include <iterator>
 
 #include "common/error.h"
+#include "common/test_dir.h"
 
 namespace fs = std::filesystem;
 using namespace tune;
 
 namespace {
 
-struct Dir {
-  fs::path path;
-  Dir() {
-    std::string pattern = (fs::temp_directory_path() / "tune_output_XXXXXX").string();
-    path = ::mkdtemp(pattern.data());
-  }
-  ~Dir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
+struct Dir : tune::testing::TestDir {
+  Dir() : TestDir("tune_output") {}
   fs::path put(const std::string& name, const std::string& bytes) const {
     std::ofstream(path / name, std::ios::binary) << bytes;
     return path / name;
