@@ -182,10 +182,13 @@ TEST(NothingLostCli, OutputsNeverReplaceTheirInputs) {
   fs::create_directories(t.path() / "spaces");
   fs::create_directories(t.path() / "kernels_src");
   fs::copy_file(kTranspose, t.path() / "spaces/transpose.json");
-  fs::copy_file(kSource / "kernels_src/transpose.cu", t.path() / "kernels_src/transpose.cu");
+  fs::copy(kSource / "kernels_src", t.path() / "kernels_src", fs::copy_options::recursive);
   const std::string spec = (t.path() / "spaces/transpose.json").string(),
                     kernel = (t.path() / "kernels_src/transpose.cu").string(), cache = t.file("c.json.gz");
-  const std::string before_cache = file_hash(cache), before_spec = file_hash(spec), before_kernel = file_hash(kernel);
+  // the headers the kernel includes are inputs too
+  const std::string included = (t.path() / "kernels_src/common/transpose_wide.cuh").string();
+  const std::string before_cache = file_hash(cache), before_spec = file_hash(spec), before_kernel = file_hash(kernel),
+                    before_included = file_hash(included);
 
   Ran r = run(t, "evaluate --space " + spec + " --replay " + cache +
                      " --strategy random_sample --repeats 1 --resamples 0 "
@@ -196,16 +199,22 @@ TEST(NothingLostCli, OutputsNeverReplaceTheirInputs) {
 
   const std::string db = " --db " + t.file("h.db");
   ASSERT_EQ(run(t, "import " + cache + " --spec " + spec + db).code, 0);
-  for (const std::string& out : {spec, kernel}) {
+  for (const std::string& out : {spec, kernel, included}) {
     r = run(t, "header --kernel transpose --space " + spec + " --out " + out + db);
     EXPECT_EQ(r.code, 2) << out << ": " << r.out << r.err;
     EXPECT_NE(r.err.find("refusing to overwrite it"), std::string::npos) << r.err;
   }
-  r = run(t, "--space " + spec + " --replay " + cache + " --db " + spec);
+  for (const std::string& db : {spec, included}) {
+    r = run(t, "--space " + spec + " --replay " + cache + " --db " + db);
+    EXPECT_EQ(r.code, 2) << db << ": " << r.err;
+  }
+  r = run(t, "evaluate --space " + spec + " --replay " + cache +
+                 " --strategy random_sample --repeats 1 --resamples 0 --curves " + included);
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_EQ(file_hash(cache), before_cache);
   EXPECT_EQ(file_hash(spec), before_spec);
   EXPECT_EQ(file_hash(kernel), before_kernel);
+  EXPECT_EQ(file_hash(included), before_included);
 }
 
 // `--out t.db-shm` with `--db link.db` (a link to t.db) replaced the database's shared memory.
