@@ -14,6 +14,7 @@
 #include <random>
 #include <string>
 
+#include "common/bounded_read.h"
 #include "common/error.h"
 #include "run/isolate.h"
 #include "search/search.h"
@@ -147,6 +148,9 @@ Prepared validate(const Options& opts) {
       static_cast<std::size_t>(*opts.max_fevals) < opts.share.count)
     throw InputError("bad --share " + std::to_string(opts.share.index) + "/" + std::to_string(opts.share.count) +
                      ": --max-fevals " + std::to_string(*opts.max_fevals) + " leaves some shares nothing to evaluate");
+  for (const auto& cache : opts.replay) {  // each there and regular, before the first line of output
+    const RegularFile file(cache, "");
+  }
   check_database_writable(opts.db);
   // Said once: by the supervisor, not again by its worker process (run/isolate.h).
   if (run::worker_generation() < 0) {
