@@ -63,7 +63,7 @@ bool others_can_run_tune() {
 // A folder in t every account may write (as /tmp), t itself opened to them.
 fs::path shared_folder(const TempDir& t) {
   fs::permissions(t.path(), fs::perms::others_exec | fs::perms::others_read, fs::perm_options::add);
-  const fs::path d = t.path() / "shared";
+  fs::path d = t.path() / "shared";
   fs::create_directory(d);
   fs::permissions(d, fs::perms::all | fs::perms::sticky_bit);
   fs::copy_file(kCache, d / "c.json.gz");
