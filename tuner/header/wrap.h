@@ -7,7 +7,7 @@
 
 namespace tune::header {
 
-// The width of every generated line (the command outputs' width too).
+// The width of every generated line: the 100 columns the command outputs keep without a terminal.
 inline constexpr std::size_t kCodeWidth = 100;
 
 // `code` (C++ or CUDA) with every line longer than `width` broken without changing what it means:
