@@ -106,7 +106,8 @@ TEST(NothingLostCli, ReplayChecksTheTuneExtension) {
 }
 
 // A Tune.alignment that gives 0 for some configuration was measured and stored, and refused only
-// by `best` and `header`: now refused over the whole space before anything is written.
+// by `best` and `header`: now refused over the whole space before anything is written, by a run
+// and by an import with that spec.
 TEST(NothingLostCli, AlignmentIsCheckedForEveryConfigurationBeforeARun) {
   TempDir t;
   auto j = nlohmann::json::parse(std::ifstream(kTranspose));
@@ -117,6 +118,10 @@ TEST(NothingLostCli, AlignmentIsCheckedForEveryConfigurationBeforeARun) {
   EXPECT_EQ(r.code, 2) << r.out << r.err;
   EXPECT_NE(r.err.find("Tune.alignment.x"), std::string::npos) << r.err;
   EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_FALSE(fs::exists(t.file("a.db")));
+  const Ran i = run(t, "import " + kCache + " --spec " + t.file("bad.json") + " --db " + t.file("a.db"));
+  EXPECT_EQ(i.code, 2) << i.out << i.err;
+  EXPECT_NE(i.err.find("Tune.alignment.x"), std::string::npos) << i.err;
   EXPECT_FALSE(fs::exists(t.file("a.db")));
 }
 

@@ -51,14 +51,6 @@ void check_database_writable(const std::string& db) {
   if (::access(dir.c_str(), W_OK) != 0)
     throw InputError(db + ": cannot create the database: " + dir.string() + " is not writable");
 }
-// Tune.alignment must give a positive whole number for every configuration: checked over the whole
-// space here, before anything is measured or stored, not first when `best` or `header` reads it.
-void check_alignment(const spec::Spec& spec, const space::Space& space) {
-  if (std::none_of(spec.alignment.begin(), spec.alignment.end(), [](const auto& a) { return a.has_value(); })) return;
-  const sizes::Size one = sizes::parse_one("1");  // as the selection model binds it (header/model.cpp)
-  for (std::size_t c = 0; c < space.size(); ++c)
-    (void)spec::alignment(spec, spec::bind_config(spec, space.config_values(c), one));
-}
 
 }  // namespace
 
@@ -130,7 +122,7 @@ Prepared validate(const Options& opts) {
     throw InputError(opts.space + ": KernelSpecification.KernelFile: kernel file " + spec.kernel.file_path.string() +
                      " not found");
   auto space = space::Space::build(spec);
-  check_alignment(spec, space);
+  space::check_alignment(spec, space);
   if (opts.sizes.empty() && opts.replay.empty() && opts.capture.empty())
     throw InputError("no problem sizes given (--sizes)");
   auto captures = load_captures(spec, opts.capture);
