@@ -10,6 +10,7 @@
 #include "common/bounded_read.h"
 #include "common/error.h"
 #include "common/hash.h"
+#include "common/output_file.h"
 
 namespace tune::capture {
 
@@ -28,13 +29,6 @@ std::uint32_t get_u32(const unsigned char* p) {
 std::string hash(const std::vector<std::byte>& block) {
   return content_hash(std::string_view(reinterpret_cast<const char*>(block.data()), block.size()));
 }
-
-struct File {  // RAII FILE*
-  std::FILE* f = nullptr;
-  ~File() {
-    if (f != nullptr) std::fclose(f);
-  }
-};
 
 }  // namespace
 
@@ -71,23 +65,15 @@ void write(const std::filesystem::path& path, const Capture& c) {
   put_u32(head, static_cast<std::uint32_t>(header.size()));
   head += header;
 
-  const std::string tmp = path.string() + ".tmp." + std::to_string(::getpid());
-  bool ok = false;
-  {
-    File f{std::fopen(tmp.c_str(), "wb")};
-    if (f.f == nullptr) throw Error(path.string() + ": cannot write the capture file");
-    ok = std::fwrite(head.data(), 1, head.size(), f.f) == head.size();
-    for (const auto& a : c.arguments)
-      for (const auto* block : {&a.input, &a.result})
-        ok = ok && std::fwrite(block->data(), 1, block->size(), f.f) == block->size();
-    ok = std::fflush(f.f) == 0 && ok;
-  }
-  std::error_code ec;
-  if (ok) std::filesystem::rename(tmp, path, ec);
-  if (!ok || ec) {
-    std::filesystem::remove(tmp, ec);
-    throw Error(path.string() + ": cannot write the capture file (disk full?)");
-  }
+  // Through the output writer: a hidden temporary renamed over the file, never a database or its
+  // side files, and what a killed writer left removed by the next write.
+  std::vector<std::string_view> pieces{head};
+  for (const auto& a : c.arguments)
+    for (const auto* block : {&a.input, &a.result})
+      pieces.emplace_back(reinterpret_cast<const char*>(block->data()), block->size());
+  const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+  remove_dead_writers_temporaries(dir, ".tunecap", Names::ending);
+  write_file_atomically(path, pieces);
 }
 
 Capture read(const std::filesystem::path& path, std::uint64_t max_bytes,

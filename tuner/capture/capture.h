@@ -57,8 +57,9 @@ struct Capture {
   std::vector<Argument> arguments;
 };
 
-// Writes the file whole or not at all (a temporary file in the same folder, renamed over `path`).
-// Throws tune::Error naming the path.
+// Writes the file whole or not at all (common/output_file.h: a hidden temporary in the same folder,
+// renamed over `path`; never a database or its side files), first removing the temporaries that
+// killed writers left in the folder. Throws tune::InputError naming the path.
 void write(const std::filesystem::path& path, const Capture& capture);
 
 // Reads and validates a capture file. Throws tune::InputError naming the file and the cause.

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
@@ -188,4 +192,40 @@ TEST(Capture, TheHeaderIsCheckedBeforeTheDataIsAllocated) {
     EXPECT_NE(std::string(e.what()).find("the spec's Size gives 4"), std::string::npos) << e.what();
   }
   EXPECT_TRUE(asked);
+}
+
+// A writer killed inside its write window (a capture of 64 MiB, killed once its temporary exists) left
+// NAME.tmp.PID for ever: the next capture written in the folder, of any size, removes what dead
+// writers left and nothing of a live one's.
+TEST(Capture, AKilledWriterLeavesNothingTheNextCaptureKeeps) {
+  Dir d;
+  const pid_t child = ::fork();
+  if (child == 0) {
+    capture::Capture big = sample();
+    big.arguments[1].input.resize(64u << 20);
+    try {
+      for (int i = 0;; ++i) capture::write(d.path / ("big_" + std::to_string(i % 2) + ".tunecap"), big);
+    } catch (...) {
+      ::_exit(1);
+    }
+  }
+  ASSERT_GT(child, 0);
+  const auto writing = [&] {  // a temporary is in the folder: the child is inside its write window
+    for (const auto& e : fs::directory_iterator(d.path))
+      if (e.path().filename().string().find(".tmp.") != std::string::npos) return true;
+    return false;
+  };
+  for (int ms = 0; ms < 10000 && !writing(); ++ms) ::usleep(1000);
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  const fs::path live = d.path / (".x_1x1x1.tunecap.tmp." + std::to_string(::getppid()) + ".0");
+  spit(live, "a live writer's");
+  capture::write(d.path / "small_2x2x1.tunecap", sample());
+  for (const auto& e : fs::directory_iterator(d.path)) {
+    const std::string name = e.path().filename().string();
+    if (e.path() == live) continue;
+    EXPECT_EQ(name.find(".tmp"), std::string::npos) << name;
+  }
+  EXPECT_TRUE(fs::exists(live));
+  EXPECT_EQ(capture::read(d.path / "small_2x2x1.tunecap").kernel, "transpose");
 }

@@ -11,8 +11,10 @@
 #endif
 #include "common/error.h"
 #include "common/output_file.h"
+#include "compile/source.h"
 #include "evaluate/evaluate.h"
 #include "evaluate/select.h"
+#include "spec/spec.h"
 
 namespace tune::cli {
 
@@ -72,6 +74,8 @@ int cmd_evaluate(const Args& args) {
   std::vector<std::filesystem::path> inputs;  // never the curves' file
   for (const char* key : {"space", "replay"})
     for (const std::string& f : strings(vm, key)) inputs.emplace_back(f);
+  for (const std::string& f : strings(vm, "space"))  // and the kernel files they name
+    for (auto& k : compile::kernel_files(spec::load(f).kernel.file_path)) inputs.push_back(std::move(k));
   if (vm.count("curves")) check_output_path(vm["curves"].as<std::string>(), inputs);
   auto problems = evaluate::load_problems(strings(vm, "space"), strings(vm, "replay"));
 

@@ -60,7 +60,8 @@ int cmd_header(const Args& args) {
                           : dispatch      ? stem + "_dispatch.cuh"
                           : table         ? stem + "_table.json"
                                           : stem + "_tuned.h";
-  const std::vector<std::filesystem::path> inputs{db_path(vm), spec.path, spec.kernel.file_path};
+  std::vector<std::filesystem::path> inputs{db_path(vm), spec.path};
+  for (const auto& f : compile::kernel_files(spec.kernel.file_path)) inputs.push_back(f);
   check_output_path(out, inputs);  // before any work
   const header::Model model = header::build(db, kernel, spec);
 

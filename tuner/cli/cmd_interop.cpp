@@ -11,6 +11,7 @@
 #include "interop/interop.h"
 #include "query/flags.h"
 #include "query/query.h"
+#include "space/space.h"
 #include "store/merge.h"
 
 namespace tune::cli {
@@ -94,6 +95,9 @@ int cmd_import(const Args& args) {
   if (!vm.count("file")) throw InputError("tune import: give at least one file to import (see tune import --help)");
   std::optional<spec::Spec> spec;
   if (auto s = opt(vm, "spec")) spec = spec::load(*s);
+  // Tune.alignment over the spec's space before anything is stored, as `tune run` checks it
+  if (spec && std::any_of(spec->alignment.begin(), spec->alignment.end(), [](const auto& a) { return a.has_value(); }))
+    space::check_alignment(*spec, space::Space::build(*spec));
   interop::ImportOptions o;
   o.kernel = opt(vm, "kernel");
   o.device = opt(vm, "device");

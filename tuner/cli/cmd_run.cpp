@@ -12,6 +12,7 @@
 #include "common/error.h"
 #include "common/launcher.h"
 #include "common/output_file.h"
+#include "compile/source.h"
 #include "run/isolate.h"
 #include "search/search.h"
 #include "spec/spec.h"
@@ -54,7 +55,8 @@ tuning::Share parse_share(const std::string& text) {
 // The database is what the run writes: never one of its inputs (the spec, its KernelFile, a
 // replayed cache, a capture file), whatever path names it.
 void refuse_input_as_database(const tuning::Options& o, const spec::Spec& spec) {
-  std::vector<std::string> inputs{o.space, spec.kernel.file_path.string()};
+  std::vector<std::string> inputs{o.space};
+  for (const auto& f : compile::kernel_files(spec.kernel.file_path)) inputs.push_back(f.string());
   inputs.insert(inputs.end(), o.replay.begin(), o.replay.end());
   inputs.insert(inputs.end(), o.capture.begin(), o.capture.end());
   for (const auto& in : inputs)

@@ -1,8 +1,11 @@
 // Issue #47 through the real binary: outputs never over inputs, every JSON output for any stored
 // name, the Tune extension checked for a replay too, and no trace of a refused run.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -32,6 +35,42 @@ Ran run(const TempDir& t, const std::string& args, const std::string& prefix = "
   Process p(args, t.path(), "p" + std::to_string(n++), prefix);
   const int code = p.wait();
   return {code, p.text(p.out), p.text(p.err)};
+}
+
+// `SETUP tune ARGS` through sh (SETUP: shell commands ending in `;`, or a command prefix), its
+// output in t's files.
+Ran sh(const TempDir& t, const std::string& setup, const std::string& args) {
+  const std::string out = t.file("sh.out"), err = t.file("sh.err");
+  const int status =
+      std::system((setup + " " + tune::cli::testing::binary() + " " + args + " >" + out + " 2>" + err).c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, tune::store::testing::read_bytes(out),
+          tune::store::testing::read_bytes(err)};
+}
+
+std::size_t lines(const std::string& text) {
+  return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+// Commands as another account (root only): `setpriv` to nobody, or to daemon.
+const std::string kAsNobody = "setpriv --reuid=nobody --regid=nogroup --clear-groups ";
+const std::string kAsDaemon = "setpriv --reuid=daemon --regid=daemon --clear-groups ";
+bool others_can_run_tune() {
+  return ::geteuid() == 0 &&
+         std::system((kAsNobody + tune::cli::testing::binary() + " --version >/dev/null 2>&1").c_str()) == 0 &&
+         std::system((kAsDaemon + tune::cli::testing::binary() + " --version >/dev/null 2>&1").c_str()) == 0;
+}
+
+// A folder in t every account may write (as /tmp), t itself opened to them.
+fs::path shared_folder(const TempDir& t) {
+  fs::permissions(t.path(), fs::perms::others_exec | fs::perms::others_read, fs::perm_options::add);
+  fs::path d = t.path() / "shared";
+  fs::create_directory(d);
+  fs::permissions(d, fs::perms::all | fs::perms::sticky_bit);
+  fs::copy_file(kCache, d / "c.json.gz");
+  fs::copy_file(kSource / "results/recorded/transpose/256x256.json.gz", d / "c2.json.gz");
+  for (const char* f : {"c.json.gz", "c2.json.gz"})
+    fs::permissions(d / f, fs::perms::others_read | fs::perms::group_read, fs::perm_options::add);
+  return d;
 }
 
 }  // namespace
@@ -66,6 +105,80 @@ TEST(NothingLostCli, ReplayChecksTheTuneExtension) {
   EXPECT_FALSE(fs::exists(t.file("r.db")));
 }
 
+// A Tune.alignment that gives 0 for some configuration was measured and stored, and refused only
+// by `best` and `header`: now refused over the whole space before anything is written, by a run
+// and by an import with that spec.
+TEST(NothingLostCli, AlignmentIsCheckedForEveryConfigurationBeforeARun) {
+  TempDir t;
+  auto j = nlohmann::json::parse(std::ifstream(kTranspose));
+  j["Tune"]["alignment"]["x"] = "vector - 1";  // 0 where vector is 1
+  j["KernelSpecification"]["KernelFile"] = (kSource / "kernels_src/transpose.cu").string();
+  std::ofstream(t.file("bad.json")) << j.dump(1);
+  const Ran r = run(t, "--space " + t.file("bad.json") + " --replay " + kCache + " --db " + t.file("a.db"));
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("Tune.alignment.x"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_FALSE(fs::exists(t.file("a.db")));
+  const Ran i = run(t, "import " + kCache + " --spec " + t.file("bad.json") + " --db " + t.file("a.db"));
+  EXPECT_EQ(i.code, 2) << i.out << i.err;
+  EXPECT_NE(i.err.find("Tune.alignment.x"), std::string::npos) << i.err;
+  EXPECT_FALSE(fs::exists(t.file("a.db")));
+}
+
+// A full disk during a database write (files may not grow past 64 KiB; SIGXFSZ ignored: the write
+// fails): exit 2 with one line that says so, for a new database and an existing one.
+TEST(NothingLostCli, AFullDiskIsExitTwoWithOneLine) {
+  TempDir t;
+  const std::string import = "import " + kCache + " --spec " + kTranspose + " --db ";
+  const Ran fresh = sh(t, "trap '' XFSZ; ulimit -f 64;", import + t.file("new.db"));
+  EXPECT_EQ(fresh.code, 2) << fresh.err;
+  EXPECT_EQ(lines(fresh.err), 1u) << fresh.err;
+  EXPECT_NE(fresh.err.find("the disk is full"), std::string::npos) << fresh.err;
+  ASSERT_EQ(run(t, import + t.file("old.db")).code, 0);
+  const Ran old = sh(t, "trap '' XFSZ; ulimit -f 64;",
+                     "import " + (kSource / "results/recorded/transpose/256x256.json.gz").string() + " --spec " +
+                         kTranspose + " --db " + t.file("old.db"));
+  EXPECT_EQ(old.code, 2) << old.err;
+  EXPECT_EQ(lines(old.err), 1u) << old.err;
+  EXPECT_NE(old.err.find("the disk is full"), std::string::npos) << old.err;
+  EXPECT_EQ(run(t, "db --db " + t.file("old.db")).code, 0);  // still a database
+}
+
+// Permissions: another account's database, a folder it may not write: exit 2 with one line.
+TEST(NothingLostCli, PermissionFailuresAreExitTwoWithOneLine) {
+  if (!others_can_run_tune()) GTEST_SKIP() << "needs root, and nobody able to run " << tune::cli::testing::binary();
+  TempDir t;
+  fs::permissions(t.path(), fs::perms::others_exec | fs::perms::others_read, fs::perm_options::add);
+  ASSERT_EQ(run(t, "import " + kCache + " --spec " + kTranspose + " --db " + t.file("root.db")).code, 0);
+  for (const std::string& args : {"import " + kCache + " --spec " + kTranspose + " --db " + t.file("root.db"),
+                                  "import " + kCache + " --spec " + kTranspose + " --db " + t.file("new.db"),
+                                  "--space " + kTranspose + " --replay " + kCache + " --db " + t.file("new.db")}) {
+    const Ran r = sh(t, "cd " + t.path().string() + " && exec " + kAsNobody, args);
+    EXPECT_EQ(r.code, 2) << args << ": " << r.err;
+    EXPECT_EQ(lines(r.err), 1u) << args << ": " << r.err;
+    EXPECT_EQ(r.err.find("internal error"), std::string::npos) << r.err;
+  }
+  EXPECT_FALSE(fs::exists(t.file("new.db")));
+}
+
+// A reader of another account made -wal and -shm files of its own beside the database, which the
+// owner's next write could not open (exit 1, later 2): now it creates nothing there.
+TEST(NothingLostCli, AnotherAccountsReaderLeavesNothingThatBlocksTheOwner) {
+  if (!others_can_run_tune()) GTEST_SKIP() << "needs root, and nobody able to run " << tune::cli::testing::binary();
+  TempDir t;
+  const fs::path d = shared_folder(t);
+  const std::string db = " --spec " + kTranspose + " --db " + (d / "o.db").string();
+  ASSERT_EQ(sh(t, "exec " + kAsNobody, "import " + (d / "c.json.gz").string() + db).code, 0);
+  for (const char* cmd : {"best", "db", "best --json"}) {
+    const Ran r = sh(t, "exec " + kAsDaemon, std::string(cmd) + " --db " + (d / "o.db").string());
+    EXPECT_EQ(r.code, 0) << cmd << ": " << r.err;
+  }
+  EXPECT_FALSE(fs::exists(d / "o.db-shm"));
+  EXPECT_FALSE(fs::exists(d / "o.db-wal"));
+  const Ran owner = sh(t, "exec " + kAsNobody, "import " + (d / "c2.json.gz").string() + db);
+  EXPECT_EQ(owner.code, 0) << owner.err;
+}
+
 // Outputs over the command's own inputs, exit 0 before: the replayed cache as `evaluate --curves`,
 // the spec and its KernelFile as `header --out`, the spec as `--db`.
 TEST(NothingLostCli, OutputsNeverReplaceTheirInputs) {
@@ -74,10 +187,13 @@ TEST(NothingLostCli, OutputsNeverReplaceTheirInputs) {
   fs::create_directories(t.path() / "spaces");
   fs::create_directories(t.path() / "kernels_src");
   fs::copy_file(kTranspose, t.path() / "spaces/transpose.json");
-  fs::copy_file(kSource / "kernels_src/transpose.cu", t.path() / "kernels_src/transpose.cu");
+  fs::copy(kSource / "kernels_src", t.path() / "kernels_src", fs::copy_options::recursive);
   const std::string spec = (t.path() / "spaces/transpose.json").string(),
                     kernel = (t.path() / "kernels_src/transpose.cu").string(), cache = t.file("c.json.gz");
-  const std::string before_cache = file_hash(cache), before_spec = file_hash(spec), before_kernel = file_hash(kernel);
+  // the headers the kernel includes are inputs too
+  const std::string included = (t.path() / "kernels_src/common/transpose_wide.cuh").string();
+  const std::string before_cache = file_hash(cache), before_spec = file_hash(spec), before_kernel = file_hash(kernel),
+                    before_included = file_hash(included);
 
   Ran r = run(t, "evaluate --space " + spec + " --replay " + cache +
                      " --strategy random_sample --repeats 1 --resamples 0 "
@@ -88,16 +204,22 @@ TEST(NothingLostCli, OutputsNeverReplaceTheirInputs) {
 
   const std::string db = " --db " + t.file("h.db");
   ASSERT_EQ(run(t, "import " + cache + " --spec " + spec + db).code, 0);
-  for (const std::string& out : {spec, kernel}) {
+  for (const std::string& out : {spec, kernel, included}) {
     r = run(t, "header --kernel transpose --space " + spec + " --out " + out + db);
     EXPECT_EQ(r.code, 2) << out << ": " << r.out << r.err;
     EXPECT_NE(r.err.find("refusing to overwrite it"), std::string::npos) << r.err;
   }
-  r = run(t, "--space " + spec + " --replay " + cache + " --db " + spec);
+  for (const std::string& db : {spec, included}) {
+    r = run(t, "--space " + spec + " --replay " + cache + " --db " + db);
+    EXPECT_EQ(r.code, 2) << db << ": " << r.err;
+  }
+  r = run(t, "evaluate --space " + spec + " --replay " + cache +
+                 " --strategy random_sample --repeats 1 --resamples 0 --curves " + included);
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_EQ(file_hash(cache), before_cache);
   EXPECT_EQ(file_hash(spec), before_spec);
   EXPECT_EQ(file_hash(kernel), before_kernel);
+  EXPECT_EQ(file_hash(included), before_included);
 }
 
 // `--out t.db-shm` with `--db link.db` (a link to t.db) replaced the database's shared memory.

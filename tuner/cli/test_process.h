@@ -4,12 +4,20 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
 
 namespace tune::cli::testing {
+
+// The tune binary under test: TUNE_TEST_BINARY runs the tests against another build (to see a test
+// fail on an older tune).
+inline std::string binary() {
+  const char* other = std::getenv("TUNE_TEST_BINARY");
+  return other != nullptr && *other != 0 ? other : TUNE_BINARY;
+}
 
 // A `tune` process started through sh, its stdout and stderr in files.
 struct Process {
@@ -20,8 +28,7 @@ struct Process {
   Process(const std::string& args, const std::filesystem::path& dir, const std::string& name,
           const std::string& prefix = "")
       : out(dir / (name + ".out")), err(dir / (name + ".err")) {
-    const std::string cmd =
-        "exec " + prefix + " " + std::string(TUNE_BINARY) + " " + args + " >" + out.string() + " 2>" + err.string();
+    const std::string cmd = "exec " + prefix + " " + binary() + " " + args + " >" + out.string() + " 2>" + err.string();
     pid = ::fork();
     if (pid == 0) {
       ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));

@@ -58,15 +58,17 @@ fs::path resolved(const fs::path& p) {
   return ec || r.empty() ? fs::absolute(p, ec) : r;
 }
 
-// `.NAME.tmp.PID.N` files of `target` that a killed writer left (its process is gone): removed
-// before the next write of the same output. A live process's temporary is never touched.
-void remove_stale_temporaries(const fs::path& dir, const std::string& name) {
-  const std::string prefix = "." + name + ".tmp.";
+}  // namespace
+
+void remove_dead_writers_temporaries(const fs::path& dir, std::string_view name, Names names) {
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string f = it->path().filename().string();
-    if (f.size() <= prefix.size() || f.compare(0, prefix.size(), prefix) != 0) continue;
-    const std::string rest = f.substr(prefix.size());
+    const std::size_t at = f.rfind(".tmp.");
+    if (f.size() < 2 || f[0] != '.' || at == std::string::npos || at < 1) continue;
+    const std::string_view target = std::string_view(f).substr(1, at - 1);
+    if (names == Names::exactly ? target != name : !target.ends_with(name)) continue;
+    const std::string rest = f.substr(at + 5);
     const std::size_t dot = rest.find('.');
     if (dot == 0 || dot == std::string::npos || rest.find_first_not_of("0123456789.") != std::string::npos) continue;
     const long pid = std::strtol(rest.substr(0, dot).c_str(), nullptr, 10);
@@ -75,8 +77,6 @@ void remove_stale_temporaries(const fs::path& dir, const std::string& name) {
     if (it->is_regular_file(rm)) fs::remove(it->path(), rm);
   }
 }
-
-}  // namespace
 
 void check_output_path(const fs::path& path, const std::vector<fs::path>& keep) {
   if (path.empty()) throw InputError("an output path is empty");
@@ -117,6 +117,11 @@ void check_output_path(const fs::path& path, const std::vector<fs::path>& keep) 
 }
 
 void write_file_atomically(const fs::path& path, std::string_view text, const std::vector<fs::path>& keep) {
+  write_file_atomically(path, std::span<const std::string_view>(&text, 1), keep);
+}
+
+void write_file_atomically(const fs::path& path, std::span<const std::string_view> pieces,
+                           const std::vector<fs::path>& keep) {
   check_output_path(path, keep);
   std::error_code ec;
   const fs::path target = fs::exists(fs::symlink_status(path, ec)) ? fs::weakly_canonical(path, ec) : path;
@@ -125,7 +130,7 @@ void write_file_atomically(const fs::path& path, std::string_view text, const st
     fs::create_directories(dir, ec);
     if (ec) refuse(path, "cannot create its directory " + dir.string() + ": " + ec.message());
   }
-  remove_stale_temporaries(dir, target.filename().string());
+  remove_dead_writers_temporaries(dir, target.filename().string());
   static std::atomic<unsigned> counter{0};
   const fs::path tmp =
       dir / ("." + target.filename().string() + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++));
@@ -136,12 +141,13 @@ void write_file_atomically(const fs::path& path, std::string_view text, const st
     ::unlink(tmp.c_str());
     refuse(path, std::string("cannot write the file (") + doing + ": " + std::strerror(err) + "); it is as it was");
   };
-  for (std::size_t done = 0; done < text.size();) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) fail("write", n < 0 ? errno : ENOSPC);
-    done += static_cast<std::size_t>(n);
-  }
+  for (const std::string_view text : pieces)
+    for (std::size_t done = 0; done < text.size();) {
+      const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) fail("write", n < 0 ? errno : ENOSPC);
+      done += static_cast<std::size_t>(n);
+    }
   if (::fsync(fd) != 0) fail("fsync", errno);
   if (::close(fd) != 0) {
     const int err = errno;

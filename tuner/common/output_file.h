@@ -15,6 +15,7 @@
 // Every refusal and failure is one InputError naming the path and the cause.
 #pragma once
 #include <filesystem>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,9 +24,19 @@ namespace tune {
 
 void write_file_atomically(const std::filesystem::path& path, std::string_view text,
                            const std::vector<std::filesystem::path>& keep = {});
+// The same, the file being `pieces` one after another (large data written from where it lies).
+void write_file_atomically(const std::filesystem::path& path, std::span<const std::string_view> pieces,
+                           const std::vector<std::filesystem::path>& keep = {});
 
 // write_file_atomically's refusals alone, for a command to give before it does its work.
 void check_output_path(const std::filesystem::path& path, const std::vector<std::filesystem::path>& keep = {});
+
+// The `.NAME.tmp.PID.N` files in `dir` that killed writers left (their process is gone) removed, for
+// NAME `name` (Names::exactly) or any NAME ending so (Names::ending: the capture files of a folder,
+// whose next write may have another name). A live process's temporary is never touched.
+enum class Names { exactly, ending };
+void remove_dead_writers_temporaries(const std::filesystem::path& dir, std::string_view name,
+                                     Names names = Names::exactly);
 
 // Whether the file begins as a SQLite database (or its WAL file) does: refused as an output, and
 // merged whole by `tune import`. It opens and closes the file: never ask it of a database this

@@ -127,4 +127,12 @@ KernelSource read_kernel_source(const fs::path& file, const std::string& what, c
   return r.take();
 }
 
+std::vector<std::filesystem::path> kernel_files(const std::filesystem::path& file) {
+  try {
+    return read_kernel_source(file, file.string()).files;
+  } catch (const InputError&) {
+    return {file};
+  }
+}
+
 }  // namespace tune::compile

@@ -39,4 +39,8 @@ struct SourceOptions {
 KernelSource read_kernel_source(const std::filesystem::path& file, const std::string& what,
                                 const SourceOptions& options = {});
 
+// The files a kernel's program is read from: `file` and the headers it includes, as far as they
+// can be read (`file` alone when it cannot). An output may not replace any of them.
+std::vector<std::filesystem::path> kernel_files(const std::filesystem::path& file);
+
 }  // namespace tune::compile

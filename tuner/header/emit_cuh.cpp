@@ -20,6 +20,7 @@
 #include "header/emit.h"
 #include "header/header.h"
 #include "header/text.h"
+#include "header/wrap.h"
 #include "run/dtype.h"
 
 namespace tune::header {
@@ -180,7 +181,7 @@ std::string generate_dispatch(const Model& m, const std::string& kernel_source, 
        "  return launch(s, stream, x, y, z";
   for (const auto& n : arg_names) h << ", " << n;
   h << ");\n}\n\n}  // namespace " << m.ns << "\n}  // namespace tune_tuned\n";
-  return h.str();
+  return wrap_code(h.str());
 }
 
 }  // namespace tune::header

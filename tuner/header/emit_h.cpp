@@ -10,6 +10,7 @@
 #include "header/emit.h"
 #include "header/header.h"
 #include "header/text.h"
+#include "header/wrap.h"
 #include "select/build.h"
 
 namespace tune::header {
@@ -46,7 +47,7 @@ namespace {
 
 // "    {a, b, ...}" broken between items into lines of at most 100 columns, continued 4 spaces in.
 std::string initializer(const std::vector<std::string>& items) {
-  constexpr std::size_t kWidth = 100;  // generated files read in an editor: the project's width
+  constexpr std::size_t kWidth = kCodeWidth;
   std::string out, line = "    {";
   for (std::size_t i = 0; i < items.size(); ++i) {
     const std::string item = items[i] + (i + 1 < items.size() ? "," : "}");
@@ -150,7 +151,7 @@ std::string table_section(const Model& m) {
   const spec::Spec& spec = *m.spec;
   const std::string& ns = m.ns;
   std::ostringstream h;
-  h << "// ---- the selection rule (tune's tuner/select/select.h, verbatim) ----\n"
+  h << "// ---- the selection rule (tune's tuner/select/select.h) ----\n"
     << select::source() << "// ---- end of select.h ----\n\n";
   h << "#ifndef TUNE_TUNED_COMMON_V2\n#define TUNE_TUNED_COMMON_V2\nnamespace tune_tuned {\n\n"
        "// How a selection matched (Kernel Launcher's WisdomResult): the measured size's decision, predicted\n"
@@ -224,13 +225,16 @@ std::string table_section(const Model& m) {
     for (const auto& c : d.candidates)
       h << "    {" << c.variant << ", {" << c.align[0] << ", " << c.align[1] << ", " << c.align[2] << "}},\n";
     h << "};\ninline constexpr unsigned device" << i << "_regret[] = {  // per size: per candidate, x 10000\n";
-    constexpr std::size_t kPerLine = 16;  // keeps the generated lines under 120 columns
-    for (std::size_t s = 0; s < d.entries.size(); ++s)
+    for (std::size_t s = 0; s < d.entries.size(); ++s) {
+      h << "    // size " << s << "\n";
+      std::string line = "   ";
       for (std::size_t c = 0; c < d.candidates.size(); ++c) {
-        if (c % kPerLine == 0) h << (c == 0 ? "    // size " + std::to_string(s) + "\n   " : "\n   ");
-        h << " " << d.regret[s * d.candidates.size() + c] << ",";
-        if (c + 1 == d.candidates.size()) h << "\n";
+        const std::string item = " " + std::to_string(d.regret[s * d.candidates.size() + c]) + ",";
+        if (line.size() > 3 && line.size() + item.size() > kCodeWidth) h << line << "\n", line = "   ";
+        line += item;
       }
+      h << line << "\n";
+    }
     h << "};\n";
   }
   h << "\ninline constexpr Device devices[] = {\n";
@@ -282,7 +286,7 @@ std::string generate(const Model& m, const std::string& source) {
        "// the runtime library's (tune/runtime.h): tune_select::select, pasted below.\n"
        "#pragma once\n#include <cstddef>\n\n"
     << detail::table_section(m);
-  return h.str();
+  return wrap_code(h.str());
 }
 
 }  // namespace tune::header

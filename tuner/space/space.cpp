@@ -4,6 +4,8 @@
 #include <chrono>
 #include <numeric>
 
+#include "spec/bind.h"
+
 namespace tune::space {
 
 namespace {
@@ -318,6 +320,13 @@ std::string Space::params_json(std::size_t config) const {
     out += spec::to_json(value(config, p)).dump();
   }
   return out + "}";
+}
+
+void check_alignment(const spec::Spec& spec, const Space& space) {
+  if (std::none_of(spec.alignment.begin(), spec.alignment.end(), [](const auto& a) { return a.has_value(); })) return;
+  const sizes::Size one = sizes::parse_one("1");
+  for (std::size_t c = 0; c < space.size(); ++c)
+    (void)spec::alignment(spec, spec::bind_config(spec, space.config_values(c), one));
 }
 
 }  // namespace tune::space

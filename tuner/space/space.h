@@ -60,4 +60,9 @@ class Space {
   std::size_t groups_ = 0;
 };
 
+// Tune.alignment gives a positive whole number for every configuration of `space` (bound at size 1,
+// as the selection model binds it), or InputError naming the configuration: checked before a run
+// or an import stores what `best` and `header` would then refuse.
+void check_alignment(const spec::Spec& spec, const Space& space);
+
 }  // namespace tune::space

@@ -106,8 +106,9 @@ was measured, those within reach of the best (decision::contenders) were measure
 interleaved round robin, and the rule decided: the winner is the lowest objective; a candidate is
 tied with it when the difference is within their combined 95% confidence interval or within
 tie_margin of the winner. Across sizes the tied configuration kept from the previous size is used
-while it is within tie_margin and the size's noise of the winner (`tune best`, the header). Sizes without a decision (replays, imports) are decided by the same rule
-from the stored samples when asked.
+while it is within tie_margin and the size's noise of the winner (`tune best`, the header). Sizes
+without a decision (replays, imports) are decided by the same rule from the stored samples when
+asked.
   id                  integer key
   run_id              the run that decided (runs.id)
   kernel              kernel name

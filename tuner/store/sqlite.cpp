@@ -2,6 +2,10 @@
 
 #include <sqlite3.h>
 
+#include <sys/resource.h>
+#include <sys/statvfs.h>
+
+#include <cerrno>
 #include <limits>
 #include <utility>
 
@@ -9,7 +13,41 @@ namespace tune::sqlite {
 
 namespace {
 
+// Whether the file system of the database `db` is nearly full, or this process may not grow files
+// (RLIMIT_FSIZE): what a failed write with no error number of its own most likely met.
+bool no_room(sqlite3* db) {
+  constexpr unsigned long long kLow = 64ull << 20;  // below this, a failed write is the disk's
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) return true;
+  const char* file = sqlite3_db_filename(db, "main");
+  struct statvfs fs {};
+  return file != nullptr && *file != 0 && ::statvfs(file, &fs) == 0 &&
+         static_cast<unsigned long long>(fs.f_bavail) * fs.f_frsize < kLow;
+}
+
+// An I/O error whose cause the system named (or, for a failed write, no_room() shows): a full disk
+// or file size limit is SQLITE_FULL, a read-only file system SQLITE_READONLY (environment_cause()
+// words both).
+int with_cause(int rc, sqlite3* db) {
+  if (db == nullptr || (rc & 0xff) != SQLITE_IOERR) return rc;
+  switch (sqlite3_system_errno(db)) {
+    case ENOSPC:
+    case EFBIG:
+    case EDQUOT:
+      return SQLITE_FULL;
+    case EROFS:
+      return SQLITE_READONLY;
+    case 0:
+      return (rc == SQLITE_IOERR_WRITE || rc == SQLITE_IOERR_TRUNCATE || rc == SQLITE_IOERR_SHMSIZE) && no_room(db)
+                 ? SQLITE_FULL
+                 : rc;
+    default:
+      return rc;
+  }
+}
+
 [[noreturn]] void throw_failure(int rc, std::string_view path, std::string_view what, sqlite3* db) {
+  rc = with_cause(rc, db);
   std::string message(path);
   message += ": ";
   message += what;
@@ -240,7 +278,7 @@ void Database::exec(std::string_view sql) {
   if (rc != SQLITE_OK) {
     std::string detail = error != nullptr ? error : sqlite3_errstr(rc);
     sqlite3_free(error);
-    throw Failure(sqlite3_extended_errcode(db_),
+    throw Failure(with_cause(sqlite3_extended_errcode(db_), db_),
                   path_ + ": executing \"" + std::string(first_line(sql)) + "\": " + detail);
   }
 }

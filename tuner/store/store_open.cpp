@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -196,6 +197,19 @@ bool cannot_share(const std::string& path) {
   return ::access(path.c_str(), W_OK) != 0 && ::access(dir.c_str(), W_OK) != 0 && !fs::exists(path + "-shm", ec);
 }
 
+// A read-only open of another account's file on which no WAL session is open (no -shm file, no
+// -wal file with frames): SQLite would create -wal and -shm files owned by us, which the owner's
+// writers cannot open afterwards. Everything committed is in the file itself: read it as
+// immutable, creating nothing. Root is not asked: SQLite gives root's side files to the owner.
+bool foreign_and_idle(const std::string& path) {
+  struct stat st {};
+  if (::geteuid() == 0 || ::stat(path.c_str(), &st) != 0 || st.st_uid == ::geteuid()) return false;
+  std::error_code ec;
+  if (fs::exists(path + "-shm", ec)) return false;
+  const auto wal = fs::file_size(path + "-wal", ec);
+  return ec || wal == 0;
+}
+
 class SetupLock {
  public:
   // The flock is on the file's directory, never on a second descriptor of the database file: closing
@@ -244,9 +258,10 @@ Store Store::open(const std::string& path, Mode mode) {
     db.set_checkpoint_on_close(false);
     db.set_busy_timeout(kBusyTimeoutMs);
     if (mode == Mode::read_write && db.read_only()) input_error(path, "is not writable");
-    if (mode == Mode::read_only && cannot_share(path)) {
+    if (mode == Mode::read_only && (cannot_share(path) || foreign_and_idle(path))) {
       // A file only readable to us, in a directory we cannot write: SQLite cannot make the -shm
-      // file a WAL reader needs. Nobody can be writing it through us; read it as immutable.
+      // file a WAL reader needs. Nobody can be writing it through us; read it as immutable. Nor
+      // do we make side files for another account's database (foreign_and_idle).
       db = sqlite::Database(path, Access::read_only_immutable);
       db.set_checkpoint_on_close(false);
     }
@@ -278,10 +293,9 @@ Store Store::open(const std::string& path, Mode mode) {
     db.set_checkpoint_on_close(true);
     return Store(std::move(db), mode);
   } catch (const sqlite::Failure& f) {
-    if (created) {
-      std::error_code ec;  // do not leave behind a file this call created and could not use
-      if (fs::exists(path, ec) && fs::file_size(path, ec) == 0) fs::remove(path, ec);
-    }
+    // Do not leave behind a file this call created and could not set up (a full disk): it still
+    // holds the setup lock, so no other writer has it.
+    if (created) remove_database_files(path);
     rethrow_as_input(path, f);
   }
 }

@@ -14,6 +14,7 @@
 #include <random>
 #include <string>
 
+#include "common/bounded_read.h"
 #include "common/error.h"
 #include "run/isolate.h"
 #include "search/search.h"
@@ -50,6 +51,7 @@ void check_database_writable(const std::string& db) {
   if (::access(dir.c_str(), W_OK) != 0)
     throw InputError(db + ": cannot create the database: " + dir.string() + " is not writable");
 }
+
 }  // namespace
 
 void apply_policy(const std::vector<std::string>& overrides, decision::Policy& policy) {
@@ -120,6 +122,7 @@ Prepared validate(const Options& opts) {
     throw InputError(opts.space + ": KernelSpecification.KernelFile: kernel file " + spec.kernel.file_path.string() +
                      " not found");
   auto space = space::Space::build(spec);
+  space::check_alignment(spec, space);
   if (opts.sizes.empty() && opts.replay.empty() && opts.capture.empty())
     throw InputError("no problem sizes given (--sizes)");
   auto captures = load_captures(spec, opts.capture);
@@ -137,6 +140,9 @@ Prepared validate(const Options& opts) {
       static_cast<std::size_t>(*opts.max_fevals) < opts.share.count)
     throw InputError("bad --share " + std::to_string(opts.share.index) + "/" + std::to_string(opts.share.count) +
                      ": --max-fevals " + std::to_string(*opts.max_fevals) + " leaves some shares nothing to evaluate");
+  for (const auto& cache : opts.replay) {  // each there and regular, before the first line of output
+    const RegularFile file(cache, "");
+  }
   check_database_writable(opts.db);
   // Said once: by the supervisor, not again by its worker process (run/isolate.h).
   if (run::worker_generation() < 0) {
