@@ -17,6 +17,7 @@
 #include "run/session.h"
 #include "run/timing.h"
 #include "space/space.h"
+#include "spec/bind.h"
 #include "spec/extension.h"
 #include "store/store.h"
 #include "tuning/options.h"
@@ -65,6 +66,9 @@ struct Counters {
 };
 
 inline run::Dim3 to_dim3(const std::array<std::uint32_t, 3>& d) { return {d[0], d[1], d[2]}; }
+
+// A configuration's cluster and tensor maps (Tune.cluster, Tune.tensor_maps), as launches take them.
+run::LaunchExtras launch_extras(const spec::Geometry& g);
 
 // A spec's arguments at a size, as the run module takes them, and the bytes of one placement of
 // them (their buffers; scalars take none).
