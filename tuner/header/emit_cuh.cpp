@@ -93,6 +93,11 @@ std::string macro_body(const spec::Spec& spec, const std::string& name, const st
 
 std::string generate_dispatch(const Model& m, const std::string& kernel_source, const std::string& source) {
   const spec::Spec& spec = *m.spec;
+  const auto& l = spec.launch;
+  if (!l.tensor_maps.empty() || l.dynamic_shared || l.cluster[0] || l.cluster[1] || l.cluster[2])
+    throw InputError(spec.path.string() +
+                     ": Tune.tensor_maps, Tune.cluster and Tune.dynamic_shared_memory are launched by tune::runtime "
+                     "(tune header --table), not yet by the dispatch header");
   const Source src = split(kernel_source);
   std::set<std::string> macros = src.macros;
   macros.insert(m.params.begin(), m.params.end());
