@@ -111,8 +111,10 @@ void expect_all_compile(const Shipped& s, const std::vector<std::size_t>& config
                                                    "ELF",
                                                    4));
     auto g = spec::geometry(s.spec, spec::bind_config(s.spec, s.space.config_values(res->tag), size));
+    compile::DeviceLimits limits = compile::hopper_limits();
+    limits.shared_opt_in = true;  // as the runner launches (run::DeviceInfo::launch_limits)
     EXPECT_EQ(compile::check_launch(res->resources, static_cast<int>(g.threads_per_block()),
-                                    static_cast<int>(g.dynamic_smem)),
+                                    static_cast<int>(g.dynamic_smem), limits),
               "")
         << s.space.params_json(res->tag);
   }
