@@ -1,6 +1,7 @@
 #include "spec/launch.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 
 #include "common/error.h"
@@ -92,11 +93,12 @@ LaunchRules parse_launch_rules(const Spec& spec) {
   if (t.is_object() && t.contains("cluster")) {
     const json& c = t["cluster"];
     if (!c.is_object()) ctx.fail("Tune.cluster", "expected an object {\"X\": expression, \"Y\": ..., \"Z\": ...}");
-    static const char* axes[3] = {"X", "Y", "Z"};
-    for (const auto& [axis, e] : c.items()) {
-      const auto* d = std::find_if(std::begin(axes), std::end(axes), [&](const char* x) { return axis == x; });
-      if (d == std::end(axes)) ctx.fail("Tune.cluster." + axis, "unknown axis (known: X, Y, Z)");
-      rules.cluster[static_cast<std::size_t>(d - std::begin(axes))] = ctx.expression(e, "Tune.cluster." + axis);
+    static const std::array<std::string_view, 3> axes = {"X", "Y", "Z"};
+    for (const auto& item : c.items()) {
+      const std::string& axis = item.key();
+      const auto d = std::find(axes.begin(), axes.end(), axis);
+      if (d == axes.end()) ctx.fail("Tune.cluster." + axis, "unknown axis (known: X, Y, Z)");
+      rules.cluster[static_cast<std::size_t>(d - axes.begin())] = ctx.expression(item.value(), "Tune.cluster." + axis);
     }
   }
   if (t.is_object() && t.contains("dynamic_shared_memory"))
