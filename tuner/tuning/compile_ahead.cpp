@@ -8,7 +8,6 @@
 #include "common/error.h"
 #include "common/ready.h"
 #include "spec/bind.h"
-#include "spec/launch.h"
 
 namespace tune::tuning {
 
@@ -42,7 +41,7 @@ compile::CompilePool::CompileFn compile_fn(const std::shared_ptr<compile::Compil
 CompileAhead::CompileAhead(GpuRun& run)
     : run_(run),
       nvrtc_(compile::nvrtc_version()),
-      arch_(spec::target_arch(run.spec, run.session.device().arch)),
+      arch_(run.arch),
       compilers_(start_compilers(run.o, arch_)),
       pool_(compile_workers(run.o, compilers_.get()), compile_fn(compilers_)) {}
 

@@ -92,6 +92,7 @@ struct GpuRun {
   std::string kernel, space_hash;
   std::string source;    // the kernel file's text (its includes resolved), read before the device opens
   run::Session session;  // before every GPU resource: destroyed after them
+  std::string arch;      // the kernels' target: Tune.arch or the device's, checked before the database opens
   store::Store db;
   std::int64_t run_id = 0;
   run::TimingOptions timing;  // a first pass (and a ceiling)
