@@ -32,7 +32,7 @@ std::filesystem::path write_table(const std::filesystem::path& dir) {
   t["variants"] = {{32, 256, 4, 128, 2, 256}};
   t["default"] = 0;
   t["devices"] = nlohmann::json::array();
-  const auto path = dir / "tma_copy_table.json";
+  auto path = dir / "tma_copy_table.json";
   std::ofstream(path) << t.dump();
   return path;
 }
