@@ -7,6 +7,8 @@
 #include <fstream>
 #include <vector>
 
+#include "header/header.h"
+#include "space/space.h"
 #include "spec/spec.h"
 #include "store/test_util.h"
 #include "tune/runtime.h"
@@ -59,6 +61,45 @@ TEST(RuntimeHopper, TheSelectionCarriesClusterAndSharedMemory) {
   EXPECT_EQ(s.cluster, (std::array<unsigned, 3>{2, 1, 1}));
   EXPECT_EQ(s.dynamic_smem, 4u * 32 * 256 * 4 + 1024);
   EXPECT_EQ(s.grid, (std::array<unsigned, 3>{8, 4, 1}));
+}
+
+// The path of a tuned kernel: measurements in a database, `tune header --table`'s table, the
+// runtime's selection with the measured best's cluster and shared memory.
+TEST(RuntimeHopper, ATableFromTheDatabaseServesTheTunedConfiguration) {
+  store::testing::TempDir dir;
+  const spec::Spec spec = spec::load(kSpace);
+  const space::Space space = space::Space::build(spec);
+  auto db = store::Store::open((dir.path() / "h.db").string(), store::Store::Mode::read_write);
+  store::RunInfo info;
+  info.kernel = "tma_copy";
+  info.device = "NVIDIA H200";
+  info.compute_capability = "9.0";
+  const std::int64_t run_id = db.begin_run(info);
+  // the best: tile 32 x 256, 4 stages (129 KiB), clusters of 2; any other configuration is slower
+  std::size_t best = space.size();
+  for (std::size_t c = 0; c < space.size() && best == space.size(); ++c)
+    if (space.params_json(c) ==
+        R"({"tile_x":32,"tile_y":256,"stages":4,"swizzle":128,"cluster_x":2,"block_size_x":256})")
+      best = c;
+  ASSERT_LT(best, space.size());
+  for (std::size_t c : {std::size_t{0}, best}) {
+    store::Measurement m;
+    m.config_id = db.upsert_configuration_text("tma_copy", spec::space_hash(spec), space.params_json(c));
+    m.run_id = run_id;
+    m.device = info.device;
+    m.size = sizes::Size::of(4096, 4096);
+    m.samples_ms = std::vector<float>(6, c == best ? 1.0f : 2.0f);
+    db.record(m);
+  }
+  db.finish_run(run_id, store::RunStatus::completed);
+  const auto table = dir.path() / "table.json";
+  std::ofstream(table) << header::generate_table(header::build(db, "tma_copy", spec), "h.db");
+  runtime::Kernel k(kSpace, table, no_disk());
+  const runtime::Selection s = k.select({4096, 4096}, "NVIDIA H200", 9, 0);
+  EXPECT_EQ(s.match, runtime::Match::exact);
+  EXPECT_EQ(s.cluster, (std::array<unsigned, 3>{2, 1, 1}));
+  EXPECT_EQ(s.dynamic_smem, 4u * 32 * 256 * 4 + 1024);
+  EXPECT_EQ(s.grid, (std::array<unsigned, 3>{32, 16, 1}));
 }
 
 TEST(RuntimeHopper, ATensorMapArgumentIsArgTensorMap) {

@@ -56,11 +56,12 @@ TEST(LaunchRules, TheShippedSpaceBindsClusterSharedMemoryAndTensorMap) {
   EXPECT_EQ(m.dims, (std::vector<std::uint64_t>{1000, 777}));
   EXPECT_EQ(m.box, (std::vector<std::uint32_t>{32, 256}));
   EXPECT_EQ(m.swizzle, 128u);
-  // 18 blocks of tiles along x round up to 20 for clusters of 4
+  // the grid is Kernel Tuner's GridDiv rule: 18 blocks of 32 columns, not a whole number of
+  // clusters of 4, which the launch refuses (run/kernel.h) as an invalid configuration at this size
   const auto g4 = spec::geometry(
       s, spec::bind_config(s, config(s, {{"tile_x", 8}, {"stages", 4}, {"cluster_x", 4}}), sizes::parse_one("576x64")));
-  EXPECT_EQ(g4.grid[0], 20u);
-  EXPECT_EQ(g4.grid[0] % g4.cluster[0], 0u);
+  EXPECT_EQ(g4.grid[0], 18u);
+  EXPECT_NE(g4.grid[0] % g4.cluster[0], 0u);
 }
 
 TEST(LaunchRules, WithoutTheKeysALaunchIsPlain) {
