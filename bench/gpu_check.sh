@@ -43,6 +43,9 @@ for s in ${CHECK_SPACES:-spaces/*.json}; do
     && sizes=1000,1023,4097,16777216,16777217
   python3 -c "import json,sys; sys.exit(len(json.load(open('$s'))['KernelSpecification']['ProblemSize']) != 3)" 2>/dev/null \
     && sizes=1000x1023x100,1023x1000x33,4097x1000x1  # GEMM N x M x K, matching n2 x n1 x dim, pairwise n x m x dim
+  # a packed tensor map needs 16-byte rows (cols a multiple of 4 floats): odd rows and extents only
+  python3 -c "import json,sys; sys.exit('tensor_maps' not in json.load(open('$s')).get('Tune', {}))" \
+    && sizes=1000,1000x1023,4096x4097,1004x777
   echo "-- $s at $sizes"
   "$tune" --space "$s" --sizes $sizes --db "$out/check.db" --repetitions 3 --warmup 1 2>&1 \
     | grep -E "^[0-9]+x|measured,|error|flag"

@@ -17,4 +17,12 @@ std::string first_line(const Model& m, const std::string& flags, const std::stri
 // opt-in prefixed macros. Identical in the .h and the .cuh, so both may be included together.
 std::string table_section(const Model& m);
 
+// The Hopper launch rules of the dispatch header (header/emit_launch.cpp): whether the spec has
+// any (Tune.tensor_maps, Tune.cluster, Tune.dynamic_shared_memory); the per-variant constants
+// and the tensor-map encoder; the body of launch(s, stream, x, y, z, arguments...). Throw
+// InputError for a rule the header cannot hold as a constant per configuration.
+bool hopper_launch(const spec::Spec& spec);
+std::string hopper_tables(const Model& m);
+std::string hopper_launch_body(const Model& m);
+
 }  // namespace tune::header::detail

@@ -22,6 +22,7 @@
 #include "header/text.h"
 #include "header/wrap.h"
 #include "run/dtype.h"
+#include "spec/launch.h"
 
 namespace tune::header {
 
@@ -94,12 +95,17 @@ std::string macro_body(const spec::Spec& spec, const std::string& name, const st
 
 std::string generate_dispatch(const Model& m, const std::string& kernel_source, const std::string& source) {
   const spec::Spec& spec = *m.spec;
+  const bool hopper = detail::hopper_launch(spec);
   const Source src = split(kernel_source);
   std::set<std::string> macros = src.macros;
   macros.insert(m.params.begin(), m.params.end());
   bool half = false;
   std::vector<std::string> types;
   for (const auto& a : spec.kernel.arguments) {
+    if (a.type == spec::kTensorMapType) {  // encoded by launch() from its buffer: not a parameter
+      types.emplace_back();
+      continue;
+    }
     types.push_back(arg_type(spec, a));
     half = half || types.back().find("__half") != std::string::npos;
   }
@@ -109,11 +115,17 @@ std::string generate_dispatch(const Model& m, const std::string& kernel_source, 
     << " compiled ahead of time: every distinct tuned configuration\n"
     << "// of every device below is instantiated once from " << comment(spec.kernel.file) << " in its own\n"
     << "// namespace (tune_tuned::" << m.ns << "::v<N>). Include this file from one .cu file compiled by nvcc\n"
-    << "// for the devices you run on (e.g. -arch=sm_90). No NVRTC is needed at run time.\n"
+    << "// for the devices you run on ("
+    << (spec.launch.arch.empty() ? std::string("e.g. -arch=sm_90")
+                                 : "the space's target " + spec.launch.arch + ": -gencode=arch=compute_" +
+                                       spec.launch.arch.substr(3) + ",code=" + spec.launch.arch)
+    << "). No NVRTC is needed at run time.\n"
     << "//   tune_tuned::" << m.ns << "::launch(stream, x, y, z, arguments...) launches the configuration\n"
     << "//   select() picks for the current device and size x*y*z; select_current(out, x, y, z) says which.\n"
     << "#pragma once\n#include <cuda_runtime.h>\n";
   if (half) h << "#include <cuda_fp16.h>\n";
+  if (!spec.launch.tensor_maps.empty())
+    h << "#include <cudaTypedefs.h>  // CUtensorMap, cuTensorMapEncodeTiled's type\n";
   h << "#include <mutex>\n";
   for (const auto& inc : src.includes) h << inc << "\n";
   h << "\n" << detail::table_section(m) << "\n";
@@ -135,6 +147,7 @@ std::string generate_dispatch(const Model& m, const std::string& kernel_source, 
   std::vector<std::string> arg_names;
   std::string params, names;
   for (std::size_t i = 0; i < types.size(); ++i) {
+    if (types[i].empty()) continue;  // a tensor map
     const std::string& n = spec.kernel.arguments[i].name;
     arg_names.push_back("arg_" + n);
     params += ", " + types[i] + " " + arg_names.back();
@@ -147,8 +160,9 @@ std::string generate_dispatch(const Model& m, const std::string& kernel_source, 
     << "// The entry point of each variant, for cudaLaunchKernel.\ninline const void* const kernels[] = {\n";
   for (std::size_t v = 0; v < m.variants.size(); ++v)
     h << "    reinterpret_cast<const void*>(&v" << v << "::" << spec.kernel.name << "),\n";
-  h << "};\n\n"
-       "// The selection for the current device at size x*y*z (the device's name and compute capability are\n"
+  h << "};\n\n";
+  if (hopper) h << detail::hopper_tables(m) << "\n";
+  h << "// The selection for the current device at size x*y*z (the device's name and compute capability are\n"
        "// read once per device ordinal).\n"
        "inline cudaError_t select_current(Selection& out, long long x, long long y = 1, long long z = 1) {\n"
        "  struct Id {\n    cudaDeviceProp prop;\n    cudaError_t status;\n  };\n"
@@ -163,16 +177,19 @@ std::string generate_dispatch(const Model& m, const std::string& kernel_source, 
        "  return cudaSuccess;\n}\n\n"
        "// Launches the selected configuration at size x*y*z on `stream` (no synchronisation).\n"
        "inline cudaError_t launch(const Selection& s, cudaStream_t stream, long long x, long long y, long long z"
-    << params_line
-    << ") {\n"
-       "  if (s.variant >= num_variants) return cudaErrorInvalidValue;\n"
-       "  const Variant& v = variants[s.variant];\n  const Dim g = grid(v, x, y, z);\n"
-       "  void* args[] = {"
-    << names
-    << "};\n"
-       "  return cudaLaunchKernel(kernels[s.variant], dim3(g.x, g.y, g.z), dim3(v.block.x, v.block.y, v.block.z), "
-       "args, 0,\n"
-       "                          stream);\n}\n\n"
+    << params_line << ") {\n";
+  if (hopper)
+    h << detail::hopper_launch_body(m);
+  else
+    h << "  if (s.variant >= num_variants) return cudaErrorInvalidValue;\n"
+         "  const Variant& v = variants[s.variant];\n  const Dim g = grid(v, x, y, z);\n"
+         "  void* args[] = {"
+      << names
+      << "};\n"
+         "  return cudaLaunchKernel(kernels[s.variant], dim3(g.x, g.y, g.z), dim3(v.block.x, v.block.y, v.block.z), "
+         "args, 0,\n"
+         "                          stream);\n";
+  h << "}\n\n"
        "// Selects for the current device and launches.\n"
        "inline cudaError_t launch(cudaStream_t stream, long long x, long long y, long long z"
     << params_line

@@ -46,6 +46,11 @@ std::pair<double, double> integer_range(Scalar s) {
 
 void validate(const ArgSpec& spec) {
   if (spec.name.empty()) throw InputError("kernel argument with an empty name");
+  if (spec.tensor_map) {
+    if (!spec.scalar || spec.count > 1 || spec.output || spec.data)
+      fail(spec, "a tensor map is a scalar parameter, filled by the launch: no count, output or data");
+    return;
+  }
   DType dtype;
   try {
     dtype = parse_dtype(spec.dtype);
@@ -114,6 +119,10 @@ void ArgSet::build() {
   for (std::size_t i = 0; i < specs_.size(); ++i) {
     const ArgSpec& spec = specs_[i];
     Slot& slot = slots_[i];
+    if (spec.tensor_map) {
+      pointers_[i] = &slot.map;
+      continue;
+    }
     slot.dtype = parse_dtype(spec.dtype);
     if (spec.scalar) {
       const std::vector<std::byte> bytes = scalar_bytes(spec);

@@ -12,6 +12,7 @@
 #include "run/buffer.h"
 #include "run/dtype.h"
 #include "run/session.h"
+#include "run/tensor_map.h"
 
 namespace tune::run {
 
@@ -27,6 +28,9 @@ struct ArgSpec {
   bool output = false;      // written by the kernel: poisoned before verification runs
   bool read = false;        // an output the kernel also reads (ReadWrite, e.g. C of C = A*B + beta*C):
                             // restored by refill() before verification instead of poisoned
+  // A CUtensorMap parameter (run/tensor_map.h): 128 bytes by value, zero unless the launch
+  // encodes it (LaunchExtras); `scalar` must be set, dtype and fill are ignored.
+  bool tensor_map = false;
   // Given contents in place of the fill (a capture's, tuning/capture_args.h): a buffer's
   // count * dtype size bytes, or a scalar's value.
   std::shared_ptr<const std::vector<std::byte>> data{};
@@ -79,6 +83,7 @@ class ArgSet : public Recoverable {
     DeviceBuffer buffer;                   // buffers
     void* device_pointer = nullptr;        // what args[] points to for a buffer
     alignas(16) std::byte value[16] = {};  // what args[] points to for a scalar
+    TensorMap map;                         // what args[] points to for a tensor map (zero)
   };
   void restore() override;
   void build();

@@ -37,6 +37,7 @@ compile::DeviceLimits DeviceInfo::launch_limits() const {
   if (regs_per_block > 0) l.max_registers_per_block = regs_per_block;
   if (smem_per_block > 0) l.max_static_shared = l.max_shared_without_opt_in = static_cast<int>(smem_per_block);
   if (smem_per_block_optin > 0) l.max_shared_opt_in = static_cast<int>(smem_per_block_optin);
+  l.shared_opt_in = true;  // LoadedKernel::enqueue raises a kernel's dynamic limit when a launch needs it
   return l;
 }
 

@@ -29,3 +29,17 @@ TEST(DeviceLimits, AnUnfilledDeviceKeepsHoppers) {
   EXPECT_EQ(l.max_threads_per_block, compile::hopper_limits().max_threads_per_block);
   EXPECT_EQ(l.max_registers_per_block, compile::hopper_limits().max_registers_per_block);
 }
+
+// The runner opts in to more than 48 KiB of shared memory (LoadedKernel::enqueue), so a launch
+// needs only the device's opt-in limit: 129 KiB pass on an H200's 227 KiB, 228 KiB do not.
+TEST(DeviceLimits, DynamicSharedMemoryUpToTheOptInLimitFits) {
+  run::DeviceInfo d;
+  d.smem_per_block = 48 * 1024;
+  d.smem_per_block_optin = 227 * 1024;
+  compile::Resources r;
+  r.parsed = true;
+  r.registers = 32;
+  r.static_shared = 16;
+  EXPECT_EQ(compile::check_launch(r, 128, 129 * 1024, d.launch_limits()), "");
+  EXPECT_NE(compile::check_launch(r, 128, 227 * 1024, d.launch_limits()).find("even with opt-in"), std::string::npos);
+}

@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "common/error.h"
+
 namespace tune::run {
 
 std::string Dim3::str() const {
@@ -80,15 +82,19 @@ void LoadedKernel::check_arguments(const ArgSet& args) const {
                      std::to_string(args.size()) + " arguments were given");
   for (std::size_t i = 0; i < params.size(); ++i) {
     const ArgSpec& spec = args.spec(i);
-    const std::size_t size = spec.scalar ? args.dtype(i).size() : sizeof(void*);
+    const std::size_t size = spec.tensor_map ? sizeof(TensorMap) : spec.scalar ? args.dtype(i).size() : sizeof(void*);
     if (size != params[i])
       throw InputError("kernel '" + name_ + "' parameter " + std::to_string(i) + " has " + std::to_string(params[i]) +
                        " bytes, argument '" + spec.name + "' (" +
-                       (spec.scalar ? spec.dtype : "pointer to " + spec.dtype) + ") has " + std::to_string(size));
+                       (spec.tensor_map ? std::string("CUtensorMap")
+                        : spec.scalar   ? spec.dtype
+                                        : "pointer to " + spec.dtype) +
+                       ") has " + std::to_string(size));
   }
 }
 
-LaunchStatus LoadedKernel::enqueue(Dim3 grid, Dim3 block, std::size_t dyn_smem, ArgSet& args) {
+LaunchStatus LoadedKernel::enqueue(Dim3 grid, Dim3 block, std::size_t dyn_smem, ArgSet& args,
+                                   const LaunchExtras& extras) {
   const DeviceInfo& dev = session().device();
   auto refuse = [&](Outcome outcome, const std::string& why) {
     return LaunchStatus{
@@ -133,14 +139,65 @@ LaunchStatus LoadedKernel::enqueue(Dim3 grid, Dim3 block, std::size_t dyn_smem, 
   if (&args.session() != &session() && args.session().device().ordinal != session().device().ordinal)
     throw Error("kernel '" + name_ + "' launched with arguments of a Session on another device");
   check_arguments(args);
+  if (!extras.plain()) return enqueue_extended(grid, block, dyn_smem, args, extras);
   const cudaError_t code = cudaLaunchKernel(handle(), dim3(grid.x, grid.y, grid.z), dim3(block.x, block.y, block.z),
                                             args.launch_args(), dyn_smem, nullptr);
   if (code == cudaSuccess) return {};  // the hot path of a timing loop: no message to build
   return classify(code, describe_launch(grid, block, dyn_smem));
 }
 
-LaunchStatus LoadedKernel::launch(Dim3 grid, Dim3 block, std::size_t dyn_smem, ArgSet& args) {
-  LaunchStatus status = enqueue(grid, block, dyn_smem, args);
+LaunchStatus LoadedKernel::enqueue_extended(Dim3 grid, Dim3 block, std::size_t dyn_smem, ArgSet& args,
+                                            const LaunchExtras& extras) {
+  const std::string what = describe_launch(grid, block, dyn_smem);
+  auto invalid = [&](const std::string& why) {
+    return LaunchStatus{Outcome::invalid_config, cudaErrorInvalidConfiguration, what + ": " + why};
+  };
+  const Dim3 c = extras.cluster;
+  if (c.volume() > kMaxClusterBlocks)
+    return invalid("cluster " + c.str() + " of " + std::to_string(c.volume()) + " blocks exceeds the portable " +
+                   std::to_string(kMaxClusterBlocks));
+  if (c.x == 0 || c.y == 0 || c.z == 0 || grid.x % c.x != 0 || grid.y % c.y != 0 || grid.z % c.z != 0)
+    return invalid("grid " + grid.str() + " is not a whole number of clusters " + c.str());
+  std::vector<void*> pointers(args.launch_args(), args.launch_args() + args.size());
+  std::vector<TensorMap> maps(extras.tensor_maps.size());
+  for (std::size_t k = 0; k < maps.size(); ++k) {
+    const TensorMapSpec& m = extras.tensor_maps[k];
+    if (m.argument >= args.size() || !args.spec(m.argument).tensor_map || m.buffer >= args.size() ||
+        args.spec(m.buffer).scalar)
+      throw Error("kernel '" + name_ + "': tensor map " + std::to_string(k) +
+                  " names no tensor-map parameter or buffer");
+    const ArgSpec& buf = args.spec(m.buffer);
+    if (const std::string why = check(m, args.dtype(m.buffer), buf.count); !why.empty())
+      return invalid("tensor map '" + args.spec(m.argument).name + "' over '" + buf.name + "': " + why);
+    try {
+      maps[k] = encode(m, args.dtype(m.buffer), buf.count, args.buffer(m.buffer).data());
+    } catch (const InputError& e) {
+      return invalid("tensor map '" + args.spec(m.argument).name + "': " + e.what());
+    }
+    pointers[m.argument] = &maps[k];
+  }
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(grid.x, grid.y, grid.z);
+  config.blockDim = dim3(block.x, block.y, block.z);
+  config.dynamicSmemBytes = dyn_smem;
+  config.stream = nullptr;
+  cudaLaunchAttribute attribute{};
+  if (c.volume() > 1) {
+    attribute.id = cudaLaunchAttributeClusterDimension;
+    attribute.val.clusterDim.x = c.x;
+    attribute.val.clusterDim.y = c.y;
+    attribute.val.clusterDim.z = c.z;
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+  }
+  const cudaError_t code = cudaLaunchKernelExC(&config, handle(), pointers.data());
+  if (code == cudaSuccess) return {};
+  return classify(code, what + (c.volume() > 1 ? " cluster " + c.str() : std::string()));
+}
+
+LaunchStatus LoadedKernel::launch(Dim3 grid, Dim3 block, std::size_t dyn_smem, ArgSet& args,
+                                  const LaunchExtras& extras) {
+  LaunchStatus status = enqueue(grid, block, dyn_smem, args, extras);
   if (!status.ok()) return status;
   return session().synchronize(describe_launch(grid, block, dyn_smem));
 }

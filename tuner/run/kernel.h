@@ -19,6 +19,17 @@ struct Dim3 {
   std::string str() const;  // "(32,8,1)"
 };
 
+// What a launch carries besides grid, block and dynamic shared memory: a thread-block cluster
+// shape (cudaLaunchKernelEx) and the tensor maps it encodes over the ArgSet's buffers.
+struct LaunchExtras {
+  Dim3 cluster;
+  std::vector<TensorMapSpec> tensor_maps;
+  bool plain() const { return cluster.volume() == 1 && tensor_maps.empty(); }
+};
+
+// The largest portable cluster (blocks); larger ones need a non-portable opt-in.
+inline constexpr std::uint64_t kMaxClusterBlocks = 8;
+
 // What the compiled kernel needs (cudaFuncGetAttributes), to tell resource failures apart.
 struct KernelAttributes {
   int num_regs = 0;
@@ -66,12 +77,15 @@ class LoadedKernel : public Recoverable {
 
   // Checks the shape against the device and the kernel's limits, raises the kernel's dynamic
   // shared memory limit when dyn_smem needs it, and enqueues on the legacy default stream.
+  // With extras: a grid that the cluster does not divide, a cluster over kMaxClusterBlocks, or a
+  // tensor map the driver would refuse is an invalid configuration; the maps are encoded for
+  // this ArgSet's buffers at every launch (host work only, outside the timed GPU time).
   // Reports only launch-time errors (resources, configuration); faults surface later.
   // Throws InputError when the arguments do not match the kernel's parameters (count or sizes):
   // that is a spec error, the same for every configuration.
-  LaunchStatus enqueue(Dim3 grid, Dim3 block, std::size_t dyn_smem, ArgSet& args);
+  LaunchStatus enqueue(Dim3 grid, Dim3 block, std::size_t dyn_smem, ArgSet& args, const LaunchExtras& extras = {});
   // enqueue, then wait for the kernel: also reports faults (LaunchStatus::sticky()).
-  LaunchStatus launch(Dim3 grid, Dim3 block, std::size_t dyn_smem, ArgSet& args);
+  LaunchStatus launch(Dim3 grid, Dim3 block, std::size_t dyn_smem, ArgSet& args, const LaunchExtras& extras = {});
 
   // "kernel 'name' grid (..) block (..) smem N" for messages.
   std::string describe_launch(Dim3 grid, Dim3 block, std::size_t dyn_smem) const;
@@ -80,6 +94,7 @@ class LoadedKernel : public Recoverable {
   void restore() override;
   void load();
   void check_arguments(const ArgSet& args) const;
+  LaunchStatus enqueue_extended(Dim3 grid, Dim3 block, std::size_t dyn_smem, ArgSet& args, const LaunchExtras& extras);
 
   std::vector<char> image_;
   std::string name_;

@@ -62,11 +62,9 @@ bool Kernel::Impl::capture(Resolved& r, cudaStream_t stream, Size size, std::ini
     c.arguments.push_back(std::move(arg));
     ++i;
   }
-  cudaError_t e =
-      cudaLaunchKernel(reinterpret_cast<const void*>(r.compiled->kernel), dim3(s.grid[0], s.grid[1], s.grid[2]),
-                       dim3(s.block[0], s.block[1], s.block[2]), slots, 0, stream);
-  if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
-  if (e != cudaSuccess) throw Error(where_text + ": the launch failed: " + cudaGetErrorString(e));
+  launch_variant(s, *r.compiled, stream, size, slots);  // with its cluster, shared memory and tensor maps
+  if (const cudaError_t e = cudaStreamSynchronize(stream); e != cudaSuccess)
+    throw Error(where_text + ": the launch failed: " + cudaGetErrorString(e));
   i = 0;
   for (const Arg& a : given) {
     if (args[i].output)

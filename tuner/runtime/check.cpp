@@ -27,6 +27,14 @@ void Kernel::Impl::check(const Selection* s, const std::vector<std::uint64_t>& c
   for (const Arg& a : given) {
     const ArgInfo& want = args[i];
     const std::string what = "argument " + std::to_string(i) + " '" + want.name + "' ";
+    if (a.is_tensor_map() != want.tensor_map)
+      fail(s, size,
+           what + (want.tensor_map ? "is a tensor map in the spec: pass Arg::tensor_map()"
+                                   : "is no tensor map in the spec, Arg::tensor_map() was given"));
+    if (want.tensor_map) {
+      ++i;
+      continue;
+    }
     if (a.is_scalar() != want.scalar)
       fail(s, size,
            what + "is a " + (want.scalar ? "scalar" : "buffer") + " in the spec, a " +

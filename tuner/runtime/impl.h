@@ -25,6 +25,7 @@ struct Kernel::Impl {
     std::string name, type;
     run::DType dtype;
     bool scalar = false, output = false;
+    bool tensor_map = false;  // a CUtensorMap parameter (Tune.tensor_maps)
   };
   struct Compiled {  // one variant for one architecture, loaded once per process
     std::once_flag once;
@@ -103,6 +104,9 @@ struct Kernel::Impl {
              std::initializer_list<Arg> args) const;
   std::vector<std::uint64_t> counts(const Selection* s, Size size) const;  // each buffer's Size
   void launch_variant(const Selection& s, const Compiled& c, cudaStream_t stream, Size size, void** slots) const;
+  // A launch with a cluster shape, dynamic shared memory or tensor maps (runtime/launch_hopper.cpp):
+  // the maps encoded over the buffers in `slots`, cudaLaunchKernelEx.
+  void launch_hopper(const Selection& s, const Compiled& c, cudaStream_t stream, Size size, void** slots) const;
   // Online tuning (runtime/online_launch.cpp): the candidates at a size without an exact entry,
   // null when there are fewer than two; one launch of the rotation (or of the winner).
   std::unique_ptr<Online> start_online(const DeviceId& id, const detail::Pick& pick, Size size);

@@ -14,23 +14,6 @@ std::string describe(const Spec& spec, std::span<const expr::Value> bound) {
   return s;
 }
 
-std::int64_t positive_int(const Spec& spec, const Expression& e, std::span<const expr::Value> bound) {
-  expr::Value v = e.program.eval(bound);
-  std::int64_t n = 0;
-  if (v.is_integral())
-    n = v.as_int();
-  else if (v.type() == expr::Type::Float &&
-           v.as_float() == static_cast<double>(static_cast<std::int64_t>(v.as_float())))
-    n = static_cast<std::int64_t>(v.as_float());
-  else
-    throw InputError(spec.path.string() + ": " + e.json_path + ": `" + e.program.source() + "` gives " + v.repr() +
-                     ", not a whole number (with " + describe(spec, bound) + ")");
-  if (n <= 0)
-    throw InputError(spec.path.string() + ": " + e.json_path + ": `" + e.program.source() + "` gives " +
-                     std::to_string(n) + ", not a positive size (with " + describe(spec, bound) + ")");
-  return n;
-}
-
 std::uint32_t dim(std::int64_t v, const Spec& spec, const char* what) {
   if (v > std::numeric_limits<std::uint32_t>::max())
     throw InputError(spec.path.string() + ": " + what + " of " + std::to_string(v) + " is too large");
@@ -38,6 +21,23 @@ std::uint32_t dim(std::int64_t v, const Spec& spec, const char* what) {
 }
 
 }  // namespace
+
+std::int64_t whole_number(const Spec& spec, const Expression& e, std::span<const expr::Value> bound) {
+  expr::Value v = e.program.eval(bound);
+  if (v.is_integral()) return v.as_int();
+  if (v.type() == expr::Type::Float && v.as_float() == static_cast<double>(static_cast<std::int64_t>(v.as_float())))
+    return static_cast<std::int64_t>(v.as_float());
+  throw InputError(spec.path.string() + ": " + e.json_path + ": `" + e.program.source() + "` gives " + v.repr() +
+                   ", not a whole number (with " + describe(spec, bound) + ")");
+}
+
+std::int64_t positive_int(const Spec& spec, const Expression& e, std::span<const expr::Value> bound) {
+  const std::int64_t n = whole_number(spec, e, bound);
+  if (n <= 0)
+    throw InputError(spec.path.string() + ": " + e.json_path + ": `" + e.program.source() + "` gives " +
+                     std::to_string(n) + ", not a positive size (with " + describe(spec, bound) + ")");
+  return n;
+}
 
 int problem_rank(const Spec& spec) {
   const auto& ps = spec.kernel.problem_size;
@@ -98,8 +98,19 @@ bool shape_reads_problem_size(const Spec& spec) {
 Geometry geometry(const Spec& spec, std::span<const expr::Value> bound) {
   const auto& k = spec.kernel;
   Geometry g;
-  for (int d = 0; d < 3; ++d)
+  for (int d = 0; d < 3; ++d) {
     if (k.local_size[d]) g.block[d] = dim(positive_int(spec, *k.local_size[d], bound), spec, "block size");
+    if (spec.launch.cluster[d])
+      g.cluster[d] = dim(positive_int(spec, *spec.launch.cluster[d], bound), spec, "cluster size");
+  }
+  if (const auto& e = spec.launch.dynamic_shared) {
+    const std::int64_t bytes = whole_number(spec, *e, bound);
+    if (bytes < 0)
+      throw InputError(spec.path.string() + ": " + e->json_path + ": `" + e->program.source() + "` gives " +
+                       std::to_string(bytes) + " bytes, not a size (with " + describe(spec, bound) + ")");
+    g.dynamic_smem = dim(bytes, spec, "dynamic shared memory");
+  }
+  g.tensor_maps = tensor_maps(spec, bound);
 
   const expr::Value& ps = bound.back();
   if (auto div = grid_divisors(spec, bound)) {  // Kernel Tuner: grid = ceil(problem / prod(grid_div))

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "sizes/sizes.h"
+#include "spec/launch.h"
 #include "spec/spec.h"
 
 namespace tune::spec {
@@ -32,6 +33,10 @@ namespace tune::spec {
 struct Geometry {
   std::array<std::uint32_t, 3> grid{1, 1, 1};
   std::array<std::uint32_t, 3> block{1, 1, 1};
+  std::array<std::uint32_t, 3> cluster{1, 1, 1};  // Tune.cluster (spec/launch.h)
+  std::uint32_t dynamic_smem = 0;                 // bytes, Tune.dynamic_shared_memory
+  std::vector<TensorMapBinding> tensor_maps;      // Tune.tensor_maps
+  bool clustered() const { return cluster[0] * cluster[1] * cluster[2] > 1; }
   std::uint64_t threads_per_block() const { return std::uint64_t(block[0]) * block[1] * block[2]; }
 };
 
@@ -53,8 +58,14 @@ int problem_rank(const Spec& spec);
 // Slot values for launch expressions: the configuration's values, then ProblemSize.
 std::vector<expr::Value> bind_config(const Spec& spec, std::span<const expr::Value> config, const sizes::Size& size);
 
+// An expression's value over a bound configuration as a whole number, or a positive one. Throw
+// InputError (naming the spec, the JSON location and the configuration) otherwise.
+std::int64_t whole_number(const Spec& spec, const Expression& e, std::span<const expr::Value> bound);
+std::int64_t positive_int(const Spec& spec, const Expression& e, std::span<const expr::Value> bound);
+
 // Throws InputError (naming the spec, the JSON location and the configuration) when an expression
-// does not give a positive integer.
+// does not give a positive integer (block, grid, cluster) or a whole number of bytes (dynamic
+// shared memory).
 Geometry geometry(const Spec& spec, std::span<const expr::Value> bound);
 
 // The divisors of Kernel Tuner's grid rule (grid[d] = ceil(extent[d] / divisor[d])) for a bound

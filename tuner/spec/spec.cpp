@@ -10,6 +10,7 @@
 #include "common/bounded_read.h"
 #include "common/hash.h"
 #include "common/suggest.h"
+#include "spec/launch.h"
 
 namespace tune::spec {
 
@@ -19,8 +20,9 @@ using nlohmann::json;
 namespace {
 
 // The keys of the "Tune" object (spec/extension.h reads them; spec/bind.cpp fill_values).
-constexpr std::array<std::string_view, 10> kTuneKeys = {
-    "bytes", "flops", "ceilings", "reference", "check", "tolerance", "statistic", "policy", "fill_values", "alignment"};
+constexpr std::array<std::string_view, 14> kTuneKeys = {
+    "bytes",  "flops",       "ceilings",  "reference", "check",   "tolerance",   "statistic",
+    "policy", "fill_values", "alignment", "arch",      "cluster", "tensor_maps", "dynamic_shared_memory"};
 
 // A bare name (block_size_y), as opposed to an expression or a number ("2147483647").
 bool is_identifier(const std::string& s) {
@@ -318,6 +320,7 @@ Spec parse(const std::string& text, const fs::path& path) {
       }
     }
   }
+  spec.launch = parse_launch_rules(spec);
   return spec;
 }
 

@@ -40,6 +40,22 @@ struct Expression {
   expr::Program program;
 };
 
+// Tune.tensor_maps.<argument>, its expressions compiled (spec/launch.h).
+struct TensorMapRule {
+  std::size_t argument = 0;  // the CUtensorMap parameter (index into Kernel::arguments)
+  std::size_t buffer = 0;    // the buffer argument it describes
+  std::vector<Expression> dims, box;
+  std::optional<Expression> swizzle;  // bytes; absent: no swizzle
+};
+
+// Tune.arch, Tune.cluster, Tune.dynamic_shared_memory, Tune.tensor_maps (spec/launch.h).
+struct LaunchRules {
+  std::string arch;  // empty: the device's own target
+  std::array<std::optional<Expression>, 3> cluster;
+  std::optional<Expression> dynamic_shared;
+  std::vector<TensorMapRule> tensor_maps;
+};
+
 // The T1 schema's enumerations of an argument (kernel_tuner/schema/T1/input-schema.json); any
 // other value is refused when the file is loaded.
 enum class Memory { scalar, vector, local, symbol };                                           // "MemoryType"
@@ -92,6 +108,7 @@ struct Spec {
   nlohmann::json tune;  // our extensions: the top-level "Tune" object (see spaces/README.md)
   // Tune.alignment: per axis, the divisor of the extent a configuration's fast path needs (absent: 1)
   std::array<std::optional<Expression>, 3> alignment;
+  LaunchRules launch;  // the Hopper launch extensions
   nlohmann::json raw;  // the whole document
 
   // Slot names for Expression programs: parameters, then "ProblemSize".

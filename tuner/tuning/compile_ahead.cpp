@@ -41,7 +41,8 @@ compile::CompilePool::CompileFn compile_fn(const std::shared_ptr<compile::Compil
 CompileAhead::CompileAhead(GpuRun& run)
     : run_(run),
       nvrtc_(compile::nvrtc_version()),
-      compilers_(start_compilers(run.o, run.session.device().arch)),
+      arch_(run.arch),
+      compilers_(start_compilers(run.o, arch_)),
       pool_(compile_workers(run.o, compilers_.get()), compile_fn(compilers_)) {}
 
 compile::CompileRequest CompileAhead::request(std::size_t c, const std::string& kernel_name,
@@ -52,7 +53,7 @@ compile::CompileRequest CompileAhead::request(std::size_t c, const std::string& 
   r.kernel_name = kernel_name;
   r.defines = spec::defines(run_.spec, values);
   r.options = run_.spec.kernel.compiler_options;
-  r.arch = run_.session.device().arch;
+  r.arch = arch_;
   r.tag = c;
   return r;
 }
@@ -141,7 +142,7 @@ void CompileAhead::load_helpers() {
 void CompileAhead::put_cubin(const std::string& key, const compile::CompileResult& r) {
   store::CachedBinary b;
   b.key = key;
-  b.arch = run_.session.device().arch;
+  b.arch = arch_;
   b.compiler_version = nvrtc_;
   b.cubin.assign(r.cubin.begin(), r.cubin.end());
   b.log = r.log;

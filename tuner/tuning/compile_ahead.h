@@ -75,6 +75,7 @@ class CompileAhead {
 
   GpuRun& run_;
   std::string nvrtc_;
+  std::string arch_;  // the kernels' target (GpuRun::arch)
   std::unique_ptr<run::LoadedKernel> reference_;
   std::unique_ptr<run::LoadedKernel> check_kernel_;                 // Tune.check, compiled next to the reference
   std::optional<PendingHelper> reference_pending_, check_pending_;  // until load_helpers

@@ -17,6 +17,7 @@
 #include "run/session.h"
 #include "run/timing.h"
 #include "space/space.h"
+#include "spec/bind.h"
 #include "spec/extension.h"
 #include "store/store.h"
 #include "tuning/options.h"
@@ -66,6 +67,9 @@ struct Counters {
 
 inline run::Dim3 to_dim3(const std::array<std::uint32_t, 3>& d) { return {d[0], d[1], d[2]}; }
 
+// A configuration's cluster and tensor maps (Tune.cluster, Tune.tensor_maps), as launches take them.
+run::LaunchExtras launch_extras(const spec::Geometry& g);
+
 // A spec's arguments at a size, as the run module takes them, and the bytes of one placement of
 // them (their buffers; scalars take none).
 std::vector<run::ArgSpec> arg_specs(const spec::Spec& spec, const sizes::Size& size);
@@ -88,6 +92,7 @@ struct GpuRun {
   std::string kernel, space_hash;
   std::string source;    // the kernel file's text (its includes resolved), read before the device opens
   run::Session session;  // before every GPU resource: destroyed after them
+  std::string arch;      // the kernels' target: Tune.arch or the device's, checked before the database opens
   store::Store db;
   std::int64_t run_id = 0;
   run::TimingOptions timing;  // a first pass (and a ceiling)

@@ -44,7 +44,7 @@ store::Measurement SizeStates::measure(std::size_t c, SizeState& st, spec::Geome
     m.error = "block of " + std::to_string(g.threads_per_block()) + " threads exceeds the device limit of " +
               std::to_string(dev.max_threads_per_block);
   } else if (k.resources.parsed && !(why = compile::check_launch(k.resources, static_cast<int>(g.threads_per_block()),
-                                                                 0, dev.launch_limits()))
+                                                                 static_cast<int>(g.dynamic_smem), dev.launch_limits()))
                                         .empty()) {
     m.status = store::MeasurementStatus::launch_failed;
     m.error = why;
@@ -57,7 +57,7 @@ store::Measurement SizeStates::measure(std::size_t c, SizeState& st, spec::Geome
   // the kernel may change them (ReadWrite arguments): uploads dominate otherwise.
   if (modifies_inputs_) args.refill();
   args.poison_outputs();
-  auto status = kern.launch(to_dim3(g.grid), to_dim3(g.block), 0, args);
+  auto status = kern.launch(to_dim3(g.grid), to_dim3(g.block), g.dynamic_smem, args, launch_extras(g));
   if (!status.ok()) {
     m.status = status.sticky() ? store::MeasurementStatus::runtime_error : store::MeasurementStatus::launch_failed;
     m.error = status.message;

@@ -28,9 +28,18 @@ std::vector<run::ArgSpec> arg_specs(const spec::Spec& spec, const sizes::Size& s
     s.fill_value = a.fill_value.is_number() ? a.fill_value.as_float() : (random ? 1.0 : 0.0);
     s.output = a.output && !a.scalar;
     s.read = a.read;
+    s.tensor_map = a.type == spec::kTensorMapType;
+    if (s.tensor_map) s.fill_value = 0.0;
     out.push_back(std::move(s));
   }
   return out;
+}
+
+run::LaunchExtras launch_extras(const spec::Geometry& g) {
+  run::LaunchExtras x;
+  x.cluster = to_dim3(g.cluster);
+  for (const auto& m : g.tensor_maps) x.tensor_maps.push_back({m.argument, m.buffer, m.dims, m.box, m.swizzle});
+  return x;
 }
 
 std::size_t buffer_bytes(const std::vector<run::ArgSpec>& specs) {
@@ -119,8 +128,11 @@ std::vector<run::LaunchFn> SizeStates::placements(run::LoadedKernel& kern, const
                                                   std::span<run::ArgSet* const> sets) {
   std::vector<run::LaunchFn> out;
   out.reserve(sets.size());
+  auto extras = std::make_shared<const run::LaunchExtras>(launch_extras(g));
   for (run::ArgSet* args : sets)
-    out.push_back([&kern, &g, args] { return kern.enqueue(to_dim3(g.grid), to_dim3(g.block), 0, *args); });
+    out.push_back([&kern, &g, args, extras] {
+      return kern.enqueue(to_dim3(g.grid), to_dim3(g.block), g.dynamic_smem, *args, *extras);
+    });
   return out;
 }
 

@@ -1,4 +1,4 @@
-// Every shipped space compiles with NVRTC for sm_90 (no GPU needed), or fails for a resource reason
+// Every shipped space compiles with NVRTC for sm_90, or its Tune.arch (sm_90a), (no GPU needed), or fails for a resource reason
 // that the tuner would store with the compiler's message. Two tiers:
 // - Shipped/SpacesCompile (ctest label `slow`): every configuration of every space, ~2,800
 //   compiles (about half an hour on 2 cores): run on the GPU machine and before a release
@@ -27,6 +27,7 @@
 #include "compile/source.h"
 #include "space/space.h"
 #include "spec/bind.h"
+#include "spec/launch.h"
 
 namespace fs = std::filesystem;
 using namespace tune;
@@ -89,7 +90,7 @@ void expect_all_compile(const Shipped& s, const std::vector<std::size_t>& config
     r.kernel_name = s.spec.kernel.name;
     r.defines = spec::defines(s.spec, s.space.config_values(c));
     r.options = s.spec.kernel.compiler_options;
-    r.arch = "sm_90";
+    r.arch = spec::target_arch(s.spec, "sm_90");  // Tune.arch (sm_90a) where the space asks for it
     r.tag = c;
     pool.submit(std::move(r));
   }
@@ -110,12 +111,16 @@ void expect_all_compile(const Shipped& s, const std::vector<std::size_t>& config
                                                    "ELF",
                                                    4));
     auto g = spec::geometry(s.spec, spec::bind_config(s.spec, s.space.config_values(res->tag), size));
-    EXPECT_EQ(compile::check_launch(res->resources, static_cast<int>(g.threads_per_block()), 0), "")
+    compile::DeviceLimits limits = compile::hopper_limits();
+    limits.shared_opt_in = true;  // as the runner launches (run::DeviceInfo::launch_limits)
+    EXPECT_EQ(compile::check_launch(res->resources, static_cast<int>(g.threads_per_block()),
+                                    static_cast<int>(g.dynamic_smem), limits),
+              "")
         << s.space.params_json(res->tag);
   }
   EXPECT_EQ(total, configs.size());
-  std::printf("%s: %zu configurations compiled for sm_90, %zu stopped by resource limits\n", what.c_str(), total,
-              failed);
+  std::printf("%s: %zu configurations compiled for %s, %zu stopped by resource limits\n", what.c_str(), total,
+              spec::target_arch(s.spec, "sm_90").c_str(), failed);
 }
 
 // The configurations of shard `index`, out of `configs`.

@@ -11,6 +11,7 @@
 #include "compile/source.h"
 #include "query/flags.h"
 #include "query/table.h"
+#include "spec/launch.h"
 #include "tuning/engine.h"
 
 namespace tune::tuning {
@@ -60,10 +61,12 @@ GpuRun::GpuRun(const Options& opts, Prepared prepared)
                                          {.name = spec.kernel.file})
                  .text),
       session(opts.device),
+      arch(spec::target_arch(spec, session.device().arch)),
       db(store::Store::open(opts.db, store::Store::Mode::read_write)),
       timing(first_pass_timing(ext.policy)),
       rule(ext.policy.rule()) {
-  spdlog::info("device: {}", session.device().summary());
+  spdlog::info("device: {}{}", session.device().summary(),
+               arch == session.device().arch ? std::string() : "; kernels compiled for " + arch + " (Tune.arch)");
   store::RunInfo info = gpu_run_info(o, spec, session.device());
   info.timing = policy().describe() + "; " + session.clocks_note();  // the method, above the run's table
   run_id = db.begin_run(info);

@@ -11,10 +11,13 @@
 //   predicts fastest from the measured sizes around it, shape and alignment included; a device not
 //   in the table gets the table of a device of the same compute capability, else the spec's
 //   Default values) and reports how it matched (Selection::match) and on what (evidence);
-// - compiles it with NVRTC for the device's architecture once per process, with the options the
-//   tuner used, keeping the cubin in an on-disk cache that later processes reuse;
+// - compiles it with NVRTC for the device's architecture (or the spec's Tune.arch, e.g. sm_90a)
+//   once per process, with the options the tuner used, keeping the cubin in an on-disk cache that
+//   later processes reuse;
 // - computes grid and block from the spec's expressions, checks the arguments against the spec's
-//   (count, scalar or buffer, element type, buffer length, const-ness of outputs) and launches.
+//   (count, scalar or buffer, element type, buffer length, const-ness of outputs) and launches,
+//   with the spec's cluster shape, dynamic shared memory (over 48 KiB: the kernel's limit raised)
+//   and tensor maps (Arg::tensor_map(), encoded from the buffer arguments) where it has them.
 // With TUNE_CAPTURE=dir set, the first launch of each problem size also writes a capture file
 // (tuner/capture/capture.h) that `tune --space S --capture FILE` tunes with.
 // With online tuning on (Options::online.enabled or TUNE_ONLINE=1), a size without an exact
@@ -138,6 +141,13 @@ class Arg {
     a.bytes_ = sizeof(T);
     return a;
   }
+  // A CUtensorMap parameter (the spec's Tune.tensor_maps): the runtime encodes it at each launch
+  // from the buffer argument the spec names, the problem size and the configuration's box.
+  static Arg tensor_map() noexcept {
+    Arg a(Element::uint8, 1, true, true, 1);
+    a.tensor_map_ = true;
+    return a;
+  }
   // For types without a C++ spelling here (half): `bytes` of a scalar, or a buffer's pointer.
   static Arg raw_buffer(Element element, int lanes, void* device_pointer, std::size_t count, bool is_const) noexcept;
   static Arg raw_scalar(Element element, int lanes, const void* value, std::size_t bytes) noexcept;
@@ -146,6 +156,7 @@ class Arg {
   int lanes() const noexcept { return lanes_; }
   bool is_scalar() const noexcept { return scalar_; }
   bool is_const() const noexcept { return const_; }
+  bool is_tensor_map() const noexcept { return tensor_map_; }
   std::size_t count() const noexcept { return count_; }
   std::size_t value_bytes() const noexcept { return bytes_; }
   // What cudaLaunchKernel's args[] entry points to: the device pointer or the value.
@@ -161,6 +172,7 @@ class Arg {
   Element element_;
   int lanes_;
   bool scalar_, const_;
+  bool tensor_map_ = false;
   std::size_t count_;
   std::size_t bytes_ = 0;
   void* pointer_ = nullptr;
@@ -178,6 +190,8 @@ struct Selection {
   std::string config;                // "block_size_x=32 block_size_y=8 ..." in the spec's order
   std::vector<std::string> options;  // what NVRTC compiles it with: "-Dblock_size_x=32", ...
   std::array<unsigned, 3> grid{1, 1, 1}, block{1, 1, 1};  // at the asked size
+  std::array<unsigned, 3> cluster{1, 1, 1};               // the spec's Tune.cluster (1 x 1 x 1: none)
+  unsigned dynamic_smem = 0;                              // bytes, the spec's Tune.dynamic_shared_memory
   bool online = false;                                    // chosen by online tuning at this size (once it has settled)
 };
 
