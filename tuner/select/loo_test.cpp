@@ -120,7 +120,7 @@ TEST(LeaveOneOut, TransposeDesign) {
   // Each held-out size leaves the design without one member of its class (one of two 2 mod 4
   // rectangles, one of three 2 mod 4 squares): a harder test than a size between two measured ones.
   // The old rule (nearest by element count): median 1.0284, worst 1.3378; the model interpolating
-  // regrets (time / best) without size classes: 1.0490, 1.3509; this model 1.0027, 1.1655.
+  // regrets (time / best) without size classes: 1.0490, 1.3509; this model 1.0021, 1.1655.
   EXPECT_LE(median(r.model), 1.005);
   EXPECT_LE(worst(r.model), 1.17);
   EXPECT_LE(median(r.model), median(r.old) - 0.02);

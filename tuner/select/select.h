@@ -18,16 +18,18 @@
 // at every size (alignment 1 on every axis; the best time when the model has none), so that a
 // scalar configuration is not judged by the vector ones' speed at aligned sizes. That ratio is
 // interpolated from the kNeighbours measured sizes nearest to the asked size (distance: per axis
-// the log of the ratio of the extents) of the asked size's divisibility class (per axis the
-// greatest common divisor of the extent and the least common multiple of every candidate's
+// the log of the ratio of the extents, plus kPow2 where one extent is a power of two and the other
+// not: their rows fall on the same memory partitions) of the asked size's divisibility class (per
+// axis the greatest common divisor of the extent and the least common multiple of every candidate's
 // alignment: 1001, 1002 and 1004 are three classes when a 4-wide vector is a candidate), else of
-// the candidate's own class (the same with its own alignment), by inverse-distance weights
-// (1 / d^4); the lowest predicted ratio wins, and the reported regret is that ratio times the
+// the candidate's own class (the same with its own alignment), by inverse-distance weights (1 /
+// d^4); the lowest predicted ratio wins, and the reported regret is that ratio times the
 // reference's own regret, interpolated alike. Candidates without evidence in their own class rank
 // after every candidate with it (those whose fast path applies first, each predicted from sizes
 // where it applies, or not, as at the asked size), so a configuration whose fast path does not
-// apply is never chosen over one measured in the asked size's class. Ties go to the earlier
-// candidate (the candidates are ordered by their mean regret).
+// apply is never chosen over one measured in the asked size's class. Predicted regrets in the same
+// step of kSlack tie, and ties go to the earlier candidate (the candidates are ordered by their
+// mean regret: the more robust one).
 #ifndef TUNE_SELECT_H_V2
 #define TUNE_SELECT_H_V2
 #include <cmath>
@@ -39,7 +41,8 @@ inline constexpr unsigned kNeighbours = 2;  // measured sizes per prediction: on
 inline constexpr double kScale = 10000;     // regrets are stored as round(regret * kScale)
 inline constexpr double kKeep = 1.15;       // a candidate is within this of its alignment's best somewhere
 inline constexpr unsigned kTop = 4;         // ... and among its alignment's kTop fastest there
-inline constexpr double kSlack = 0.005;     // the nearest size's decision wins within this of the lowest regret
+inline constexpr double kPow2 = 0.120113;   // log(2)^2 / 4: the distance between a power of two and not
+inline constexpr double kSlack = 0.005;     // predictions this close tie; the nearest size's decision wins within it
 
 // How a selection matched: the measured size itself; predicted from measured sizes around it (every
 // extent inside the measured range of its axis); extrapolated beyond the measured range; none: the
@@ -125,6 +128,15 @@ namespace detail {
 
 inline double distance2(const Point& p, long long x, long long y, long long z) {
   return ::tune_select::distance2(x, y, z, p.x, p.y, p.z);
+}
+
+inline bool pow2(long long v) { return v > 0 && (v & (v - 1)) == 0; }
+
+// Extents that are powers of two behave apart (rows a power of two apart meet the same memory
+// partitions): per axis where one extent is a power of two and the other not, a size counts as far
+// as one 1.41 times larger (kPow2 = log(2)^2 / 4).
+inline double pow2_penalty(const Point& p, long long x, long long y, long long z) {
+  return kPow2 * ((pow2(p.x) != pow2(x)) + (pow2(p.y) != pow2(y)) + (pow2(p.z) != pow2(z)));
 }
 
 // Every extent inside the measured range of its axis.
@@ -216,12 +228,14 @@ Choice predict(const Model& m, const std::vector<double>& d2, const std::vector<
 }
 
 // Ranking: evidence in the class first, then (without it) a candidate whose fast path applies, then
-// the lowest predicted regret, then the earlier candidate.
+// the lowest predicted regret in steps of kSlack, then the earlier candidate.
 inline int tier(const Choice& c) { return c.count == 0 ? 3 : c.in_class ? 0 : c.applies ? 1 : 2; }
 inline bool before(const Choice& a, const Choice& b) {
   if (tier(a) != tier(b)) return tier(a) < tier(b);
   if (a.preferred != b.preferred) return a.preferred;
-  if (a.regret != b.regret) return a.regret < b.regret;
+  // predictions within kSlack of each other are not told apart: the candidate better on average wins
+  const double qa = std::floor(a.regret / kSlack), qb = std::floor(b.regret / kSlack);
+  if (qa != qb) return qa < qb;
   return a.candidate < b.candidate;
 }
 
@@ -250,7 +264,7 @@ inline unsigned top_candidates(const Model& m, long long x, long long y, long lo
   std::vector<double> d2(m.num_sizes);
   unsigned nearest = 0, exact = m.num_sizes;
   for (unsigned s = 0; s < m.num_sizes; ++s) {
-    d2[s] = detail::distance2(m.sizes[s], x, y, z);
+    d2[s] = detail::distance2(m.sizes[s], x, y, z) + detail::pow2_penalty(m.sizes[s], x, y, z);
     if (d2[s] < d2[nearest]) nearest = s;
     if (m.sizes[s].x == x && m.sizes[s].y == y && m.sizes[s].z == z) exact = s;
   }
