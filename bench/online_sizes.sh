@@ -11,7 +11,9 @@
 #
 #   bash bench/online_sizes.sh [MAIN_DB]     MAIN_DB: the main job's database (results/tuning.db)
 # Environment: TUNE (build/tune), ONLINE_BENCH (build/online_bench), OUT (bench/online_sizes.md),
-# LAUNCHES (64), SIZES (the list below), BF_LOG (a file to keep the brute-force run's output in).
+# LAUNCHES (64), SIZES (the list below), BF_LOG (a file to keep the brute-force run's output in),
+# BF_DB (a file to keep the brute-force database in: every configuration at every size, for
+# evaluating the selection model on the CPU).
 # Build both binaries first:
 #   bash scripts/build.sh tune online_bench
 # GPU time on an H200: about 1 minute of brute force (374 configurations x 36 sizes) and some
@@ -41,6 +43,9 @@ echo "brute force at $(tr ',' '\n' <<<"$sizes" | wc -l) sizes ..." >&2
 "$tune" --space spaces/transpose.json --sizes "$sizes" --strategy brute_force --db "$work/bf.db" >"$work/bf.log"
 tail -n 3 "$work/bf.log" >&2
 if [[ -n "${BF_LOG:-}" ]]; then cp "$work/bf.log" "$BF_LOG"; fi
+if [[ -n "${BF_DB:-}" ]]; then
+  python3 -c 'import sqlite3,sys; sqlite3.connect(sys.argv[1]).backup(sqlite3.connect(sys.argv[2]))' "$work/bf.db" "$BF_DB"
+fi
 bf_s=$((SECONDS - start))
 echo "online tuning ($launches launches per size) and the table's pick ..." >&2
 "$bench" --spec spaces/transpose.json --main-db "$main_db" --bf-db "$work/bf.db" --sizes "$sizes" \

@@ -110,7 +110,7 @@ int cmd_run(const Args& args) {
   po::options_description opts = options_for("tune run options");
   opts.add_options()("space", po::value<std::string>()->required()->value_name("SPEC"), "T1 search-space file")(
       "sizes", po::value<std::string>()->value_name("SIZES"),
-      "problem sizes: A:B[:STEP], N,M,..., MxN, or design:A:B[:N] (N sizes, default 40: squares, odd and "
+      "problem sizes: A:B[:STEP], N,M,..., MxN, or design:A:B[:N] (N sizes, default 45: squares, odd and "
       "unaligned extents, rectangles both ways up to 16:1, around the L2; for the selection model) (required unless "
       "--replay)")("replay", po::value<std::vector<std::string>>()->multitoken()->value_name("CACHE..."),
                    "Kernel Tuner cache(s) to replay instead of running on the GPU")(

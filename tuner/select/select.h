@@ -13,16 +13,25 @@
 //   path applies at a size whose extents are multiples of them);
 // - each candidate's regret at each measured size: its time / the best time there, stored as
 //   round(regret * kScale) so that every consumer computes with the same numbers (0: not measured).
-// At a size not measured, each candidate's regret is predicted from the kNeighbours measured sizes
-// nearest to it (distance: per axis the log of the ratio of the extents) where the candidate is in
-// the same applicability class as at the asked size (its fast path applies at both, or at
-// neither), by inverse-distance weights (1 / d^4); the lowest predicted regret wins. Candidates
-// without evidence in their class at the asked size rank after every candidate with it (those whose
-// fast path applies first), so a configuration whose fast path does not apply is never chosen over
-// one that applies and was measured there. Ties go to the earlier candidate (the candidates are
-// ordered by their mean regret).
-#ifndef TUNE_SELECT_H_V1
-#define TUNE_SELECT_H_V1
+// At a size not measured, each candidate's time is predicted relative to a reference that does not
+// depend on the size's divisibility: the fastest candidate measured there whose fast path applies
+// at every size (alignment 1 on every axis; the best time when the model has none), so that a
+// scalar configuration is not judged by the vector ones' speed at aligned sizes. That ratio is
+// interpolated from the kNeighbours measured sizes nearest to the asked size (distance: per axis
+// the log of the ratio of the extents, plus kPow2 where one extent is a power of two and the other
+// not: their rows fall on the same memory partitions) of the asked size's divisibility class (per
+// axis the greatest common divisor of the extent and the least common multiple of every candidate's
+// alignment: 1001, 1002 and 1004 are three classes when a 4-wide vector is a candidate), else of
+// the candidate's own class (the same with its own alignment), by inverse-distance weights (1 /
+// d^4); the lowest predicted ratio wins, and the reported regret is that ratio times the
+// reference's own regret, interpolated alike. Candidates without evidence in their own class rank
+// after every candidate with it (those whose fast path applies first, each predicted from sizes
+// where it applies, or not, as at the asked size), so a configuration whose fast path does not
+// apply is never chosen over one measured in the asked size's class. Predicted regrets in the same
+// step of kSlack tie, and ties go to the earlier candidate (the candidates are ordered by their
+// mean regret: the more robust one).
+#ifndef TUNE_SELECT_H_V2
+#define TUNE_SELECT_H_V2
 #include <cmath>
 #include <vector>
 
@@ -32,7 +41,8 @@ inline constexpr unsigned kNeighbours = 2;  // measured sizes per prediction: on
 inline constexpr double kScale = 10000;     // regrets are stored as round(regret * kScale)
 inline constexpr double kKeep = 1.15;       // a candidate is within this of its alignment's best somewhere
 inline constexpr unsigned kTop = 4;         // ... and among its alignment's kTop fastest there
-inline constexpr double kSlack = 0.005;     // the nearest size's decision wins within this of the lowest regret
+inline constexpr double kPow2 = 0.120113;   // log(2)^2 / 4: the distance between a power of two and not
+inline constexpr double kSlack = 0.005;     // predictions this close tie; the nearest size's decision wins within it
 
 // How a selection matched: the measured size itself; predicted from measured sizes around it (every
 // extent inside the measured range of its axis); extrapolated beyond the measured range; none: the
@@ -83,7 +93,7 @@ struct Choice {
   unsigned candidate = 0;  // index into Model::candidates (num_candidates when none)
   double regret = 0;       // predicted (or measured, when exact) time / the best time at the size
   bool applies = true;     // its fast path applies at the size (the size is a multiple of its alignment)
-  bool in_class = true;    // its evidence comes from sizes of the same applicability class
+  bool in_class = true;    // its evidence comes from sizes of the same divisibility class
   bool preferred = false;  // the nearest measured size's decision, predicted within kSlack of the best
   unsigned nearest = 0;    // the nearest measured size (index into Model::sizes; num_sizes when none)
   unsigned count = 0;      // evidence[0..count): the measurements the prediction used, nearest first
@@ -93,6 +103,19 @@ struct Choice {
 constexpr bool applies(const Candidate& c, long long x, long long y, long long z) {
   return x % c.align[0] == 0 && y % c.align[1] == 0 && z % c.align[2] == 0;
 }
+
+constexpr long long gcd(long long a, long long b) { return b == 0 ? a : gcd(b, a % b); }
+
+// The candidate's divisibility class at a size is the same at both sizes: per axis the greatest
+// common divisor of the extent and the candidate's alignment.
+constexpr bool same_class(const Candidate& c, long long ax, long long ay, long long az, long long bx, long long by,
+                          long long bz) {
+  return gcd(ax, c.align[0]) == gcd(bx, c.align[0]) && gcd(ay, c.align[1]) == gcd(by, c.align[1]) &&
+         gcd(az, c.align[2]) == gcd(bz, c.align[2]);
+}
+
+// Its fast path applies at every size.
+constexpr bool universal(const Candidate& c) { return c.align[0] == 1 && c.align[1] == 1 && c.align[2] == 1; }
 
 // How far apart two sizes are: the sum over axes of log(extent a / extent b)^2.
 inline double distance2(long long ax, long long ay, long long az, long long bx, long long by, long long bz) {
@@ -105,6 +128,15 @@ namespace detail {
 
 inline double distance2(const Point& p, long long x, long long y, long long z) {
   return ::tune_select::distance2(x, y, z, p.x, p.y, p.z);
+}
+
+inline bool pow2(long long v) { return v > 0 && (v & (v - 1)) == 0; }
+
+// Extents that are powers of two behave apart (rows a power of two apart meet the same memory
+// partitions): per axis where one extent is a power of two and the other not, a size counts as far
+// as one 1.41 times larger (kPow2 = log(2)^2 / 4).
+inline double pow2_penalty(const Point& p, long long x, long long y, long long z) {
+  return kPow2 * ((pow2(p.x) != pow2(x)) + (pow2(p.y) != pow2(y)) + (pow2(p.z) != pow2(z)));
 }
 
 // Every extent inside the measured range of its axis.
@@ -120,10 +152,57 @@ inline bool inside(const Model& m, long long x, long long y, long long z) {
   return x >= lo[0] && x <= hi[0] && y >= lo[1] && y <= hi[1] && z >= lo[2] && z <= hi[2];
 }
 
-// Candidate c's prediction at (x, y, z) from its kNeighbours nearest measurements among the sizes
-// for which `wanted(size)` holds; count = 0 when there are none.
+// The least common multiple of the candidates' alignments on an axis (capped: a size class, not a number).
+inline long long lcm_align(const Model& m, int axis) {
+  long long l = 1;
+  for (unsigned c = 0; c < m.num_candidates && l < 1024; ++c)
+    l = l / gcd(l, m.candidates[c].align[axis]) * m.candidates[c].align[axis];
+  return l;
+}
+
+// Per measured size, the reference the candidates' times are taken relative to (x kScale): the
+// lowest regret there of a candidate whose fast path applies everywhere, else kScale (the best).
+inline std::vector<double> references(const Model& m) {
+  std::vector<double> ref(m.num_sizes, 0);
+  for (unsigned s = 0; s < m.num_sizes; ++s) {
+    for (unsigned c = 0; c < m.num_candidates; ++c) {
+      const unsigned r = m.regret[static_cast<unsigned long long>(s) * m.num_candidates + c];
+      if (r != 0 && universal(m.candidates[c]) && (ref[s] == 0 || r < ref[s])) ref[s] = r;
+    }
+    if (ref[s] == 0) ref[s] = kScale;
+  }
+  return ref;
+}
+
+// The reference's own regret at a size, interpolated from the kNeighbours nearest measured sizes
+// for which `wanted(size)` holds, as the candidates' ratios are; 0 when there are none.
 template <class Wanted>
-Choice predict(const Model& m, const std::vector<double>& d2, unsigned c, Wanted wanted) {
+double reference_at(const Model& m, const std::vector<double>& d2, const std::vector<double>& ref, Wanted wanted) {
+  unsigned near[kNeighbours] = {}, count = 0;
+  for (unsigned s = 0; s < m.num_sizes; ++s) {
+    if (!wanted(m.sizes[s])) continue;
+    unsigned k = count < kNeighbours ? count++ : kNeighbours;
+    while (k > 0 && d2[near[k - 1]] > d2[s]) {
+      if (k < kNeighbours) near[k] = near[k - 1];
+      --k;
+    }
+    if (k < kNeighbours) near[k] = s;
+  }
+  double sw = 0, swr = 0;
+  for (unsigned k = 0; k < count; ++k) {
+    const double w = 1.0 / (d2[near[k]] * d2[near[k]] + 1e-12);
+    sw += w;
+    swr += w * ref[near[k]] / kScale;
+  }
+  return count > 0 ? swr / sw : 0;
+}
+
+// Candidate c's prediction at (x, y, z) from its kNeighbours nearest measurements among the sizes
+// for which `wanted(size)` holds: its regret relative to the reference there, interpolated (regret
+// holds that ratio until top_candidates scales it); count = 0 when there are none.
+template <class Wanted>
+Choice predict(const Model& m, const std::vector<double>& d2, const std::vector<double>& ref, unsigned c,
+               Wanted wanted) {
   Choice out;
   out.candidate = c;
   out.variant = m.candidates[c].variant;
@@ -142,29 +221,34 @@ Choice predict(const Model& m, const std::vector<double>& d2, unsigned c, Wanted
   for (unsigned k = 0; k < out.count; ++k) {
     const double w = 1.0 / (dist[k] * dist[k] + 1e-12);
     sw += w;
-    swr += w * (out.evidence[k].regret / kScale);
+    swr += w * (out.evidence[k].regret / ref[out.evidence[k].size]);
   }
   out.regret = out.count > 0 ? swr / sw : 0;
   return out;
 }
 
 // Ranking: evidence in the class first, then (without it) a candidate whose fast path applies, then
-// the lowest predicted regret, then the earlier candidate.
+// the lowest predicted regret in steps of kSlack, then the earlier candidate.
 inline int tier(const Choice& c) { return c.count == 0 ? 3 : c.in_class ? 0 : c.applies ? 1 : 2; }
 inline bool before(const Choice& a, const Choice& b) {
   if (tier(a) != tier(b)) return tier(a) < tier(b);
   if (a.preferred != b.preferred) return a.preferred;
-  if (a.regret != b.regret) return a.regret < b.regret;
+  // predictions within kSlack of each other are not told apart: the candidate better on average wins
+  const double qa = std::floor(a.regret / kSlack), qb = std::floor(b.regret / kSlack);
+  if (qa != qb) return qa < qb;
   return a.candidate < b.candidate;
 }
 
-inline Choice predict(const Model& m, const std::vector<double>& d2, unsigned c, long long x, long long y,
-                      long long z) {
+inline Choice predict(const Model& m, const std::vector<double>& d2, const std::vector<double>& ref,
+                      const Candidate& every, unsigned c, long long x, long long y, long long z) {
   const Candidate& cand = m.candidates[c];
   const bool here = applies(cand, x, y, z);
-  Choice ch = predict(m, d2, c, [&](const Point& p) { return applies(cand, p.x, p.y, p.z) == here; });
-  if (ch.count == 0) {  // no measurement in its class: any measurement, ranked after
-    ch = predict(m, d2, c, [](const Point&) { return true; });
+  Choice ch = predict(m, d2, ref, c, [&](const Point& p) { return same_class(every, p.x, p.y, p.z, x, y, z); });
+  if (ch.count == 0)
+    ch = predict(m, d2, ref, c, [&](const Point& p) { return same_class(cand, p.x, p.y, p.z, x, y, z); });
+  if (ch.count == 0) {  // no measurement in its class: where it applies as here, else any, ranked after
+    ch = predict(m, d2, ref, c, [&](const Point& p) { return applies(cand, p.x, p.y, p.z) == here; });
+    if (ch.count == 0) ch = predict(m, d2, ref, c, [](const Point&) { return true; });
     ch.in_class = false;
   }
   ch.applies = here;
@@ -180,15 +264,21 @@ inline unsigned top_candidates(const Model& m, long long x, long long y, long lo
   std::vector<double> d2(m.num_sizes);
   unsigned nearest = 0, exact = m.num_sizes;
   for (unsigned s = 0; s < m.num_sizes; ++s) {
-    d2[s] = detail::distance2(m.sizes[s], x, y, z);
+    d2[s] = detail::distance2(m.sizes[s], x, y, z) + detail::pow2_penalty(m.sizes[s], x, y, z);
     if (d2[s] < d2[nearest]) nearest = s;
     if (m.sizes[s].x == x && m.sizes[s].y == y && m.sizes[s].z == z) exact = s;
   }
   const How how = exact < m.num_sizes ? How::exact : detail::inside(m, x, y, z) ? How::predicted : How::extrapolated;
+  const std::vector<double> ref = detail::references(m);
+  const Candidate every{0, {detail::lcm_align(m, 0), detail::lcm_align(m, 1), detail::lcm_align(m, 2)}};
+  double scale =
+      detail::reference_at(m, d2, ref, [&](const Point& p) { return same_class(every, p.x, p.y, p.z, x, y, z); });
+  if (scale == 0) scale = detail::reference_at(m, d2, ref, [](const Point&) { return true; });
   std::vector<Choice> all;
   all.reserve(m.num_candidates);
   for (unsigned c = 0; c < m.num_candidates; ++c) {
-    Choice ch = detail::predict(m, d2, c, x, y, z);
+    Choice ch = detail::predict(m, d2, ref, every, c, x, y, z);
+    ch.regret *= scale;
     ch.how = how;
     ch.nearest = exact < m.num_sizes ? exact : nearest;
     if (exact < m.num_sizes && ch.variant == m.sizes[exact].decision) ch.regret = -1;  // the decision first
@@ -214,6 +304,7 @@ inline unsigned top_candidates(const Model& m, long long x, long long y, long lo
     all[i] = all[b];
     all[b] = t;
     if (all[i].regret < 0) all[i].regret = m.sizes[exact].time_ms / m.sizes[exact].best_ms;
+    if (all[i].regret < 1) all[i].regret = 1;  // no faster than the best
     out[i] = all[i];
   }
   return k;
@@ -248,4 +339,4 @@ inline Choice select(const Model& m, long long x, long long y = 1, long long z =
 }
 
 }  // namespace tune_select
-#endif  // TUNE_SELECT_H_V1
+#endif  // TUNE_SELECT_H_V2

@@ -71,6 +71,18 @@ std::vector<Size> design(std::int64_t a, std::int64_t b, std::int64_t n, std::st
   both(long_odd, odd(double(long_odd) / 4));
   const std::int64_t thin = odd(at(0.7));
   both(thin, odd(std::max(double(a), double(thin) / 16)));
+  // one side aligned, the other not: odd (3:2) and 2 mod 4 (4:1)
+  const std::int64_t half = aligned(at(0.7));
+  both(half, odd(double(half) / 1.5));
+  const std::int64_t quarter = aligned(at(0.85));
+  both(quarter, in_range(static_cast<std::int64_t>(std::llround(double(quarter) / 4 / 16)) * 16 + 2));
+  // odd squares near the powers of two p in 2A..B (the 5 smallest): p - 3 and p + 3 in turn
+  std::int64_t p = 1;
+  while (p < 2 * a) p *= 2;
+  for (int i = 0; i < kDesignNearPowers && p <= b; ++i, p *= 2) {
+    const std::int64_t v = i % 2 == 0 || p + 3 > b ? p - 3 : p + 3;
+    out.emplace(v, v);
+  }
 
   std::vector<Size> sizes;
   sizes.reserve(out.size());

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "common/error.h"
 #include "sizes/design.h"
@@ -106,11 +107,12 @@ TEST(SizesLabel, ParsesOneToThreeDimensionsAndRoundTrips) {
 // The size design covers the classes the selection model needs, within the main job's budget.
 TEST(Sizes, DesignCoversTheClassesWithinTheBudget) {
   const auto d = parse("design:128:4096");
-  ASSERT_GE(d.size(), 36u);
+  ASSERT_GE(d.size(), 42u);
   ASSERT_LE(d.size(), static_cast<std::size_t>(tune::sizes::kDesignDefault));
-  EXPECT_EQ(parse("design:128:4096:40"), d);  // the default budget; deterministic
+  EXPECT_EQ(parse("design:128:4096:45"), d);  // the default budget; deterministic
   double elements = 0, today = 0;
   int odd = 0, two = 0, four = 0, eight = 0, wide = 0, tall = 0, squares = 0, l2_below = 0, l2_above = 0;
+  int aligned_odd = 0, aligned_two = 0, near_power = 0;
   for (const auto& s : d) {
     EXPECT_EQ(s.rank, 2);
     EXPECT_GE(std::min(s.x(), s.y()), 128);
@@ -124,18 +126,26 @@ TEST(Sizes, DesignCoversTheClassesWithinTheBudget) {
     wide += s.x() > s.y();
     tall += s.x() < s.y();
     squares += s.x() == s.y() && s.x() % 128 == 0;
+    const auto lo = std::min(s.x(), s.y()), hi = std::max(s.x(), s.y());
+    aligned_odd += hi % 128 == 0 && lo % 2 == 1;
+    aligned_two += hi % 128 == 0 && lo % 4 == 2;
+    for (std::int64_t p = 256; p <= 4096; p *= 2)
+      near_power += s.x() == s.y() && s.x() % 2 == 1 && std::abs(s.x() - p) <= 3;
     const double bytes = 8 * s.elements(), l2 = 60.0 * (1 << 20);
     l2_below += bytes < l2 && bytes > 0.8 * l2;
     l2_above += bytes > l2 && bytes < 1.2 * l2;
   }
   for (const auto& s : parse("128:4096")) today += s.full(2).elements();
-  EXPECT_GE(odd, 5);
-  EXPECT_EQ(two, 3);
+  EXPECT_GE(odd, 12);
+  EXPECT_EQ(near_power, 5);   // 253, 515, 1021, 2051, 4093
+  EXPECT_EQ(aligned_odd, 2);  // 1408x945 both ways
+  EXPECT_EQ(aligned_two, 2);  // 2432x610 both ways
+  EXPECT_EQ(two, 4);
   EXPECT_EQ(four, 3);
   EXPECT_EQ(eight, 3);
-  EXPECT_EQ(wide, 4);
-  EXPECT_EQ(tall, 4);
-  EXPECT_GE(squares, 16);
+  EXPECT_EQ(wide, 6);
+  EXPECT_EQ(tall, 6);
+  EXPECT_GE(squares, 14);
   EXPECT_GE(l2_below, 1);
   EXPECT_GE(l2_above, 1);
   EXPECT_LT(elements, today);  // fewer elements in all than the 32 squares of 128:4096
@@ -147,7 +157,8 @@ TEST(Sizes, DesignRefusesWhatItCannotCover) {
   EXPECT_THROW(parse("design:1024:2048"), tune::InputError);
   EXPECT_THROW(parse("design:128:4096:10"), tune::InputError);
   EXPECT_THROW(parse("design:128"), tune::InputError);
+  EXPECT_THROW(parse("design:128:4096:32"), tune::InputError);
   EXPECT_THROW(parse("design:128:4096:40:1"), tune::InputError);
-  EXPECT_LT(parse("design:128:4096:24").size() + 12, parse("design:128:4096:40").size());
+  EXPECT_LT(parse("design:128:4096:33").size() + 10, parse("design:128:4096:45").size());
   EXPECT_EQ(parse("100,design:128:4096").front().label(), "100");
 }

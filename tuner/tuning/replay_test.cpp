@@ -151,7 +151,7 @@ TEST(Replay, StoresEveryEvaluationInOrderWithTheSimulatedClock) {
 // Every strategy that has landed runs on a replay under both budgets; the same seed gives the
 // same search, another seed another one.
 TEST(Replay, StrategiesRunUnderBothBudgetsAndSeedsReproduce) {
-  const fs::path spec = kTransposeSpec, cache = kTranspose / "2048x2048.json.gz";  // 374 configurations
+  const fs::path spec = kTransposeSpec, cache = kTranspose / "1920x1920.json.gz";  // 374 configurations
   store::testing::TempDir t;
   const auto prepared = tuning::validate(options(spec, {cache}, t.path() / "r.db"));
   std::size_t ran = 0;
@@ -209,7 +209,7 @@ TEST(Replay, StrategiesRunUnderBothBudgetsAndSeedsReproduce) {
 
 TEST(Replay, StrategyOptionsAreValidated) {
   store::testing::TempDir t;
-  auto o = options(kTransposeSpec, {kTranspose / "1152x1152.json.gz"}, t.path() / "r.db");
+  auto o = options(kTransposeSpec, {kTranspose / "1128x1128.json.gz"}, t.path() / "r.db");
   o.strategy = "random_sample";
   o.strategy_options = search::parse_options({"fraction=0.05"});
   auto r = tuning::replay(o, tuning::validate(o));
@@ -255,7 +255,7 @@ TEST(Replay, CacheOfAnotherSpaceIsRefused) {
 // best found at the nearest sizes searched before it; --no-seed-sizes searches each from scratch.
 TEST(Replay, SizesStartFromTheirNeighboursBest) {
   store::testing::TempDir t;
-  const std::vector<fs::path> caches{kTranspose / "1152x1152.json.gz", kTranspose / "512x512.json.gz",
+  const std::vector<fs::path> caches{kTranspose / "1128x1128.json.gz", kTranspose / "512x512.json.gz",
                                      kTranspose / "768x768.json.gz"};
   auto o = options(kTransposeSpec, caches, t.path() / "seeded.db");
   o.strategy = "random_sample";
@@ -265,7 +265,7 @@ TEST(Replay, SizesStartFromTheirNeighboursBest) {
   ASSERT_EQ(seeded.size(), 3u);
   EXPECT_EQ(seeded[0].size.label(), "512x512");
   EXPECT_EQ(seeded[1].size.label(), "768x768");
-  EXPECT_EQ(seeded[2].size.label(), "1152x1152");
+  EXPECT_EQ(seeded[2].size.label(), "1128x1128");
   EXPECT_TRUE(seeded[0].starts.empty());
   // the second size begins with the first size's best, then its second best
   ASSERT_TRUE(seeded[0].best);
