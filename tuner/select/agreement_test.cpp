@@ -41,7 +41,8 @@ std::string run(const std::string& cmd) {
 std::vector<std::array<long long, 2>> random_sizes() {
   std::mt19937_64 rng(41);
   auto log_uniform = [&](double lo, double hi) {
-    return static_cast<long long>(std::exp(std::uniform_real_distribution<double>(std::log(lo), std::log(hi))(rng)));
+    return static_cast<long long>(
+        std::exp(std::uniform_real_distribution<double>(std::log(lo), std::log(hi))(rng)));
   };
   std::vector<std::array<long long, 2>> out;
   for (int i = 0; i < 1000; ++i) {
@@ -58,7 +59,8 @@ std::vector<std::array<long long, 2>> random_sizes() {
       case 2: {  // rectangles up to 16:1 both ways, near multiples of 4
         const long long a = log_uniform(128, 4096), b = std::max(1LL, a / (1 + i % 16));
         const long long off = i % 3 - 1;
-        out.push_back(i % 2 ? std::array<long long, 2>{a + off, b} : std::array<long long, 2>{b, a + off});
+        out.push_back(i % 2 ? std::array<long long, 2>{a + off, b}
+                            : std::array<long long, 2>{b, a + off});
         break;
       }
       case 3:  // beyond the range
@@ -115,20 +117,23 @@ TEST(Agreement, EveryConsumerChoosesTheSameAtRandomSizes) {
     std::ofstream(d / "transpose_tuned.h") << header::generate(m, "r.db");
     compile::SourceOptions options;
     options.line_markers = false;
-    const std::string source = compile::read_kernel_source(spec.kernel.file_path, "KernelFile", options).text;
+    const std::string source =
+        compile::read_kernel_source(spec.kernel.file_path, "KernelFile", options).text;
     std::ofstream(d / "transpose_dispatch.cuh") << header::generate_dispatch(m, source, "r.db");
     std::ofstream(d / "transpose_table.json") << header::generate_table(m, "r.db");
     std::ofstream(d / "h.cpp") << "#include \"transpose_tuned.h\"\n" << kMain;
     std::ofstream(d / "cuh.cu") << "#include \"transpose_dispatch.cuh\"\n" << kMain;
   }
   const std::string s = d.string();
-  const auto from_h = variants_of(
-      run("g++ -std=c++17 -Wall -Wextra -Werror -o " + s + "/h " + s + "/h.cpp && " + s + "/h " + s + "/sizes.txt"));
-  const std::string nvcc = fs::exists("/usr/local/cuda/bin/nvcc") ? "/usr/local/cuda/bin/nvcc" : "nvcc";
+  const auto from_h = variants_of(run("g++ -std=c++17 -Wall -Wextra -Werror -o " + s + "/h " + s +
+                                      "/h.cpp && " + s + "/h " + s + "/sizes.txt"));
+  const std::string nvcc =
+      fs::exists("/usr/local/cuda/bin/nvcc") ? "/usr/local/cuda/bin/nvcc" : "nvcc";
   // PTX only: the selection runs on the host, and no GPU is needed to run it
   const auto t0 = std::chrono::steady_clock::now();
-  const auto from_cuh = variants_of(run(nvcc + " -std=c++17 -arch=compute_90 -code=compute_90 -Xcicc -O0 -o " + s +
-                                        "/cuh " + s + "/cuh.cu && " + s + "/cuh " + s + "/sizes.txt"));
+  const auto from_cuh =
+      variants_of(run(nvcc + " -std=c++17 -arch=compute_90 -code=compute_90 -Xcicc -O0 -o " + s +
+                      "/cuh " + s + "/cuh.cu && " + s + "/cuh " + s + "/sizes.txt"));
   std::printf("the .cuh (%zu variants) compiled by nvcc in %.1f s\n", m.variants.size(),
               std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   const auto table = runtime::detail::load_table(d / "transpose_table.json", spec);
@@ -136,7 +141,8 @@ TEST(Agreement, EveryConsumerChoosesTheSameAtRandomSizes) {
   ASSERT_EQ(from_h.size(), sizes.size());
   ASSERT_EQ(from_cuh.size(), sizes.size());
   std::string list;  // `tune best --size` takes the list at once
-  for (const auto& [x, y] : sizes) list += (list.empty() ? "" : ",") + std::to_string(x) + "x" + std::to_string(y);
+  for (const auto& [x, y] : sizes)
+    list += (list.empty() ? "" : ",") + std::to_string(x) + "x" + std::to_string(y);
   const auto best = query::best(db, {"transpose", std::string(kDevice), list, alignment});
   ASSERT_EQ(best.size(), sizes.size());
   std::map<std::string, int> how;
@@ -148,7 +154,8 @@ TEST(Agreement, EveryConsumerChoosesTheSameAtRandomSizes) {
     ++how[tune_select::how_name(best[i].match)];
     const auto params = nlohmann::json::parse(best[i].params);
     std::vector<expr::Value> values;
-    for (const auto& p : spec.parameters) values.push_back(expr::Value::integer(params[p.name].get<long long>()));
+    for (const auto& p : spec.parameters)
+      values.push_back(expr::Value::integer(params[p.name].get<long long>()));
     ASSERT_EQ(from_h[i], pick.variant) << label;
     ASSERT_EQ(from_cuh[i], pick.variant) << label;
     ASSERT_EQ(m.variants.at(pick.variant).values, values) << label;

@@ -13,16 +13,18 @@ double elements(const Extents& e) { return double(e[0]) * double(e[1]) * double(
 
 unsigned quantize(double regret) {
   const double q = std::round(regret * tune_select::kScale);
-  return q < tune_select::kScale ? static_cast<unsigned>(tune_select::kScale) : static_cast<unsigned>(q);
+  return q < tune_select::kScale ? static_cast<unsigned>(tune_select::kScale)
+                                 : static_cast<unsigned>(q);
 }
 
 }  // namespace
 
 Data build(std::vector<SizeMeasurements> sizes, const Alignment& alignment, double keep) {
-  std::stable_sort(sizes.begin(), sizes.end(), [](const SizeMeasurements& a, const SizeMeasurements& b) {
-    const double ea = elements(a.size), eb = elements(b.size);
-    return ea != eb ? ea < eb : a.size < b.size;
-  });
+  std::stable_sort(sizes.begin(), sizes.end(),
+                   [](const SizeMeasurements& a, const SizeMeasurements& b) {
+                     const double ea = elements(a.size), eb = elements(b.size);
+                     return ea != eb ? ea < eb : a.size < b.size;
+                   });
   std::map<std::string, Extents> align;  // every configuration measured somewhere
   auto align_of = [&](const std::string& key) {
     auto it = align.find(key);
@@ -43,7 +45,8 @@ Data build(std::vector<SizeMeasurements> sizes, const Alignment& alignment, doub
     }
     for (auto& [unused, g] : groups) {
       std::sort(g.begin(), g.end());
-      for (std::size_t i = 0; i < g.size() && i < tune_select::kTop && g[i].first <= keep * g[0].first; ++i)
+      for (std::size_t i = 0;
+           i < g.size() && i < tune_select::kTop && g[i].first <= keep * g[0].first; ++i)
         kept[g[i].second] = true;
     }
     if (!sizes[s].decision.empty()) kept[sizes[s].decision] = true;
@@ -64,10 +67,11 @@ Data build(std::vector<SizeMeasurements> sizes, const Alignment& alignment, doub
     return it == mean.end() || it->second.second == 0 ? std::numeric_limits<double>::infinity()
                                                       : it->second.first / it->second.second;
   };
-  std::stable_sort(d.variants.begin(), d.variants.end(), [&](const std::string& a, const std::string& b) {
-    const double ma = avg(a), mb = avg(b);
-    return ma != mb ? ma < mb : a < b;
-  });
+  std::stable_sort(d.variants.begin(), d.variants.end(),
+                   [&](const std::string& a, const std::string& b) {
+                     const double ma = avg(a), mb = avg(b);
+                     return ma != mb ? ma < mb : a < b;
+                   });
   std::map<std::string, unsigned> index;
   for (unsigned v = 0; v < d.variants.size(); ++v) {
     index[d.variants[v]] = v;

@@ -19,9 +19,10 @@ using Extents = std::array<long long, 3>;
 // What was measured at one size.
 struct SizeMeasurements {
   Extents size{1, 1, 1};
-  std::string decision;                               // the configuration decided there (a key of times)
-  double decision_ms = 0;                             // its time as decided (the verdict's value)
-  std::vector<std::pair<std::string, double>> times;  // every verified configuration: key, time (ms)
+  std::string decision;    // the configuration decided there (a key of times)
+  double decision_ms = 0;  // its time as decided (the verdict's value)
+  std::vector<std::pair<std::string, double>>
+      times;  // every verified configuration: key, time (ms)
 };
 
 // A configuration's alignment divisors per axis (its fast path applies at multiples of them).
@@ -33,8 +34,9 @@ struct Data {
   std::vector<std::string> variants;
   std::vector<tune_select::Point> points;  // by element count, then extents
   std::vector<tune_select::Candidate> candidates;
-  std::vector<unsigned> regret;  // points.size() rows of candidates.size() (x kScale, 0: not measured)
-  unsigned fallback = 0;         // the variant decided at the most sizes (ties: the largest size)
+  std::vector<unsigned>
+      regret;             // points.size() rows of candidates.size() (x kScale, 0: not measured)
+  unsigned fallback = 0;  // the variant decided at the most sizes (ties: the largest size)
 
   tune_select::Model model() const {
     return {points.data(),     static_cast<unsigned>(points.size()),
@@ -46,7 +48,8 @@ struct Data {
 // Candidates: at each size, the kTop fastest configurations of each alignment within `keep` of that
 // alignment's best there, and every decision; ordered by mean regret over the sizes that measured them,
 // then by key. An absent `alignment` gives every configuration {1, 1, 1}.
-Data build(std::vector<SizeMeasurements> sizes, const Alignment& alignment, double keep = tune_select::kKeep);
+Data build(std::vector<SizeMeasurements> sizes, const Alignment& alignment,
+           double keep = tune_select::kKeep);
 
 // The text of select.h, as the generated headers paste it.
 std::string_view source();

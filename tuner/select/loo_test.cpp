@@ -100,10 +100,11 @@ void report(const char* name, const Result& r) {
   for (std::size_t i = 0; i < r.model.size(); ++i)
     if (r.inside[i]) in_model.push_back(r.model[i]), in_old.push_back(r.old[i]);
   std::printf(
-      "%-10s %2zu sizes: model median %.4f worst %.4f (inside the range: worst %.4f) | old rule median %.4f "
+      "%-10s %2zu sizes: model median %.4f worst %.4f (inside the range: worst %.4f) | old rule "
+      "median %.4f "
       "worst %.4f (inside: %.4f)\n",
-      name, r.model.size(), median(r.model), worst(r.model), in_model.empty() ? 0 : worst(in_model), median(r.old),
-      worst(r.old), in_old.empty() ? 0 : worst(in_old));
+      name, r.model.size(), median(r.model), worst(r.model), in_model.empty() ? 0 : worst(in_model),
+      median(r.old), worst(r.old), in_old.empty() ? 0 : worst(in_old));
 }
 
 }  // namespace

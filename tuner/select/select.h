@@ -37,12 +37,16 @@
 
 namespace tune_select {
 
-inline constexpr unsigned kNeighbours = 2;  // measured sizes per prediction: one on each side of a sweep's gap
-inline constexpr double kScale = 10000;     // regrets are stored as round(regret * kScale)
-inline constexpr double kKeep = 1.15;       // a candidate is within this of its alignment's best somewhere
-inline constexpr unsigned kTop = 4;         // ... and among its alignment's kTop fastest there
-inline constexpr double kPow2 = 0.120113;   // log(2)^2 / 4: the distance between a power of two and not
-inline constexpr double kSlack = 0.005;     // predictions this close tie; the nearest size's decision wins within it
+inline constexpr unsigned kNeighbours =
+    2;  // measured sizes per prediction: one on each side of a sweep's gap
+inline constexpr double kScale = 10000;  // regrets are stored as round(regret * kScale)
+inline constexpr double kKeep =
+    1.15;                            // a candidate is within this of its alignment's best somewhere
+inline constexpr unsigned kTop = 4;  // ... and among its alignment's kTop fastest there
+inline constexpr double kPow2 =
+    0.120113;  // log(2)^2 / 4: the distance between a power of two and not
+inline constexpr double kSlack =
+    0.005;  // predictions this close tie; the nearest size's decision wins within it
 
 // How a selection matched: the measured size itself; predicted from measured sizes around it (every
 // extent inside the measured range of its axis); extrapolated beyond the measured range; none: the
@@ -81,7 +85,8 @@ struct Model {
   unsigned fallback;  // the variant of an empty model
 };
 
-// A measurement a choice rests on: the size (index into Model::sizes) and the regret there (x kScale).
+// A measurement a choice rests on: the size (index into Model::sizes) and the regret there
+// (x kScale).
 struct Evidence {
   unsigned size;
   unsigned regret;
@@ -92,11 +97,13 @@ struct Choice {
   How how = How::none;
   unsigned candidate = 0;  // index into Model::candidates (num_candidates when none)
   double regret = 0;       // predicted (or measured, when exact) time / the best time at the size
-  bool applies = true;     // its fast path applies at the size (the size is a multiple of its alignment)
-  bool in_class = true;    // its evidence comes from sizes of the same divisibility class
-  bool preferred = false;  // the nearest measured size's decision, predicted within kSlack of the best
-  unsigned nearest = 0;    // the nearest measured size (index into Model::sizes; num_sizes when none)
-  unsigned count = 0;      // evidence[0..count): the measurements the prediction used, nearest first
+  bool applies =
+      true;  // its fast path applies at the size (the size is a multiple of its alignment)
+  bool in_class = true;  // its evidence comes from sizes of the same divisibility class
+  bool preferred =
+      false;  // the nearest measured size's decision, predicted within kSlack of the best
+  unsigned nearest = 0;  // the nearest measured size (index into Model::sizes; num_sizes when none)
+  unsigned count = 0;    // evidence[0..count): the measurements the prediction used, nearest first
   Evidence evidence[kNeighbours] = {};
 };
 
@@ -108,18 +115,22 @@ constexpr long long gcd(long long a, long long b) { return b == 0 ? a : gcd(b, a
 
 // The candidate's divisibility class at a size is the same at both sizes: per axis the greatest
 // common divisor of the extent and the candidate's alignment.
-constexpr bool same_class(const Candidate& c, long long ax, long long ay, long long az, long long bx, long long by,
-                          long long bz) {
+constexpr bool same_class(const Candidate& c, long long ax, long long ay, long long az,
+                          long long bx, long long by, long long bz) {
   return gcd(ax, c.align[0]) == gcd(bx, c.align[0]) && gcd(ay, c.align[1]) == gcd(by, c.align[1]) &&
          gcd(az, c.align[2]) == gcd(bz, c.align[2]);
 }
 
 // Its fast path applies at every size.
-constexpr bool universal(const Candidate& c) { return c.align[0] == 1 && c.align[1] == 1 && c.align[2] == 1; }
+constexpr bool universal(const Candidate& c) {
+  return c.align[0] == 1 && c.align[1] == 1 && c.align[2] == 1;
+}
 
 // How far apart two sizes are: the sum over axes of log(extent a / extent b)^2.
-inline double distance2(long long ax, long long ay, long long az, long long bx, long long by, long long bz) {
-  const double dx = std::log(double(ax)) - std::log(double(bx)), dy = std::log(double(ay)) - std::log(double(by)),
+inline double distance2(long long ax, long long ay, long long az, long long bx, long long by,
+                        long long bz) {
+  const double dx = std::log(double(ax)) - std::log(double(bx)),
+               dy = std::log(double(ay)) - std::log(double(by)),
                dz = std::log(double(az)) - std::log(double(bz));
   return dx * dx + dy * dy + dz * dz;
 }
@@ -152,7 +163,8 @@ inline bool inside(const Model& m, long long x, long long y, long long z) {
   return x >= lo[0] && x <= hi[0] && y >= lo[1] && y <= hi[1] && z >= lo[2] && z <= hi[2];
 }
 
-// The least common multiple of the candidates' alignments on an axis (capped: a size class, not a number).
+// The least common multiple of the candidates' alignments on an axis (capped: a size class, not
+// a number).
 inline long long lcm_align(const Model& m, int axis) {
   long long l = 1;
   for (unsigned c = 0; c < m.num_candidates && l < 1024; ++c)
@@ -177,7 +189,8 @@ inline std::vector<double> references(const Model& m) {
 // The reference's own regret at a size, interpolated from the kNeighbours nearest measured sizes
 // for which `wanted(size)` holds, as the candidates' ratios are; 0 when there are none.
 template <class Wanted>
-double reference_at(const Model& m, const std::vector<double>& d2, const std::vector<double>& ref, Wanted wanted) {
+double reference_at(const Model& m, const std::vector<double>& d2, const std::vector<double>& ref,
+                    Wanted wanted) {
   unsigned near[kNeighbours] = {}, count = 0;
   for (unsigned s = 0; s < m.num_sizes; ++s) {
     if (!wanted(m.sizes[s])) continue;
@@ -201,8 +214,8 @@ double reference_at(const Model& m, const std::vector<double>& d2, const std::ve
 // for which `wanted(size)` holds: its regret relative to the reference there, interpolated (regret
 // holds that ratio until top_candidates scales it); count = 0 when there are none.
 template <class Wanted>
-Choice predict(const Model& m, const std::vector<double>& d2, const std::vector<double>& ref, unsigned c,
-               Wanted wanted) {
+Choice predict(const Model& m, const std::vector<double>& d2, const std::vector<double>& ref,
+               unsigned c, Wanted wanted) {
   Choice out;
   out.candidate = c;
   out.variant = m.candidates[c].variant;
@@ -210,7 +223,8 @@ Choice predict(const Model& m, const std::vector<double>& d2, const std::vector<
   for (unsigned s = 0; s < m.num_sizes; ++s) {
     const unsigned r = m.regret[static_cast<unsigned long long>(s) * m.num_candidates + c];
     if (r == 0 || !wanted(m.sizes[s])) continue;
-    unsigned k = out.count < kNeighbours ? out.count++ : kNeighbours;  // insertion into the nearest list
+    unsigned k =
+        out.count < kNeighbours ? out.count++ : kNeighbours;  // insertion into the nearest list
     while (k > 0 && dist[k - 1] > d2[s]) {
       if (k < kNeighbours) dist[k] = dist[k - 1], out.evidence[k] = out.evidence[k - 1];
       --k;
@@ -233,7 +247,8 @@ inline int tier(const Choice& c) { return c.count == 0 ? 3 : c.in_class ? 0 : c.
 inline bool before(const Choice& a, const Choice& b) {
   if (tier(a) != tier(b)) return tier(a) < tier(b);
   if (a.preferred != b.preferred) return a.preferred;
-  // predictions within kSlack of each other are not told apart: the candidate better on average wins
+  // predictions within kSlack of each other are not told apart: the candidate better on average
+  // wins
   const double qa = std::floor(a.regret / kSlack), qb = std::floor(b.regret / kSlack);
   if (qa != qb) return qa < qb;
   return a.candidate < b.candidate;
@@ -243,11 +258,15 @@ inline Choice predict(const Model& m, const std::vector<double>& d2, const std::
                       const Candidate& every, unsigned c, long long x, long long y, long long z) {
   const Candidate& cand = m.candidates[c];
   const bool here = applies(cand, x, y, z);
-  Choice ch = predict(m, d2, ref, c, [&](const Point& p) { return same_class(every, p.x, p.y, p.z, x, y, z); });
+  Choice ch = predict(m, d2, ref, c,
+                      [&](const Point& p) { return same_class(every, p.x, p.y, p.z, x, y, z); });
   if (ch.count == 0)
-    ch = predict(m, d2, ref, c, [&](const Point& p) { return same_class(cand, p.x, p.y, p.z, x, y, z); });
-  if (ch.count == 0) {  // no measurement in its class: where it applies as here, else any, ranked after
-    ch = predict(m, d2, ref, c, [&](const Point& p) { return applies(cand, p.x, p.y, p.z) == here; });
+    ch = predict(m, d2, ref, c,
+                 [&](const Point& p) { return same_class(cand, p.x, p.y, p.z, x, y, z); });
+  if (ch.count ==
+      0) {  // no measurement in its class: where it applies as here, else any, ranked after
+    ch = predict(m, d2, ref, c,
+                 [&](const Point& p) { return applies(cand, p.x, p.y, p.z) == here; });
     if (ch.count == 0) ch = predict(m, d2, ref, c, [](const Point&) { return true; });
     ch.in_class = false;
   }
@@ -259,7 +278,8 @@ inline Choice predict(const Model& m, const std::vector<double>& d2, const std::
 
 // The n best candidates at (x, y, z), best first (at a measured size the decision there first);
 // returns how many were written to out (at most n and num_candidates).
-inline unsigned top_candidates(const Model& m, long long x, long long y, long long z, Choice* out, unsigned n) {
+inline unsigned top_candidates(const Model& m, long long x, long long y, long long z, Choice* out,
+                               unsigned n) {
   if (m.num_sizes == 0 || m.num_candidates == 0 || n == 0) return 0;
   std::vector<double> d2(m.num_sizes);
   unsigned nearest = 0, exact = m.num_sizes;
@@ -268,11 +288,14 @@ inline unsigned top_candidates(const Model& m, long long x, long long y, long lo
     if (d2[s] < d2[nearest]) nearest = s;
     if (m.sizes[s].x == x && m.sizes[s].y == y && m.sizes[s].z == z) exact = s;
   }
-  const How how = exact < m.num_sizes ? How::exact : detail::inside(m, x, y, z) ? How::predicted : How::extrapolated;
+  const How how = exact < m.num_sizes          ? How::exact
+                  : detail::inside(m, x, y, z) ? How::predicted
+                                               : How::extrapolated;
   const std::vector<double> ref = detail::references(m);
-  const Candidate every{0, {detail::lcm_align(m, 0), detail::lcm_align(m, 1), detail::lcm_align(m, 2)}};
-  double scale =
-      detail::reference_at(m, d2, ref, [&](const Point& p) { return same_class(every, p.x, p.y, p.z, x, y, z); });
+  const Candidate every{
+      0, {detail::lcm_align(m, 0), detail::lcm_align(m, 1), detail::lcm_align(m, 2)}};
+  double scale = detail::reference_at(
+      m, d2, ref, [&](const Point& p) { return same_class(every, p.x, p.y, p.z, x, y, z); });
   if (scale == 0) scale = detail::reference_at(m, d2, ref, [](const Point&) { return true; });
   std::vector<Choice> all;
   all.reserve(m.num_candidates);
@@ -281,7 +304,8 @@ inline unsigned top_candidates(const Model& m, long long x, long long y, long lo
     ch.regret *= scale;
     ch.how = how;
     ch.nearest = exact < m.num_sizes ? exact : nearest;
-    if (exact < m.num_sizes && ch.variant == m.sizes[exact].decision) ch.regret = -1;  // the decision first
+    if (exact < m.num_sizes && ch.variant == m.sizes[exact].decision)
+      ch.regret = -1;  // the decision first
     all.push_back(ch);
   }
   // The nearest measured size's decision (tie-broken there towards its neighbours' choice) is

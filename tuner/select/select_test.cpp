@@ -12,7 +12,8 @@ namespace {
 // Sizes 256, 512, 1024 (squares); candidate 0 is scalar (alignment 1), candidate 1 needs
 // multiples of 4 on both axes, candidate 2 of 2. Candidate 1 is best at 512 and above, 0 at 256.
 struct Small {
-  Point sizes[3] = {{256, 256, 1, 0, 1.0, 1.0}, {512, 512, 1, 1, 2.0, 2.0}, {1024, 1024, 1, 1, 4.0, 4.0}};
+  Point sizes[3] = {
+      {256, 256, 1, 0, 1.0, 1.0}, {512, 512, 1, 1, 2.0, 2.0}, {1024, 1024, 1, 1, 4.0, 4.0}};
   Candidate cands[3] = {{0, {1, 1, 1}}, {1, {4, 4, 1}}, {2, {2, 2, 1}}};
   unsigned regret[9] = {10000, 10500, 10100,   //
                         11000, 10000, 10300,   //
@@ -59,9 +60,12 @@ TEST(Select, NeverAConfigurationWhoseFastPathDoesNotApply) {
   EXPECT_TRUE(c.applies);
   EXPECT_EQ(select(s.model(), 721, 721).variant, 0u);  // odd: only the scalar one applies
   // measurements at odd sizes put candidate 1 in its class again: the data decides
-  Point sizes[4] = {
-      {256, 256, 1, 0, 1.0, 1.0}, {511, 511, 1, 1, 2.0, 2.0}, {512, 512, 1, 1, 2.0, 2.0}, {1024, 1024, 1, 1, 4.0, 4.0}};
-  unsigned regret[12] = {10000, 10500, 10100, 11000, 10000, 10300, 11000, 10000, 10300, 12000, 10000, 10200};
+  Point sizes[4] = {{256, 256, 1, 0, 1.0, 1.0},
+                    {511, 511, 1, 1, 2.0, 2.0},
+                    {512, 512, 1, 1, 2.0, 2.0},
+                    {1024, 1024, 1, 1, 4.0, 4.0}};
+  unsigned regret[12] = {10000, 10500, 10100, 11000, 10000, 10300,
+                         11000, 10000, 10300, 12000, 10000, 10200};
   const Model m{sizes, 4, s.cands, 3, regret, 0};
   const Choice odd = select(m, 509, 509);
   EXPECT_EQ(odd.variant, 1u);
@@ -72,11 +76,13 @@ TEST(Select, NeverAConfigurationWhoseFastPathDoesNotApply) {
 // At an odd size the scalar candidate is judged against the scalar reference at the sizes of its
 // class, not against a vector candidate's time at the aligned sizes nearby: 2047 follows 1487, not 2048.
 TEST(Select, FollowsTheSizesDivisibilityClass) {
-  Point sizes[3] = {{1024, 1024, 1, 1, 1.0, 1.0}, {1487, 1487, 1, 0, 1.0, 1.0}, {2048, 2048, 1, 1, 1.0, 1.0}};
+  Point sizes[3] = {
+      {1024, 1024, 1, 1, 1.0, 1.0}, {1487, 1487, 1, 0, 1.0, 1.0}, {2048, 2048, 1, 1, 1.0, 1.0}};
   const Candidate cands[2] = {{0, {1, 1, 1}}, {1, {4, 4, 1}}};
-  const unsigned regret[6] = {13000, 10000,   // 1024: the vector one best
-                              10000, 12500,   // 1487: the scalar one best (the vector path realigned)
-                              13000, 10000};  // 2048
+  const unsigned regret[6] = {
+      13000, 10000,   // 1024: the vector one best
+      10000, 12500,   // 1487: the scalar one best (the vector path realigned)
+      13000, 10000};  // 2048
   const Model m{sizes, 3, cands, 2, regret, 1};
   const Choice odd = select(m, 2047, 2047);
   EXPECT_EQ(odd.variant, 0u);
@@ -132,7 +138,8 @@ TEST(Build, KeepsTheBestOfEachAlignmentAndEveryDecision) {
     return k.starts_with("v4") ? tune::select::Extents{4, 4, 1} : tune::select::Extents{1, 1, 1};
   };
   const tune::select::Data d = tune::select::build(in, align);
-  std::vector<std::string> expect = {"v4_0", "v4_1", "v4_2", "v4_3", "v1_a", "v1_b", "slow"};  // by mean regret
+  std::vector<std::string> expect = {"v4_0", "v4_1", "v4_2", "v4_3",
+                                     "v1_a", "v1_b", "slow"};  // by mean regret
   EXPECT_EQ(d.variants, expect);
   ASSERT_EQ(d.points.size(), 2u);
   EXPECT_EQ(d.points[0].x, 256);
