@@ -55,6 +55,13 @@ struct Policy {
   // Energy (run/energy.h), measured only with --objective energy|edp: whole updates of NVML's energy
   // counter each configuration's window spans, each a sample of its power.
   int energy_updates = 3;
+  // The energy race at each size: the configurations within energy_widen of the least first-pass
+  // energy (at most energy_contenders) measured again in two rounds (the second in reverse order)
+  // of energy_race_updates counter updates each. A first pass's window is short, and the
+  // counter's updates reach the host with a few ms of jitter: about 3% per 200 ms window.
+  std::size_t energy_contenders = 8;
+  double energy_widen = 0.06;
+  int energy_race_updates = 4;
 
   // The verdict (decision.h).
   Statistic statistic = Statistic::mean;  // Tune.statistic: Kernel Tuner's `time` is the mean

@@ -9,6 +9,7 @@
 #include "interop/interop.h"
 #include "interop/recorded.h"
 #include "interop/test_util.h"
+#include "query/query.h"
 #include "spec/spec.h"
 
 namespace tune::interop {
@@ -116,6 +117,44 @@ TEST(Energy, RecordedObjectiveIsTimeEnergyOrTheirProduct) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("has no nvml_energy"), std::string::npos) << e.what();
   }
+}
+
+// Where a GPU run raced the energy contenders of a size (extra.energy_rounds), they alone decide:
+// a first pass of another configuration, taken at another moment (the board cooler), is not
+// comparable with them, as a time decision rests on its race.
+TEST(Energy, TheEnergyRaceDecidesAmongItsContenders) {
+  TempDir dir;
+  auto db = store::Store::open(dir.file("t.db"), store::Store::Mode::read_write);
+  store::RunInfo info;
+  info.spec_path = "spaces/transpose.json";
+  info.spec_hash = "h";
+  info.kernel = "transpose";
+  info.device = "NVIDIA H200";
+  const std::int64_t run = db.begin_run(info);
+  auto record = [&](int tile, double joules, bool raced) {
+    store::Measurement m;
+    m.config_id = db.upsert_configuration("transpose", "s", ojson{{"tile", tile}});
+    m.run_id = run;
+    m.device = "NVIDIA H200";
+    m.size = sizes::Size::parse_label("4096x4096");
+    m.samples_ms = {0.037f, 0.037f};
+    m.energy_j = joules;
+    m.energy_hw_j = joules * 0.005;
+    m.power_w = joules / 0.037e-3;
+    if (raced) m.extra = R"({"energy_first_pass":{"energy_j":0.0216},"energy_rounds":2})";
+    db.record(m);
+  };
+  record(1, 0.0230, false);  // a first pass only
+  record(2, 0.0232, true);
+  record(3, 0.0234, true);
+  query::BestQuery q;
+  q.kernel = "transpose";
+  q.objective = decision::Objective::energy;
+  const auto best = query::best(db, q);
+  ASSERT_EQ(best.size(), 1u);
+  EXPECT_EQ(best[0].params, R"({"tile":2})");
+  q.objective = decision::Objective::time;  // time: every configuration, as before
+  EXPECT_EQ(query::best(db, q).size(), 1u);
 }
 
 }  // namespace

@@ -122,7 +122,7 @@ std::string pareto_text(store::Store& db, const std::string& kernel, const std::
     const auto legend = labels.legend();
     if (!legend.empty()) text += "configurations (--wide prints them in the table):\n";
     for (const auto& l : legend)
-      for (const auto& w : wrap("  " + l, kTableWidth, 7)) text += w + "\n";
+      for (const auto& w : wrap("  " + output::breakable(l), kTableWidth, 7)) text += w + "\n";
   }
   text +=
       "front: the configurations no other beats in both time and energy; energy saved: 1 - the energy-optimal "

@@ -21,6 +21,7 @@ std::optional<Contender> contender(const store::StoredMeasurement& m, decision::
   c.energy_j = m.energy_j;
   c.energy_hw_j = m.energy_hw_j;
   c.power_w = m.power_w;
+  c.energy_raced = m.energy_j && m.extra.find("\"energy_rounds\"") != std::string::npos;
   std::optional<decision::Estimate> energy;
   if (m.energy_j) energy = decision::Estimate{*m.energy_j, m.energy_hw_j.value_or(0), 1};
   const auto e = decision::objective_estimate(objective, {time, energy});
@@ -60,9 +61,12 @@ bool apply_decision(const store::Decision& d, const std::string& newest, SizeVer
   return true;
 }
 
-void decide_from_samples(const decision::Rule& rule, SizeVerdict& v) {
+// `raced_only`: only the contenders of an energy race decide (decider.h: race_energy), as a time
+// decision rests on its race: the first passes of the others were taken at other moments.
+void decide_from_samples(const decision::Rule& rule, SizeVerdict& v, bool raced_only = false) {
   std::vector<decision::Entry> entries;
-  for (std::size_t i = 0; i < v.all.size(); ++i) entries.push_back({static_cast<std::int64_t>(i), v.all[i].estimate});
+  for (std::size_t i = 0; i < v.all.size(); ++i)
+    if (!raced_only || v.all[i].energy_raced) entries.push_back({static_cast<std::int64_t>(i), v.all[i].estimate});
   const auto verdict = decision::decide(entries, rule);
   for (std::int64_t i : verdict.tied) v.tied.push_back(v.all[static_cast<std::size_t>(i)]);
   v.noise = verdict.noise;
@@ -107,8 +111,10 @@ std::vector<SizeVerdict> verdicts(store::Store& db, const std::string& kernel, c
     v.candidates = v.all.size();
     std::string newest;
     for (const auto& m : it->second) newest = std::max(newest, m.measured_at);
+    const bool raced = objective != decision::Objective::time &&
+                       std::any_of(v.all.begin(), v.all.end(), [](const Contender& c) { return c.energy_raced; });
     if (objective != decision::Objective::time || d == decided.end() || !apply_decision(d->second, newest, v))
-      decide_from_samples(rule, v);
+      decide_from_samples(rule, v, raced);
     out.push_back(std::move(v));
   }
   // The tie-break may use a tied configuration only within the margin of the winner's value, and

@@ -24,6 +24,7 @@ struct Contender {
   decision::Estimate estimate;         // the objective (ms, J or J*ms: decision/objective.h) and its 95% interval
   double time_ms = 0, time_hw_ms = 0;  // its time and the half-width of its 95% interval, whatever the objective
   std::optional<double> energy_j, energy_hw_j, power_w;  // measured energy per launch and average power
+  bool energy_raced = false;                             // its energy from an energy race (extra.energy_rounds)
   std::optional<double> gbps, gflops;
   std::int64_t run_id = 0;
 };
@@ -50,8 +51,9 @@ struct SizeVerdict {
 // Every stored size with a verified result, in size order (numeric). `rule` decides the sizes
 // without a stored decision (the default: mean, kDefaultTieMargin). With the energy or EDP
 // objective, only measurements with a resolved energy count (a size without any is left out), each
-// ranked by its energy (or time x energy) and its 95% interval by the same rule; the stored
-// decisions are time's and do not apply.
+// ranked by its energy (or time x energy) and its 95% interval by the same rule, among the
+// contenders of the size's energy race where a GPU run raced them; the stored decisions are
+// time's and do not apply.
 std::vector<SizeVerdict> verdicts(store::Store& db, const std::string& kernel, const std::string& device,
                                   const decision::Rule& rule = {},
                                   decision::Objective objective = decision::Objective::time);

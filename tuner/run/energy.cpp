@@ -94,11 +94,12 @@ EnergyMeter::EnergyMeter(Session& session, const EnergyOptions& options)
 }
 
 EnergyReading EnergyMeter::measure(const LaunchFn& launch, double ms_per_launch, double time_relative_hw,
-                                   LaunchStatus& status) {
+                                   LaunchStatus& status, int updates) {
+  const int wanted = updates > 0 ? updates : options_.updates;
   EnergyReading r;
   const double per = std::max(ms_per_launch, 1e-6);
   const double lead = std::max(per, std::min(kLeadMs, per * kMaxQueued));
-  std::vector<CounterReading> updates;
+  std::vector<CounterReading> readings;
   double instant_sum = 0;
   int instant_n = 0;
   const auto t0 = Clock::now();
@@ -123,13 +124,13 @@ EnergyReading EnergyMeter::measure(const LaunchFn& launch, double ms_per_launch,
     if (*e != last) {
       last = *e;
       if (now >= kRampMs) {
-        updates.push_back({ms_since(t0), *e});
+        readings.push_back({ms_since(t0), *e});
         if (const auto w = nvml_.power_instant_w()) instant_sum += *w, ++instant_n;
       }
     }
-    if (static_cast<int>(updates.size()) > options_.updates) break;
+    if (static_cast<int>(readings.size()) > wanted) break;
     if (now > options_.max_window_ms) {
-      r.why = "the energy counter updated " + std::to_string(updates.size()) + " times in " +
+      r.why = "the energy counter updated " + std::to_string(readings.size()) + " times in " +
               fixed(options_.max_window_ms, 0) + " ms of launches";
       break;
     }
@@ -142,7 +143,7 @@ EnergyReading EnergyMeter::measure(const LaunchFn& launch, double ms_per_launch,
   const double wall = ms_since(t0);
   r.launches = launched;
   r.ms_per_launch = wall / static_cast<double>(launched);
-  r.power = power_over(updates);
+  r.power = power_over(readings);
   if (instant_n > 0) r.instant_w = instant_sum / instant_n;
   if (!r.why.empty()) return r;
   if (!r.power.resolved(kMinStepMj)) {
@@ -159,7 +160,8 @@ std::string EnergyMeter::describe() const {
   return "energy: NVML's total-energy counter (mJ, updated every " + fixed(period_ms_, 1) +
          " ms here) read while each configuration's launches run back to back (a few ms queued ahead), over " +
          std::to_string(options_.updates) +
-         " whole counter updates after the first 5 ms; J per launch = the window's average power x the host's "
+         " whole counter updates after the first 5 ms (the energy contenders at each size again in 2 rounds, "
+         "longer: decision/policy.h); J per launch = the window's average power x the host's "
          "period per launch over the window; the 95% interval from the updates' powers; a window the counter "
          "does not resolve (fewer updates in " +
          fixed(options_.max_window_ms, 0) + " ms, steps under " + std::to_string(kMinStepMj) +

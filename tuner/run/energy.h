@@ -89,7 +89,9 @@ class EnergyMeter {
 
   // One window of `launch` (time per launch from the timing, `ms_per_launch`, with its relative
   // 95% half-width). A launch failure comes back in status, the reading unresolved.
-  EnergyReading measure(const LaunchFn& launch, double ms_per_launch, double time_relative_hw, LaunchStatus& status);
+  // `updates`: whole counter intervals of this window (0: the options').
+  EnergyReading measure(const LaunchFn& launch, double ms_per_launch, double time_relative_hw, LaunchStatus& status,
+                        int updates = 0);
 
   double period_ms() const { return period_ms_; }
   const PowerEstimate& idle() const { return idle_; }
