@@ -83,6 +83,14 @@ TEST_F(EnergyCli, BestByEnergyAndTheParetoFront) {
   EXPECT_NEAR(cost, raw["cache"]["448"]["time"].get<double>() / raw["cache"]["768"]["time"].get<double>() - 1, 1e-12);
   Shell pt = tune("best --pareto");
   EXPECT_NE(pt.out.find("energy saved"), std::string::npos) << pt.out;
+
+  // The runtime table for energy: the energy-optimal configuration, the objective named.
+  const std::string table = dir.file("table.json");
+  Shell h = tune("header --kernel vector_add --space " + external(kT1) + " --objective energy --table --out " + table);
+  ASSERT_EQ(h.code, 0) << h.err;
+  const ojson t_json = ojson::parse(store::testing::read_bytes(table));
+  EXPECT_EQ(t_json["objective"], "energy");
+  EXPECT_EQ(t_json["variants"][0][0], 448) << t_json.dump().substr(0, 400);
 }
 
 // A database or cache without energy: every energy option says so in one line, exit 2, and writes
