@@ -10,8 +10,11 @@
 #include <optional>
 
 #include "cli/commands.h"
+#include "common/error.h"
+#include "decision/objective.h"
 #include "header/model.h"
 #include "output/output.h"
+#include "query/energy.h"
 #include "query/labels.h"
 #include "query/query.h"
 #include "spec/spec.h"
@@ -34,6 +37,19 @@ nlohmann::ordered_json or_null(const std::optional<double>& v) {
 
 // "1000x1000: predicted from 1024x1024, 896x896" (the measured sizes the choice rests on, nearest
 // first), for the note under the table.
+// "15.1 mJ" / "2.51 uJ": three significant digits.
+std::string joules(const std::optional<double>& j) {
+  if (!j) return "-";
+  char buf[32];
+  if (*j >= 1)
+    std::snprintf(buf, sizeof buf, "%.3g J", *j);
+  else if (*j >= 1e-3)
+    std::snprintf(buf, sizeof buf, "%.3g mJ", *j * 1e3);
+  else
+    std::snprintf(buf, sizeof buf, "%.3g uJ", *j * 1e6);
+  return buf;
+}
+
 std::string evidence_note(const query::Best& b) {
   std::string s = b.size + " on " + b.device + ": " + tune_select::how_name(b.match) + " from";
   for (std::size_t i = 0; i < b.evidence.size(); ++i) s += (i ? ", " : " ") + b.evidence[i].size;
@@ -63,6 +79,10 @@ nlohmann::ordered_json row_json(const query::Best& b) {
   j["gbps"] = or_null(own(b, b.gbps));
   j["gflops"] = or_null(own(b, b.gflops));
   j["candidates"] = b.candidates;
+  j["objective"] = decision::to_string(b.objective);
+  j["energy_j"] = or_null(b.energy_j);
+  j["energy_hw_j"] = or_null(b.energy_hw_j);
+  j["power_w"] = or_null(b.power_w);
   return j;
 }
 
@@ -78,16 +98,38 @@ int cmd_best(const Args& args) {
       "space", po::value<std::string>()->value_name("SPEC"),
       "the kernel's spec, for its Tune.alignment (default: the one its runs recorded)")("json", po::bool_switch(),
                                                                                         "print one JSON object")(
-      "wide", po::bool_switch(), "print each configuration in the table (default: short labels and a legend)");
+      "wide", po::bool_switch(), "print each configuration in the table (default: short labels and a legend)")(
+      "objective", po::value<std::string>()->default_value("time")->value_name("time|energy|edp"),
+      "what the choice minimises: time, energy per launch, or their product (from measured energy only)")(
+      "pareto", po::bool_switch(), "per size, the time-energy Pareto front and what the energy-optimal choice saves");
   add_db_option(opts);
   po::variables_map vm;
   if (!parse("best",
-             "tune best [--kernel NAME] [--device NAME] [--size SIZE] [--space SPEC] [--json] [--wide] [--db FILE]",
+             "tune best [--kernel NAME] [--device NAME] [--size SIZE] [--space SPEC] [--objective time|energy|edp] "
+             "[--pareto] [--json] [--wide] [--db FILE]",
              args, opts, vm))
     return 0;
 
+  const decision::Objective objective = decision::parse_objective(vm["objective"].as<std::string>());
   auto db = store::Store::open(db_path(vm), store::Store::Mode::read_only);
+  if (vm["pareto"].as<bool>()) {
+    if (vm.count("size")) throw InputError("tune best: --pareto shows every measured size; it takes no --size");
+    const std::string kernel =
+        query::resolve_kernel(db, vm.count("kernel") ? vm["kernel"].as<std::string>() : std::optional<std::string>());
+    const std::vector<std::string> devices =
+        vm.count("device") ? std::vector<std::string>{vm["device"].as<std::string>()} : db.devices(kernel);
+    bool any = false;
+    for (const auto& d : devices) any = any || !query::pareto(db, kernel, d).empty();
+    if (!any)
+      throw InputError("tune best --pareto: no energy measured for " + kernel + " in " + db.path() +
+                       ": run `tune --objective energy ...` on a GPU, or import a Kernel Tuner cache with "
+                       "NVMLObserver fields (nvml_energy)");
+    std::cout << (vm["json"].as<bool>() ? query::pareto_json(db, kernel, devices)
+                                        : query::pareto_text(db, kernel, devices, vm["wide"].as<bool>()));
+    return 0;
+  }
   query::BestQuery q;
+  q.objective = objective;
   if (vm.count("kernel")) q.kernel = vm["kernel"].as<std::string>();
   if (vm.count("device")) q.device = vm["device"].as<std::string>();
   if (vm.count("size")) q.size = vm["size"].as<std::string>();
@@ -101,11 +143,18 @@ int cmd_best(const Args& args) {
     if (spec) q.alignment = header::alignment_of(*spec);
   }
   auto rows = query::best(db, q);
+  if (rows.empty() && decision::needs_energy(objective))
+    throw InputError("tune best --objective " + std::string(decision::to_string(objective)) +
+                     ": no energy measured for " + query::resolve_kernel(db, q.kernel) + " in " + db.path() +
+                     ": run `tune --objective energy ...` on a GPU, or import a Kernel Tuner cache with "
+                     "NVMLObserver fields (nvml_energy)");
+  const bool energy = decision::needs_energy(objective);
 
   if (vm["json"].as<bool>()) {
     nlohmann::ordered_json out;
     out["kernel"] = rows.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(rows[0].kernel);
     out["statistic"] = rows.empty() ? std::string("mean") : rows[0].statistic;
+    out["objective"] = decision::to_string(objective);
     auto& arr = out["sizes"] = nlohmann::ordered_json::array();
     for (const auto& b : rows) arr.push_back(row_json(b));
     std::cout << out.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
@@ -127,11 +176,9 @@ int cmd_best(const Args& args) {
   const output::TimeUnit unit = output::time_unit(times);
   std::vector<output::Column> cols = {{"device", output::Align::left}, {"size", output::Align::left}};
   if (any_model) cols.push_back({"matched", output::Align::left});
-  cols.insert(cols.end(), {{rows[0].statistic + " " + unit.name},
-                           {"noise"},
-                           {any_gflops ? "GFLOP/s" : "GB/s"},
-                           {"tied"},
-                           {"configuration", output::Align::left}});
+  cols.insert(cols.end(), {{rows[0].statistic + " " + unit.name}, {"noise"}, {any_gflops ? "GFLOP/s" : "GB/s"}});
+  if (energy) cols.insert(cols.end(), {{"energy"}, {"power W"}});
+  cols.insert(cols.end(), {{"tied"}, {"configuration", output::Align::left}});
   output::Table table(cols);
   std::vector<std::string> warnings, notes;
   for (const auto& b : rows) {
@@ -141,8 +188,10 @@ int cmd_best(const Args& args) {
     char noise[32];
     std::snprintf(noise, sizeof noise, "%.1f%%", 100.0 * b.noise);
     cells.insert(cells.end(),
-                 {output::format_time(b.time_ms, unit), noise, rate ? std::to_string(std::llround(*rate)) : "-",
-                  std::to_string(b.tied.size()), wide ? b.params : labels.label(b.params)});
+                 {output::format_time(b.time_ms, unit), noise, rate ? std::to_string(std::llround(*rate)) : "-"});
+    if (energy)
+      cells.insert(cells.end(), {joules(b.energy_j), b.power_w ? std::to_string(std::llround(*b.power_w)) : "-"});
+    cells.insert(cells.end(), {std::to_string(b.tied.size()), wide ? b.params : labels.label(b.params)});
     table.add(std::move(cells));
     if (!measured_here(b)) notes.push_back(evidence_note(b));
     if (b.match == tune_select::How::extrapolated)
@@ -160,9 +209,13 @@ int cmd_best(const Args& args) {
     std::printf("configurations (--wide prints them in the table):\n");
     for (const auto& l : labels.legend()) print(output::wrap("  " + output::breakable(l), output::width(), 7));
   }
-  std::string rule = "best: the lowest " + rows[0].statistic +
-                     " time; tied: configurations indistinguishable from it (95% interval or 1%), broken "
+  const std::string what = objective == decision::Objective::time     ? rows[0].statistic + " time"
+                           : objective == decision::Objective::energy ? "energy per launch (measured through NVML)"
+                                                                      : "energy-delay product (energy x time)";
+  std::string rule = "best: the lowest " + what +
+                     "; tied: configurations indistinguishable from it (95% interval or 1%), broken "
                      "towards the neighbouring sizes' choice";
+  if (energy) rule += "; only configurations with a resolved energy take part";
   if (any_model)
     rule +=
         "; predicted/extrapolated: never measured at this size, chosen by the selection model from the "

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "decision/objective.h"
 #ifdef TUNE_HAVE_MPI
 #include "mpi/ranks.h"
 #endif
@@ -48,12 +49,14 @@ int cmd_evaluate(const Args& args) {
       "bootstrap resamples of the repeats, for the 95% intervals and the stability of the choice (0: none)")(
       "leave-one-out", po::bool_switch(),
       "choose a default strategy by leaving one cache out at a time (select.h's rule) and score each choice on "
-      "the cache it did not see")("json", po::bool_switch(), "print one JSON object");
+      "the cache it did not see")("json", po::bool_switch(), "print one JSON object")(
+      "objective", po::value<std::string>()->default_value("time")->value_name("time|energy|edp"),
+      "what the strategies minimise: the caches' time, nvml_energy (J per launch) or their product");
   po::variables_map vm;
   if (!parse("evaluate",
              "tune evaluate --space SPEC... --replay CACHE... --strategy NAMES|all [--strategy-option KEY=VALUE]... "
              "[--repeats N] [--seed N] [--threads N] [--exact-baseline] [--resamples N] [--leave-one-out] "
-             "[--curves FILE] [--json]",
+             "[--curves FILE] [--objective time|energy|edp] [--json]",
              args, opts, vm)) {
     return 0;
   }
@@ -77,7 +80,8 @@ int cmd_evaluate(const Args& args) {
   for (const std::string& f : strings(vm, "space"))  // and the kernel files they name
     for (auto& k : compile::kernel_files(spec::load(f).kernel.file_path)) inputs.push_back(std::move(k));
   if (vm.count("curves")) check_output_path(vm["curves"].as<std::string>(), inputs);
-  auto problems = evaluate::load_problems(strings(vm, "space"), strings(vm, "replay"));
+  const decision::Objective objective = decision::parse_objective(vm["objective"].as<std::string>());
+  auto problems = evaluate::load_problems(strings(vm, "space"), strings(vm, "replay"), objective);
 
   evaluate::Options o;
   o.repeats = static_cast<std::size_t>(repeats);

@@ -7,6 +7,7 @@
 #include "common/error.h"
 #include "common/output_file.h"
 #include "compile/source.h"
+#include "decision/objective.h"
 #include "header/header.h"
 #include "header/text.h"
 #include "query/query.h"
@@ -36,13 +37,17 @@ int cmd_header(const Args& args) {
       "table", po::bool_switch(), "write <kernel>_table.json: the tables for the runtime library")(
       "out", po::value<std::string>()->value_name("FILE"),
       "output file, - for standard output (default: <kernel>_tuned.h, _dispatch.cuh or _table.json in "
-      "results/headers/)");
+      "results/headers/)")("objective", po::value<std::string>()->default_value("time")->value_name("time|energy|edp"),
+                           "what the tables choose for: time, energy per launch or their product (measured energy)");
   add_db_option(opts);
   po::variables_map vm;
-  if (!parse("header", "tune header [--kernel NAME] [--space SPEC] [--dispatch | --table] [--out FILE] [--db FILE]",
+  if (!parse("header",
+             "tune header [--kernel NAME] [--space SPEC] [--dispatch | --table] [--objective time|energy|edp] "
+             "[--out FILE] [--db FILE]",
              args, opts, vm))
     return 0;
   const bool dispatch = vm["dispatch"].as<bool>(), table = vm["table"].as<bool>();
+  const decision::Objective objective = decision::parse_objective(vm["objective"].as<std::string>());
   if (dispatch && table) throw InputError("tune header: --dispatch and --table write different files: give one");
 
   auto db = store::Store::open(db_path(vm), store::Store::Mode::read_only);
@@ -63,7 +68,11 @@ int cmd_header(const Args& args) {
   std::vector<std::filesystem::path> inputs{db_path(vm), spec.path};
   for (const auto& f : compile::kernel_files(spec.kernel.file_path)) inputs.push_back(f);
   check_output_path(out, inputs);  // before any work
-  const header::Model model = header::build(db, kernel, spec);
+  const header::Model model = header::build(db, kernel, spec, objective);
+  if (model.devices.empty() && decision::needs_energy(objective))
+    throw InputError("tune header --objective " + std::string(decision::to_string(objective)) +
+                     ": no energy measured for " + header::comment(kernel) + " in " + db_path(vm) +
+                     ": run `tune --objective energy ...` on a GPU, or import a Kernel Tuner cache with nvml_energy");
 
   std::string text;
   if (dispatch)

@@ -6,8 +6,10 @@
 #include <string_view>
 
 #include "cli/commands.h"
+#include "decision/objective.h"
 #ifdef TUNE_HAVE_MPI
 #include "mpi/ranks.h"
+#include "run/device.h"
 #endif
 #include "common/error.h"
 #include "common/launcher.h"
@@ -141,7 +143,10 @@ int cmd_run(const Args& args) {
       "policy", po::value<std::vector<std::string>>()->composing()->value_name("KEY=VALUE"),
       "override the measurement and decision policy (min_samples, max_noise, max_time_ms, tie_margin, "
       "contenders, ...; decision/policy.h), over the spec's Tune.policy; repeatable")(
-      "json", po::bool_switch(), "print the end-of-run table as JSON")(
+      "objective", po::value<std::string>()->default_value("time")->value_name("time|energy|edp"),
+      "what to minimise: time (default), energy per launch, or the energy-delay product; energy and edp measure "
+      "energy through NVML on a GPU (clocks and power limits untouched), or rank a replay by the caches' "
+      "nvml_energy")("json", po::bool_switch(), "print the end-of-run table as JSON")(
       "wide", po::bool_switch(), "print each configuration in the end-of-run table (default: labels and a legend)")(
       "no-seed-sizes", po::bool_switch(),
       "replay of several sizes: search each size from scratch instead of starting from the best "
@@ -154,7 +159,8 @@ int cmd_run(const Args& args) {
   po::variables_map vm;
   if (!parse("run",
              "tune [run] --space SPEC (--sizes SIZES | --replay CACHE... | --capture FILE...) [--strategy NAME] "
-             "[--strategy-option KEY=VALUE]... [--max-fevals N] [--time-limit SECONDS] [--seed N] [--db FILE]",
+             "[--strategy-option KEY=VALUE]... [--max-fevals N] [--time-limit SECONDS] [--seed N] "
+             "[--objective time|energy|edp] [--db FILE]",
              args, opts, vm, nullptr, &internal))
     return 0;
 
@@ -225,6 +231,10 @@ int cmd_run(const Args& args) {
     for (const auto& kv : vm["policy"].as<std::vector<std::string>>()) o.policy.push_back(kv);
   decision::Policy checked;
   tuning::apply_policy(o.policy, checked);  // refused here, before anything runs; again over the spec's
+  o.objective = decision::parse_objective(vm["objective"].as<std::string>());
+  if (decision::needs_energy(o.objective) && !o.capture.empty())
+    throw InputError("tune run: --objective " + std::string(decision::to_string(o.objective)) +
+                     " measures at --sizes (or replays caches); it does not take --capture");
   o.json = vm["json"].as<bool>();
   o.wide = vm["wide"].as<bool>();
   o.argv = process_args();
@@ -240,7 +250,10 @@ int cmd_run(const Args& args) {
   for (const auto& a : args) o.command_line += (o.command_line.empty() ? "tune " : " ") + a;
 #ifdef TUNE_HAVE_MPI
   if (const mpi::World* w = mpi::world(); w != nullptr && w->size() > 1) {  // mpirun -n K, K > 1
-    if (w->rank() != 0) return mpi::run(*w, o);                             // only rank 0 touches the database
+    if (decision::needs_energy(o.objective) && o.replay.empty())
+      throw InputError("tune run: --objective " + std::string(decision::to_string(o.objective)) +
+                       " measures energy on one GPU, not over MPI ranks: run it without mpirun");
+    if (w->rank() != 0) return mpi::run(*w, o);  // only rank 0 touches the database
     const spec::Spec spec = spec::load(o.space);
     refuse_input_as_database(o, spec);
     NewDatabaseGuard created(o.db);
@@ -250,11 +263,23 @@ int cmd_run(const Args& args) {
     return status;
   }
 #endif
+  // Energy is measured on a GPU: without one, say so before anything else is done.
+  if (decision::needs_energy(o.objective) && o.replay.empty() && !run::gpu_available())
+    throw UnavailableError("--objective " + std::string(decision::to_string(o.objective)) +
+                           " measures energy through NVML on a GPU: " + run::gpu_unavailable_reason());
   const spec::Spec spec = spec::load(o.space);
   refuse_input_as_database(o, spec);
   NewDatabaseGuard created(o.db);
   if (run::worker_generation() < 0) claim_work(created, o, spec);  // a worker's supervisor holds it
-  const int status = tuning::tune(o);
+  int status = 0;
+  try {
+    status = tuning::tune(o);
+  } catch (const UnavailableError& e) {
+    if (!decision::needs_energy(o.objective) || !o.replay.empty()) throw;
+    const std::string why = e.what();  // its first line: one line in all
+    throw UnavailableError("--objective " + std::string(decision::to_string(o.objective)) +
+                           " measures energy through NVML on a GPU: " + why.substr(0, why.find('\n')));
+  }
   if (status == 0) created.dismiss();  // a failure (exit 3: no GPU) leaves no empty file behind
   return status;
 }

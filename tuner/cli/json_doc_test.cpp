@@ -21,7 +21,8 @@ using namespace tune::cli::testing;  // NOLINT
 namespace {
 
 // Objects whose keys are data (a configuration's parameter names, option names, settings).
-const std::set<std::string> kOpaque = {"params", "tied", "winner", "single_best", "strategy_options", "settings"};
+const std::set<std::string> kOpaque = {"params",           "tied",     "winner",       "single_best",
+                                       "strategy_options", "settings", "time_optimal", "energy_optimal"};
 
 void keys(const nlohmann::json& j, const std::string& prefix, std::set<std::string>& out) {
   if (j.is_object()) {
@@ -85,6 +86,14 @@ struct JsonDoc : ::testing::Test {
 }  // namespace
 
 TEST_F(JsonDoc, Best) { check("tune best --json", "best --json --db " + db); }
+
+// On a Kernel Tuner cache with NVMLObserver fields (tuner/interop/testdata).
+TEST_F(JsonDoc, Pareto) {
+  const std::string energy_db = t.file("energy.db");
+  const Ran imported = run("import " + kSource + "/tuner/interop/testdata/kt_nvml_cache.json --db " + energy_db);
+  ASSERT_EQ(imported.code, 0) << imported.err;
+  check("tune best --pareto --json", "best --pareto --json --db " + energy_db);
+}
 
 TEST_F(JsonDoc, Db) { check("tune db --json", "db --json --db " + db); }
 

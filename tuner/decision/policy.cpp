@@ -21,8 +21,8 @@ struct KeyField {
 };
 
 // Every key, in the order of the struct; the bounds keep a run finite and the method meaningful.
-const std::array<KeyField, 26>& entries() {
-  static const std::array<KeyField, 26> kEntries = {{
+const std::array<KeyField, 30>& entries() {
+  static const std::array<KeyField, 30> kEntries = {{
       {{"warmup", 0, 1000}, &Policy::warmup},
       {{"min_samples", 1, 100000}, &Policy::min_samples},
       {{"max_samples", 1, 1000000}, &Policy::max_samples},
@@ -47,6 +47,10 @@ const std::array<KeyField, 26>& entries() {
       {{"contenders_elsewhere", 1, 1000}, &Policy::contenders_elsewhere},
       {{"contender_widen_elsewhere", 0, 100}, &Policy::contender_widen_elsewhere},
       {{"first_pass_weight", 0, 0.99}, &Policy::first_pass_weight},
+      {{"energy_updates", 2, 100}, &Policy::energy_updates},
+      {{"energy_contenders", 1, 1000}, &Policy::energy_contenders},
+      {{"energy_widen", 0, 10}, &Policy::energy_widen},
+      {{"energy_race_updates", 2, 100}, &Policy::energy_race_updates},
       {{"statistic", 0, 0}, &Policy::statistic},
       {{"tie_margin", 0, 0.5}, &Policy::tie_margin},
   }};

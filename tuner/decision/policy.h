@@ -52,6 +52,17 @@ struct Policy {
   double contender_widen_elsewhere = 8.0;  // and from farther: 6 missed winners another run raced and chose
   double first_pass_weight = 0.25;         // the first pass's share of a contender's value: times drift with the moment
 
+  // Energy (run/energy.h), measured only with --objective energy|edp: whole updates of NVML's energy
+  // counter each configuration's window spans, each a sample of its power.
+  int energy_updates = 3;
+  // The energy race at each size: the configurations within energy_widen of the least first-pass
+  // energy (at most energy_contenders) measured again in two rounds (the second in reverse order)
+  // of energy_race_updates counter updates each. A first pass's window is short, and the
+  // counter's updates reach the host with a few ms of jitter: about 3% per 200 ms window.
+  std::size_t energy_contenders = 8;
+  double energy_widen = 0.06;
+  int energy_race_updates = 4;
+
   // The verdict (decision.h).
   Statistic statistic = Statistic::mean;  // Tune.statistic: Kernel Tuner's `time` is the mean
   double tie_margin = kDefaultTieMargin;  // differences smaller than this do not repeat from run to run

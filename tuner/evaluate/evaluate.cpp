@@ -30,7 +30,8 @@ std::string short_name(const fs::path& cache) {
   return folder.empty() ? file : folder + "/" + file;
 }
 
-std::vector<Problem> load_problems(const std::vector<std::string>& specs, const std::vector<std::string>& caches) {
+std::vector<Problem> load_problems(const std::vector<std::string>& specs, const std::vector<std::string>& caches,
+                                   decision::Objective objective) {
   if (specs.empty()) throw InputError("no search space given (--space)");
   if (caches.empty()) throw InputError("no brute-forced cache given (--replay)");
   std::vector<spec::Spec> loaded;
@@ -63,7 +64,7 @@ std::vector<Problem> load_problems(const std::vector<std::string>& specs, const 
     if (check.extra > 0)
       spdlog::warn("{}: {} entries are not valid configurations of {}; they are left out", path, check.extra,
                    spec_path);
-    const interop::Recorded rec = interop::recorded_results(cache, *spaces[*which]);
+    const interop::Recorded rec = interop::recorded_results(cache, *spaces[*which], objective);
     Problem p;
     p.label = short_name(path);
     p.cache = path;

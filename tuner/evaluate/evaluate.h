@@ -24,6 +24,7 @@
 #include <optional>
 #include <string>
 #include <vector>
+#include "decision/objective.h"
 
 #include <nlohmann/json.hpp>
 
@@ -46,7 +47,10 @@ struct Problem {
 // Loads each spec once and pairs every cache with the first spec whose parameters it has.
 // Throws InputError naming the file: missing or unreadable, a cache whose parameters match none
 // of the specs, a cache that lacks valid configurations of its spec, no successful configuration.
-std::vector<Problem> load_problems(const std::vector<std::string>& specs, const std::vector<std::string>& caches);
+// `objective`: what the strategies minimise (the caches' time, nvml_energy or their product; a cache
+// without nvml_energy is refused for energy and EDP).
+std::vector<Problem> load_problems(const std::vector<std::string>& specs, const std::vector<std::string>& caches,
+                                   decision::Objective objective = decision::Objective::time);
 
 // The cache's short name: "<folder>/<file name without .gz and .json>".
 std::string short_name(const std::filesystem::path& cache);

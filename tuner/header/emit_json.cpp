@@ -22,6 +22,7 @@ std::string generate_table(const Model& m, const std::string& source) {
   t["generated_by"] = "tune header --kernel " + m.kernel + " --table";
   t["source"] = source;
   t["kernel"] = m.kernel;
+  if (m.objective != decision::Objective::time) t["objective"] = decision::to_string(m.objective);
   t["kernel_name"] = m.spec->kernel.name;
   t["space_hash"] = spec::space_hash(*m.spec);
   t["parameters"] = m.params;

@@ -107,7 +107,7 @@ select::Alignment alignment_of(const spec::Spec& spec) {
   };
 }
 
-Model build(store::Store& db, const std::string& kernel, const spec::Spec& spec) {
+Model build(store::Store& db, const std::string& kernel, const spec::Spec& spec, decision::Objective objective) {
   check_spec(spec);
   (void)query::resolve_kernel(db, kernel);
 
@@ -123,6 +123,7 @@ Model build(store::Store& db, const std::string& kernel, const spec::Spec& spec)
                        " in generated code and file names: they cannot be told apart there (import one under "
                        "another --kernel name)");
   m.spec = &spec;
+  m.objective = objective;
   for (const auto& p : spec.parameters) m.params.push_back(p.name);
 
   std::map<std::string, std::size_t> variant_of;  // configuration values -> variant
@@ -138,7 +139,7 @@ Model build(store::Store& db, const std::string& kernel, const spec::Spec& spec)
   auto names = db.devices(kernel);
   std::sort(names.begin(), names.end());
   for (const auto& name : names) {
-    const select::Data data = query::model(db, kernel, name, alignment);
+    const select::Data data = query::model(db, kernel, name, alignment, objective);
     if (data.points.empty()) continue;  // only failures on this device
     Device d;
     d.name = name;

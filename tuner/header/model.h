@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 #include <vector>
+#include "decision/objective.h"
 
 #include "select/build.h"
 #include "spec/spec.h"
@@ -41,12 +42,15 @@ struct Model {
   std::vector<Variant> variants;    // distinct configurations: every table's, then the default
   std::vector<Device> devices;      // ordered by name
   std::size_t default_variant = 0;  // the spec's Default values
+  decision::Objective objective = decision::Objective::time;  // what the tables chose for
 };
 
 // Throws InputError (exit 2, nothing written): no verified results; a parameter or argument name
 // that is not a C identifier; a stored configuration outside the spec's space; a launch shape
 // that reads ProblemSize or a grid given by GlobalSize (the generated tables hold constants).
-Model build(store::Store& db, const std::string& kernel, const spec::Spec& spec);
+// `objective`: the tables choose for time (the default), energy per launch or EDP (query::model).
+Model build(store::Store& db, const std::string& kernel, const spec::Spec& spec,
+            decision::Objective objective = decision::Objective::time);
 
 // Tune.alignment of a stored configuration (canonical JSON) under `spec`; {1, 1, 1} for one that
 // is not in the spec's space.

@@ -17,9 +17,10 @@ namespace {
 
 using store::MeasurementStatus;
 
-// Fields with a column of their own, in the order Kernel Tuner writes them.
-const char* const kMapped[] = {"time",           "times", "compile_time", "verification_time",
-                               "benchmark_time", "GB/s",  "GFLOP/s",      "strategy_time"};
+// Fields with a column of their own, in the order Kernel Tuner writes them (its NVMLObserver's
+// nvml_energy, J per launch, and nvml_power, W, after the time fields).
+const char* const kMapped[] = {"time", "times",   "compile_time", "verification_time", "benchmark_time",
+                               "GB/s", "GFLOP/s", "nvml_energy",  "nvml_power",        "strategy_time"};
 
 std::optional<double>* column(store::Measurement& m, std::string_view name) {
   if (name == "compile_time") return &m.compile_ms;
@@ -28,6 +29,8 @@ std::optional<double>* column(store::Measurement& m, std::string_view name) {
   if (name == "strategy_time") return &m.strategy_time_ms;
   if (name == "GB/s") return &m.gbps;
   if (name == "GFLOP/s") return &m.gflops;
+  if (name == "nvml_energy") return &m.energy_j;
+  if (name == "nvml_power") return &m.power_w;
   return nullptr;
 }
 
@@ -38,6 +41,8 @@ std::optional<double> column_value(const store::Measurement& m, std::string_view
   if (name == "strategy_time") return m.strategy_time_ms;
   if (name == "GB/s") return m.gbps;
   if (name == "GFLOP/s") return m.gflops;
+  if (name == "nvml_energy") return m.energy_j;
+  if (name == "nvml_power") return m.power_w;
   return std::nullopt;
 }
 
@@ -242,7 +247,9 @@ Imported from_kt_entry(const std::string& key, const ojson& entry, const std::ve
       failure = v.get<std::string>();
     } else if (k == "times" && v.is_array() && !v.empty() && std::all_of(v.begin(), v.end(), float32_exact)) {
       for (const auto& s : v) m.samples_ms.push_back(static_cast<float>(s.get<double>()));
-    } else if (auto* col = column(m, k); col != nullptr && v.is_number()) {
+    } else if (auto* col = column(m, k);
+               col != nullptr && v.is_number() &&
+               ((col != &m.energy_j && col != &m.power_w) || (std::isfinite(v.get<double>()) && v.get<double>() > 0))) {
       *col = v.get<double>();
       if (!v.is_number_float()) ints.push_back(k);
     } else {

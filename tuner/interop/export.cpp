@@ -266,9 +266,10 @@ std::string csv_number(const std::optional<double>& v) { return v ? ojson(*v).du
 std::string csv_text(const Selection& s) {
   std::vector<std::string> head = {"kernel", "device", "size"};
   for (const auto& n : s.names) head.push_back(n);
-  for (const char* c : {"status", "error", "objective", "median_ms", "mean_ms", "min_ms", "max_ms", "stddev_ms",
-                        "sample_count", "gbps", "gflops", "compile_ms", "verification_ms", "benchmark_ms",
-                        "strategy_time_ms", "measured_at", "run_id", "extra"}) {
+  for (const char* c : {"status",          "error",        "objective",        "median_ms",   "mean_ms", "min_ms",
+                        "max_ms",          "stddev_ms",    "sample_count",     "gbps",        "gflops",  "compile_ms",
+                        "verification_ms", "benchmark_ms", "strategy_time_ms", "measured_at", "run_id",  "extra",
+                        "energy_j",        "energy_hw_j",  "power_w",          "power_hw_w"}) {
     head.emplace_back(c);
   }
   std::string out;
@@ -288,12 +289,28 @@ std::string csv_text(const Selection& s) {
       f.push_back(v.is_string() ? v.get<std::string>() : v.is_null() ? std::string() : v.dump());
     }
     auto sum = [&](double store::TimingSummary::*m) { return r.summary ? csv_number((*r.summary).*m) : std::string(); };
-    for (std::string x :
-         {std::string(store::to_string(r.status)), r.error, csv_number(r.objective), sum(&store::TimingSummary::median),
-          sum(&store::TimingSummary::mean), sum(&store::TimingSummary::min), sum(&store::TimingSummary::max),
-          sum(&store::TimingSummary::stddev), std::to_string(r.summary ? r.summary->count : 0), csv_number(r.gbps),
-          csv_number(r.gflops), csv_number(r.compile_ms), csv_number(r.verification_ms), csv_number(r.benchmark_ms),
-          csv_number(r.strategy_time_ms), r.measured_at, std::to_string(r.run_id), r.extra}) {
+    for (std::string x : {std::string(store::to_string(r.status)),
+                          r.error,
+                          csv_number(r.objective),
+                          sum(&store::TimingSummary::median),
+                          sum(&store::TimingSummary::mean),
+                          sum(&store::TimingSummary::min),
+                          sum(&store::TimingSummary::max),
+                          sum(&store::TimingSummary::stddev),
+                          std::to_string(r.summary ? r.summary->count : 0),
+                          csv_number(r.gbps),
+                          csv_number(r.gflops),
+                          csv_number(r.compile_ms),
+                          csv_number(r.verification_ms),
+                          csv_number(r.benchmark_ms),
+                          csv_number(r.strategy_time_ms),
+                          r.measured_at,
+                          std::to_string(r.run_id),
+                          r.extra,
+                          csv_number(r.energy_j),
+                          csv_number(r.energy_hw_j),
+                          csv_number(r.power_w),
+                          csv_number(r.power_hw_w)}) {
       f.push_back(std::move(x));
     }
     line(f);

@@ -390,5 +390,24 @@ TEST_F(KernelTunerT1, ReplaysCachesTuneExportedThroughTheT1Runner) {
   }
 }
 
+// Energy: Kernel Tuner reads a cache tune exported with NVMLObserver fields (nvml_energy,
+// nvml_power) as its own, every result with them and the same least-energy configuration.
+TEST_F(KernelTunerT1, ReadsTheEnergyOfCachesTuneExported) {
+  const std::string cache = (kSource / "tuner" / "interop" / "testdata" / "kt_nvml_cache.json").string();
+  TempDir dir;
+  auto db = store::Store::open(dir.file("t.db"), store::Store::Mode::read_write);
+  import_file(db, cache, {});
+  const std::string out = dir.file("exported.json");
+  export_file(db, {.format = ExportFormat::kt_cache, .kernel = "vector_add"}, out);
+  ojson kt = check("simulate " + quote(external("kernel_tuner/test/test_cache_file_T1_input.json")) + " " + quote(out));
+  ASSERT_EQ(kt["accepted"], true) << kt.dump();
+  const ojson raw = raw_json(cache);
+  EXPECT_EQ(kt["with_energy"], raw["cache"].size());
+  ASSERT_TRUE(kt["best_energy"].is_object()) << kt.dump();
+  EXPECT_EQ(kt["best_energy"]["block_size_x"], 448);
+  EXPECT_EQ(kt["best_energy"]["nvml_energy"].get<double>(), raw["cache"]["448"]["nvml_energy"].get<double>());
+  EXPECT_EQ(kt["best_energy"]["nvml_power"].get<double>(), raw["cache"]["448"]["nvml_power"].get<double>());
+}
+
 }  // namespace
 }  // namespace tune::interop

@@ -16,7 +16,7 @@ std::string cache_key(const space::Space& space, std::size_t config) {
   return key;
 }
 
-Recorded recorded_results(const CacheFile& cache, const space::Space& space) {
+Recorded recorded_results(const CacheFile& cache, const space::Space& space, decision::Objective objective) {
   const auto names = cache.param_names();
   if (names != space.names())
     throw InputError(cache.path.string() + ": its parameters (tune_params_keys) differ from the space's");
@@ -49,10 +49,18 @@ Recorded recorded_results(const CacheFile& cache, const space::Space& space) {
     const store::Measurement& m = imp.m;
     r.cost_ms[c] = m.compile_ms.value_or(0) + m.verification_ms.value_or(0) + m.benchmark_ms.value_or(0);
     if (m.status == store::MeasurementStatus::ok && m.objective) {
-      r.objective[c] = *m.objective;
-      if (!r.best || *m.objective < best) {
+      std::optional<decision::Estimate> energy;
+      if (m.energy_j) energy = decision::Estimate{*m.energy_j, 0, 1};
+      const auto v = decision::objective_estimate(objective, {{*m.objective, 0, 1}, energy});
+      if (!v)
+        throw InputError(cache.path.string() + ": entry \"" + key + "\" has no nvml_energy: the objective " +
+                         std::string(decision::to_string(objective)) +
+                         " needs a cache measured with energy (Kernel Tuner's NVMLObserver, or tune export of an "
+                         "energy run)");
+      r.objective[c] = v->value;
+      if (!r.best || v->value < best) {
         r.best = c;
-        best = *m.objective;
+        best = v->value;
       }
     }
     r.measurement[c] = std::move(imp.m);

@@ -6,6 +6,7 @@
 #include <optional>
 #include <vector>
 
+#include "decision/objective.h"
 #include "interop/interop.h"
 #include "space/space.h"
 
@@ -22,8 +23,11 @@ struct Recorded {
 };
 
 // Throws InputError when the cache's parameters do not match the space's, or an entry cannot be
-// read (naming the file and key). `cache` must outlive the result.
-Recorded recorded_results(const CacheFile& cache, const space::Space& space);
+// read (naming the file and key), or, for an objective that needs energy, a successful entry has
+// no nvml_energy (Kernel Tuner's NVMLObserver). `cache` must outlive the result. The objective:
+// the entry's `time`, its `nvml_energy` (J), or their product (EDP).
+Recorded recorded_results(const CacheFile& cache, const space::Space& space,
+                          decision::Objective objective = decision::Objective::time);
 
 // Kernel Tuner's cache key of a configuration: str() of each value, joined by ",".
 std::string cache_key(const space::Space& space, std::size_t config);

@@ -32,19 +32,29 @@ std::string resolve_kernel(store::Store& db, const std::optional<std::string>& k
 
 namespace {
 
-Best best_of(const std::string& kernel, const std::string& device, const SizeVerdict& v) {
+void figures_of(const Contender& c, Best& b) {
+  b.params = c.params;
+  b.time_ms = c.time_ms;
+  b.half_width_ms = c.time_hw_ms;
+  b.objective_value = c.estimate.value;
+  b.energy_j = c.energy_j;
+  b.energy_hw_j = c.energy_hw_j;
+  b.power_w = c.power_w;
+  b.gbps = c.gbps;
+  b.gflops = c.gflops;
+  b.config_id = c.config_id;
+  b.run_id = c.run_id;
+}
+
+Best best_of(const std::string& kernel, const std::string& device, const SizeVerdict& v,
+             decision::Objective objective) {
   const Contender& u = v.used();
   Best b;
   b.kernel = kernel;
   b.device = device;
   b.size = b.measured_size = v.size;
-  b.params = u.params;
-  b.time_ms = u.estimate.value;
-  b.half_width_ms = u.estimate.half_width;
-  b.gbps = u.gbps;
-  b.gflops = u.gflops;
-  b.config_id = u.config_id;
-  b.run_id = u.run_id;
+  b.objective = objective;
+  figures_of(u, b);
   b.candidates = v.candidates;
   for (const auto& c : v.tied)
     if (c.config_id != u.config_id) b.tied.push_back(c.params);
@@ -81,7 +91,7 @@ std::string label_of(const tune_select::Point& p, int rank) { return sizes::Size
 // The model's choice at a size never measured: the chosen configuration's figures are those of the
 // nearest size of its evidence (the nearest measured size when it has none).
 Best predicted(const std::string& kernel, const std::string& device, const std::vector<SizeVerdict>& all,
-               const select::Data& data, const sizes::Size& asked, int rank) {
+               const select::Data& data, const sizes::Size& asked, int rank, decision::Objective objective) {
   const tune_select::Model m = data.model();
   const tune_select::Choice c = tune_select::select(m, asked.x(), asked.y(), asked.z());
   const std::string& params = data.variants.at(c.variant);
@@ -90,7 +100,7 @@ Best predicted(const std::string& kernel, const std::string& device, const std::
   const SizeVerdict* v = &all.front();
   for (const auto& x : all)
     if (extents(x.size) == select::Extents{near.x, near.y, near.z}) v = &x;
-  Best b = best_of(kernel, device, *v);
+  Best b = best_of(kernel, device, *v, objective);
   b.size = asked.label();
   b.match = c.how;
   b.regret = c.regret;
@@ -99,15 +109,7 @@ Best predicted(const std::string& kernel, const std::string& device, const std::
   b.winner.clear();
   b.remeasured = false;
   for (const auto& x : v->all)
-    if (x.params == params) {
-      b.params = x.params;
-      b.time_ms = x.estimate.value;
-      b.half_width_ms = x.estimate.half_width;
-      b.gbps = x.gbps;
-      b.gflops = x.gflops;
-      b.config_id = x.config_id;
-      b.run_id = x.run_id;
-    }
+    if (x.params == params) figures_of(x, b);
   for (unsigned k = 0; k < c.count; ++k) {
     const tune_select::Point& p = m.sizes[c.evidence[k].size];
     const double r = c.evidence[k].regret / tune_select::kScale;
@@ -119,8 +121,8 @@ Best predicted(const std::string& kernel, const std::string& device, const std::
 }  // namespace
 
 select::Data model(store::Store& db, const std::string& kernel, const std::string& device,
-                   const select::Alignment& alignment) {
-  return model_of(verdicts(db, kernel, device), alignment);
+                   const select::Alignment& alignment, decision::Objective objective) {
+  return model_of(verdicts(db, kernel, device, {}, objective), alignment);
 }
 
 std::vector<Best> best(store::Store& db, const BestQuery& q) {
@@ -140,9 +142,9 @@ std::vector<Best> best(store::Store& db, const BestQuery& q) {
       }
       continue;
     }
-    const auto all = verdicts(db, kernel, device);
+    const auto all = verdicts(db, kernel, device, {}, q.objective);
     if (!q.size) {
-      for (const auto& v : all) out.push_back(best_of(kernel, device, v));
+      for (const auto& v : all) out.push_back(best_of(kernel, device, v, q.objective));
       continue;
     }
     if (all.empty()) continue;  // only failures on this device
@@ -157,12 +159,12 @@ std::vector<Best> best(store::Store& db, const BestQuery& q) {
       const auto exact =
           std::find_if(all.begin(), all.end(), [&](const SizeVerdict& v) { return v.size == canonical.label(); });
       if (exact != all.end()) {
-        Best b = best_of(kernel, device, *exact);
+        Best b = best_of(kernel, device, *exact, q.objective);
         b.regret = exact->used().estimate.value / exact->all.front().estimate.value;
-        b.evidence.push_back({b.size, b.regret, b.time_ms});
+        b.evidence.push_back({b.size, b.regret, b.objective_value});
         out.push_back(std::move(b));
       } else {
-        out.push_back(predicted(kernel, device, all, model, canonical, rank));
+        out.push_back(predicted(kernel, device, all, model, canonical, rank, q.objective));
       }
       if (comma == std::string_view::npos) break;
       rest.remove_prefix(comma + 1);

@@ -7,13 +7,26 @@ namespace tune::query {
 
 namespace {
 
-Contender contender(const store::StoredMeasurement& m, decision::Statistic statistic) {
+// Its objective's estimate; nullopt where the objective needs an energy it lacks.
+std::optional<Contender> contender(const store::StoredMeasurement& m, decision::Statistic statistic,
+                                   decision::Objective objective) {
   Contender c;
   c.config_id = m.config_id;
   c.params = m.params;
   std::vector<double> samples(m.samples_ms.begin(), m.samples_ms.end());
   const double value = m.objective ? *m.objective : (m.summary ? m.summary->median : 0);
-  c.estimate = decision::estimate(value, samples, statistic);
+  const decision::Estimate time = decision::estimate(value, samples, statistic);
+  c.time_ms = time.value;
+  c.time_hw_ms = time.half_width;
+  c.energy_j = m.energy_j;
+  c.energy_hw_j = m.energy_hw_j;
+  c.power_w = m.power_w;
+  c.energy_raced = m.energy_j && m.extra.find("\"energy_rounds\"") != std::string::npos;
+  std::optional<decision::Estimate> energy;
+  if (m.energy_j) energy = decision::Estimate{*m.energy_j, m.energy_hw_j.value_or(0), 1};
+  const auto e = decision::objective_estimate(objective, {time, energy});
+  if (!e) return std::nullopt;
+  c.estimate = *e;
   c.gbps = m.gbps;
   c.gflops = m.gflops;
   c.run_id = m.run_id;
@@ -36,6 +49,8 @@ bool apply_decision(const store::Decision& d, const std::string& newest, SizeVer
     if (it == by_id.end()) return false;
     tied.push_back(*it->second);
     tied.back().estimate = decision::Estimate{c.value, c.half_width, static_cast<std::size_t>(c.samples)};
+    tied.back().time_ms = c.value;
+    tied.back().time_hw_ms = c.half_width;
   }
   if (tied.empty() || tied.front().config_id != d.winner_id) return false;
   v.tied = std::move(tied);
@@ -46,9 +61,12 @@ bool apply_decision(const store::Decision& d, const std::string& newest, SizeVer
   return true;
 }
 
-void decide_from_samples(const decision::Rule& rule, SizeVerdict& v) {
+// `raced_only`: only the contenders of an energy race decide (decider.h: race_energy), as a time
+// decision rests on its race: the first passes of the others were taken at other moments.
+void decide_from_samples(const decision::Rule& rule, SizeVerdict& v, bool raced_only = false) {
   std::vector<decision::Entry> entries;
-  for (std::size_t i = 0; i < v.all.size(); ++i) entries.push_back({static_cast<std::int64_t>(i), v.all[i].estimate});
+  for (std::size_t i = 0; i < v.all.size(); ++i)
+    if (!raced_only || v.all[i].energy_raced) entries.push_back({static_cast<std::int64_t>(i), v.all[i].estimate});
   const auto verdict = decision::decide(entries, rule);
   for (std::int64_t i : verdict.tied) v.tied.push_back(v.all[static_cast<std::size_t>(i)]);
   v.noise = verdict.noise;
@@ -61,11 +79,11 @@ double SizeVerdict::throughput() const {
   const Contender& c = used();
   if (c.gbps) return *c.gbps;
   if (c.gflops) return *c.gflops;
-  return c.estimate.value > 0 ? sizes::Size::parse_label(size).elements() / c.estimate.value : 0;
+  return c.time_ms > 0 ? sizes::Size::parse_label(size).elements() / c.time_ms : 0;
 }
 
 std::vector<SizeVerdict> verdicts(store::Store& db, const std::string& kernel, const std::string& device,
-                                  const decision::Rule& rule) {
+                                  const decision::Rule& rule, decision::Objective objective) {
   store::MeasurementFilter f;
   f.kernel = kernel;
   f.device = device;
@@ -84,7 +102,8 @@ std::vector<SizeVerdict> verdicts(store::Store& db, const std::string& kernel, c
     v.size = size;
     const auto d = decided.find(size);
     const decision::Statistic statistic = d != decided.end() ? d->second.statistic : rule.statistic;
-    for (const auto& m : it->second) v.all.push_back(contender(m, statistic));
+    for (const auto& m : it->second)
+      if (auto c = contender(m, statistic, objective)) v.all.push_back(std::move(*c));
     std::erase_if(v.all, [](const Contender& c) { return !(c.estimate.value > 0); });
     if (v.all.empty()) continue;
     std::stable_sort(v.all.begin(), v.all.end(),
@@ -92,7 +111,10 @@ std::vector<SizeVerdict> verdicts(store::Store& db, const std::string& kernel, c
     v.candidates = v.all.size();
     std::string newest;
     for (const auto& m : it->second) newest = std::max(newest, m.measured_at);
-    if (d == decided.end() || !apply_decision(d->second, newest, v)) decide_from_samples(rule, v);
+    const bool raced = objective != decision::Objective::time &&
+                       std::any_of(v.all.begin(), v.all.end(), [](const Contender& c) { return c.energy_raced; });
+    if (objective != decision::Objective::time || d == decided.end() || !apply_decision(d->second, newest, v))
+      decide_from_samples(rule, v, raced);
     out.push_back(std::move(v));
   }
   // The tie-break may use a tied configuration only within the margin of the winner's value, and

@@ -13,14 +13,18 @@
 #include <vector>
 
 #include "decision/decision.h"
+#include "decision/objective.h"
 #include "store/store.h"
 
 namespace tune::query {
 
 struct Contender {
   std::int64_t config_id = 0;
-  std::string params;           // canonical JSON
-  decision::Estimate estimate;  // the objective (ms) and its 95% interval
+  std::string params;                  // canonical JSON
+  decision::Estimate estimate;         // the objective (ms, J or J*ms: decision/objective.h) and its 95% interval
+  double time_ms = 0, time_hw_ms = 0;  // its time and the half-width of its 95% interval, whatever the objective
+  std::optional<double> energy_j, energy_hw_j, power_w;  // measured energy per launch and average power
+  bool energy_raced = false;                             // its energy from an energy race (extra.energy_rounds)
   std::optional<double> gbps, gflops;
   std::int64_t run_id = 0;
 };
@@ -45,9 +49,14 @@ struct SizeVerdict {
 };
 
 // Every stored size with a verified result, in size order (numeric). `rule` decides the sizes
-// without a stored decision (the default: mean, kDefaultTieMargin).
+// without a stored decision (the default: mean, kDefaultTieMargin). With the energy or EDP
+// objective, only measurements with a resolved energy count (a size without any is left out), each
+// ranked by its energy (or time x energy) and its 95% interval by the same rule, among the
+// contenders of the size's energy race where a GPU run raced them; the stored decisions are
+// time's and do not apply.
 std::vector<SizeVerdict> verdicts(store::Store& db, const std::string& kernel, const std::string& device,
-                                  const decision::Rule& rule = {});
+                                  const decision::Rule& rule = {},
+                                  decision::Objective objective = decision::Objective::time);
 
 // The best single configuration over the sizes of `v` (decision::single_best), with its params.
 struct SingleBest {

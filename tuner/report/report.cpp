@@ -11,6 +11,7 @@
 #include "common/error.h"
 #include "query/query.h"
 #include "query/table.h"
+#include "report/energy.h"
 #include "spec/ceilings.h"
 
 namespace tune::report {
@@ -213,7 +214,7 @@ std::string html(store::Store& db, const std::string& kernel_in) {
       o << cell("%.3fx", r.library_ratio) << cell("%.3fx", r.single_loss) << "<td>" << r.tied << "</td><td>"
         << esc(r.flags) << "</td><td class=\"cfg\">" << esc(compact(r.best)) << "</td></tr>\n";
     }
-    o << "</table>\n";
+    o << "</table>\n" << energy_section(db, kernel, device);
     auto flags = db.flags(kernel, device);
     if (!flags.empty()) {
       o << "<h3>Flags</h3><ul>\n";

@@ -4,6 +4,8 @@
 
 #include <filesystem>
 #include <regex>
+#include <tuple>
+#include <vector>
 
 #include "common/error.h"
 #include "store/test_util.h"
@@ -136,4 +138,46 @@ TEST(Report, FlopsKernelAgainstFp32PeakAndCublas) {
   EXPECT_NE(page.find("<td>0.500</td>"), std::string::npos);   // 33000 / 66000
   EXPECT_NE(page.find("<td>0.800x</td>"), std::string::npos);  // cuBLAS at 41250 is 1.25 times faster
   EXPECT_NE(page.find("<td>33000</td>"), std::string::npos);
+}
+
+// With energy measured: a section with the run's energy method, one plot per size of energy
+// against time with the Pareto front highlighted (its points drawn as class "front"), and what the
+// energy-optimal configuration saves against the time-optimal one. Without energy: no section.
+TEST(Report, EnergySectionWithTheParetoFront) {
+  store::testing::TempDir t;
+  auto db = store::Store::open(t.file("r.db"), store::Store::Mode::read_write);
+  store::RunInfo info;
+  info.kernel = "transpose";
+  info.device = "NVIDIA H200";
+  info.energy = "energy: NVML's total-energy counter (the method)";
+  auto run = db.begin_run(info);
+  // time (ms) and power (W) per configuration at 4096: the fastest draws the most; tile 3 is
+  // beaten in both by tile 2; the front is tiles 1, 2 and 4
+  const std::vector<std::tuple<const char*, float, double>> configs = {{R"({"tile":1})", 0.036f, 480},
+                                                                       {R"({"tile":2})", 0.038f, 420},
+                                                                       {R"({"tile":3})", 0.040f, 430},
+                                                                       {R"({"tile":4})", 0.045f, 340}};
+  for (const auto& [params, ms, watts] : configs) {
+    store::Measurement m;
+    m.config_id = db.upsert_configuration_text("transpose", "h", params);
+    m.run_id = run;
+    m.device = "NVIDIA H200";
+    m.size = sizes::Size::of(4096, 4096);
+    m.samples_ms = {ms, ms, ms};
+    m.energy_j = watts * ms / 1000;
+    m.energy_hw_j = m.energy_j.value() * 0.002;
+    m.power_w = watts;
+    db.record(m);
+  }
+  const std::string page = report::html(db, "transpose");
+  EXPECT_NE(page.find("<h3>Energy</h3>"), std::string::npos);
+  EXPECT_NE(page.find("the method"), std::string::npos);
+  std::size_t front = 0;
+  for (std::size_t at = 0; (at = page.find("class=\"front\"", at)) != std::string::npos; ++at) ++front;
+  EXPECT_EQ(front, 3u);
+  // the energy-optimal (tile 4: 340 W x 45 us = 15.3 mJ) against the time-optimal (17.28 mJ)
+  char saved[32];
+  std::snprintf(saved, sizeof saved, "%+.1f%%", 100 * (1 - (340 * 0.045) / (480 * 0.036)));
+  EXPECT_NE(page.find(saved), std::string::npos) << saved;
+  EXPECT_NE(page.find("+25.0%"), std::string::npos);  // its time cost: 45 / 36 - 1
 }

@@ -16,7 +16,25 @@ std::string& last_why() {
 // NVML's C types, as its header declares them (nvml.h is not part of the toolkit here).
 using Return = int;  // nvmlReturn_t; 0 is NVML_SUCCESS
 using Device = void*;
-constexpr int kClockSm = 1;  // NVML_CLOCK_SM
+constexpr int kClockSm = 1;                   // NVML_CLOCK_SM
+constexpr unsigned kFieldPowerInstant = 186;  // NVML_FI_DEV_POWER_INSTANT, in mW
+
+// nvmlFieldValue_t
+struct FieldValue {
+  unsigned field_id = 0, scope_id = 0;
+  long long timestamp = 0, latency_us = 0;
+  int value_type = 0;  // nvmlValueType_t
+  Return result = 0;
+  union {
+    double d;
+    unsigned u;
+    unsigned long ul;
+    unsigned long long ull;
+    long long sll;
+  } value{};
+};
+constexpr int kValueUnsignedInt = 1, kValueUnsignedLong = 2, kValueUnsignedLongLong = 3, kValueSignedLongLong = 4,
+              kValueDouble = 0;
 
 }  // namespace
 
@@ -27,6 +45,8 @@ struct Nvml::Api {
   Return (*by_pci)(const char*, Device*) = nullptr;
   Return (*clock)(Device, int, unsigned*) = nullptr;
   Return (*reasons)(Device, unsigned long long*) = nullptr;
+  Return (*energy)(Device, unsigned long long*) = nullptr;  // optional
+  Return (*fields)(Device, int, FieldValue*) = nullptr;     // optional
   bool initialised = false;
   ~Api() {
     if (initialised && shutdown != nullptr) shutdown();
@@ -71,6 +91,8 @@ std::unique_ptr<Nvml> Nvml::open(const std::string& pci_bus_id) {
   api->reasons = lib.function<decltype(api->reasons)>("nvmlDeviceGetCurrentClocksEventReasons");
   if (api->reasons == nullptr)  // drivers before 535
     api->reasons = lib.function<decltype(api->reasons)>("nvmlDeviceGetCurrentClocksThrottleReasons");
+  api->energy = lib.function<decltype(api->energy)>("nvmlDeviceGetTotalEnergyConsumption");
+  api->fields = lib.function<decltype(api->fields)>("nvmlDeviceGetFieldValues");
   if (!api->init || !api->shutdown || !api->by_pci || !api->clock || !api->reasons) {
     last_why() = "libnvidia-ml.so.1 lacks a function the timing needs";
     return nullptr;
@@ -100,6 +122,40 @@ std::optional<ClockReading> Nvml::read() const {
   if (api_->reasons(device_, &reasons) != 0) return std::nullopt;
   out.reasons = reasons;
   return out;
+}
+
+std::optional<std::uint64_t> Nvml::energy_mj() const {
+  unsigned long long mj = 0;
+  if (api_->energy == nullptr || api_->energy(device_, &mj) != 0) return std::nullopt;
+  return mj;
+}
+
+std::optional<double> Nvml::power_instant_w() const {
+  if (api_->fields == nullptr) return std::nullopt;
+  FieldValue f;
+  f.field_id = kFieldPowerInstant;
+  if (api_->fields(device_, 1, &f) != 0 || f.result != 0) return std::nullopt;
+  double mw = 0;
+  switch (f.value_type) {
+    case kValueDouble:
+      mw = f.value.d;
+      break;
+    case kValueUnsignedInt:
+      mw = f.value.u;
+      break;
+    case kValueUnsignedLong:
+      mw = static_cast<double>(f.value.ul);
+      break;
+    case kValueUnsignedLongLong:
+      mw = static_cast<double>(f.value.ull);
+      break;
+    case kValueSignedLongLong:
+      mw = static_cast<double>(f.value.sll);
+      break;
+    default:
+      return std::nullopt;
+  }
+  return mw / 1000.0;
 }
 
 }  // namespace tune::run

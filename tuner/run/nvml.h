@@ -1,7 +1,9 @@
 // NVML, loaded at run time with dlopen("libnvidia-ml.so.1") so that the binary has no link-time
 // dependency on the driver: on a machine without one every CPU command still runs, and timing just
 // says "clocks not monitored". Only what the timing method needs: the SM clock and the clocks-event
-// (throttle) reasons of the device a Session uses, found by its PCI bus id.
+// (throttle) reasons of the device a Session uses, found by its PCI bus id; and what the energy
+// measurement needs (run/energy.h): the board's total-energy counter and its instantaneous power.
+// Read-only: nothing here sets clocks or power limits.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -44,6 +46,11 @@ class Nvml {
 
   // The SM clock and the current reasons; nullopt when NVML refuses the query.
   std::optional<ClockReading> read() const;
+  // The board's energy since the driver loaded, in mJ (nvmlDeviceGetTotalEnergyConsumption;
+  // Volta and later); nullopt when NVML refuses or the driver lacks it.
+  std::optional<std::uint64_t> energy_mj() const;
+  // The board's instantaneous power in W (field NVML_FI_DEV_POWER_INSTANT); nullopt when refused.
+  std::optional<double> power_instant_w() const;
 
  private:
   struct Api;

@@ -108,6 +108,8 @@ class Session {
   // NVML for this device (nvml.h), opened on first use; nullptr without NVML (clocks_note() says why).
   const Nvml* nvml();
   std::string clocks_note();
+  // Why nvml() is nullptr ("" before it was tried or when it opened).
+  const std::string& nvml_why() const { return nvml_why_; }
   // Whether the clocks were warmed up and settled already (timing.h: settle_clocks), once per session.
   bool clocks_settled = false;
   // Measurements in a row whose rounds stayed throttled through their retakes (timing.h: clocks).

@@ -236,10 +236,27 @@ ALTER TABLE runs ADD COLUMN pid INTEGER;
 ALTER TABLE ceilings RENAME COLUMN median_ms TO time_ms;
 )sql";
 
+// Version 4: energy as a measured objective (run/energy.h).
+// - measurements.energy_j: board energy per launch (J) over a window of back-to-back launches,
+//   energy_hw_j the half-width of its 95% interval; power_w the board's average power in that
+//   window (W), power_hw_w its half-width. NULL where energy was not measured, or where the figure
+//   was below the counter's resolution (extra.energy says why).
+// - runs.energy: how that run measured energy (run::describe_energy()), '' when it did not;
+//   runs.idle_power_w: the board's idle power measured in the same run (the baseline).
+constexpr std::string_view kMigration4 = R"sql(
+ALTER TABLE measurements ADD COLUMN energy_j REAL CHECK (energy_j IS NULL OR energy_j > 0);
+ALTER TABLE measurements ADD COLUMN energy_hw_j REAL;
+ALTER TABLE measurements ADD COLUMN power_w REAL CHECK (power_w IS NULL OR power_w > 0);
+ALTER TABLE measurements ADD COLUMN power_hw_w REAL;
+ALTER TABLE runs ADD COLUMN energy TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN idle_power_w REAL;
+)sql";
+
 constexpr std::array kMigrations = {
     Migration{1, kMigration1},
     Migration{2, kMigration2},
     Migration{3, kMigration3},
+    Migration{4, kMigration4},
 };
 
 }  // namespace

@@ -44,6 +44,9 @@ runs -- one tuning session: a `tune run` on a GPU, a replay of stored data, or a
                       or for a replay where its recorded data came from
   pid                 the process that ran it; a run of this host still running whose process
                       is gone is marked interrupted by the next tune that records
+  energy              how the run measured energy (counter, window, resolution), "" when it
+                      did not (tune run --objective energy|edp)
+  idle_power_w        the board's idle power (W) measured in the same run: the baseline
 
 configurations -- one point of a search space (parameter values), shared across runs.
   id                  integer key
@@ -88,6 +91,13 @@ measurements -- one per (configuration, device, problem size); a re-measurement 
   strategy_time_ms    time the strategy itself spent choosing it, else NULL
   replayed            1 if this row came from a replay of stored data, else 0
   measured_at         when the measurement completed
+  energy_j            board energy per launch in J (Kernel Tuner's nvml_energy): the average
+                      power over whole updates of NVML's energy counter while the launches ran
+                      back to back, times the objective; NULL when not measured or below the
+                      counter's resolution (extra.energy says why)
+  energy_hw_j         half-width of energy_j's 95% interval (over the counter's updates)
+  power_w             the board's average power while the launches ran (nvml_power), W
+  power_hw_w          half-width of power_w's 95% interval
 
 ceilings -- reference speeds measured in the same run, to report results as fractions of them.
   id                  integer key

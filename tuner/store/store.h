@@ -78,9 +78,11 @@ struct RunInfo {
   RunStatus status = RunStatus::running;
   RunKind kind = RunKind::gpu;
   std::string notes;
-  std::string timing;               // how the run timed (run::describe()), or where replayed data came from
-  std::optional<std::int64_t> pid;  // the process that ran it (begin_run fills this process's);
-                                    // a writer marks a running run of a gone process interrupted
+  std::string timing;                  // how the run timed (run::describe()), or where replayed data came from
+  std::optional<std::int64_t> pid;     // the process that ran it (begin_run fills this process's);
+                                       // a writer marks a running run of a gone process interrupted
+  std::string energy;                  // how the run measured energy (run::describe_energy()), "" when not
+  std::optional<double> idle_power_w;  // the board's idle power in the same run (the energy baseline)
 };
 
 // Removes a database file and the -wal, -shm and -journal files beside it, whichever exist.
@@ -113,6 +115,9 @@ struct Measurement {
   // asks for the median sets it. gbps/gflops: derived from the objective by the caller.
   std::optional<double> objective, gbps, gflops;
   std::optional<double> compile_ms, verification_ms, benchmark_ms;
+  // Energy per launch (J) and the board's average power while it ran back to back (W), each with
+  // the half-width of its 95% interval (run/energy.h); absent where not measured or not resolved.
+  std::optional<double> energy_j, energy_hw_j, power_w, power_hw_w;
   std::string extra = "{}";  // JSON object text
   std::optional<std::int64_t> eval_order;
   std::optional<double> simulated_time_ms, strategy_time_ms;
@@ -289,7 +294,10 @@ class Store {
   std::optional<std::string> configuration_params(std::int64_t config_id);
   bool has_measurement(std::int64_t config_id, std::string_view device, std::string_view size);
   // Every stored (params, size) of a kernel's space on a device, whatever its status.
-  std::set<MeasuredKey> measured(std::string_view kernel, std::string_view space_hash, std::string_view device);
+  // `with_energy`: only those with an energy, or that could not have one (failed, or marked
+  // unresolved): what an energy run may skip.
+  std::set<MeasuredKey> measured(std::string_view kernel, std::string_view space_hash, std::string_view device,
+                                 bool with_energy = false);
   std::int64_t measurement_count(std::optional<std::int64_t> run_id = {});
   // Matching measurements ordered by device, size (numerically), median time.
   std::vector<StoredMeasurement> measurements(const MeasurementFilter& filter);

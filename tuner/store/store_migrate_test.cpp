@@ -118,11 +118,14 @@ TEST(StoreMigrateTest, Version1IsUpgradedInPlaceWithEveryRowIntact) {
   const std::string path = dir.file("v1.db");
   make_version1(path);
   std::vector<std::string> runs, configurations, measurements;
+  std::string measurement_columns;  // version 1's (version 4 adds the energy columns)
   {
     sqlite::Database raw(path, sqlite::Database::Access::read_only);
     runs = rows(raw, "runs", kRunColumns);
     configurations = rows(raw, "configurations", kConfigColumns);
     measurements = rows(raw, "measurements", "*");
+    sqlite::Statement names = raw.prepare("SELECT name FROM pragma_table_info('measurements')");
+    while (names.step()) measurement_columns += (measurement_columns.empty() ? "" : ", ") + names.text(0);
   }
   ASSERT_EQ(configurations.size(), 120u);
   ASSERT_EQ(measurements.size(), 240u);
@@ -142,7 +145,11 @@ TEST(StoreMigrateTest, Version1IsUpgradedInPlaceWithEveryRowIntact) {
   EXPECT_EQ(rows(db, "runs", kRunColumns), runs);
   EXPECT_EQ(db.query_int("SELECT count(*) FROM runs WHERE timing = ''"), static_cast<std::int64_t>(runs.size()));
   EXPECT_EQ(rows(db, "configurations", kConfigColumns), configurations);
-  EXPECT_EQ(rows(db, "measurements", "*"), measurements);
+  EXPECT_EQ(rows(db, "measurements", measurement_columns), measurements);
+  // Version 4: no energy was measured before it.
+  EXPECT_EQ(db.query_int("SELECT count(*) FROM measurements WHERE energy_j IS NULL AND power_w IS NULL"), 240);
+  EXPECT_EQ(db.query_int("SELECT count(*) FROM runs WHERE energy = '' AND idle_power_w IS NULL"),
+            static_cast<std::int64_t>(runs.size()));
   sqlite::Statement keys = db.prepare("SELECT kernel, space_hash, params, key FROM configurations");
   while (keys.step()) EXPECT_EQ(keys.int64(3), configuration_key(keys.text(0), keys.text(1), keys.text(2)));
   EXPECT_EQ(s.integrity_check(), "ok");
@@ -224,6 +231,44 @@ TEST(StoreMigrateTest, TheSchemaStillRefusesBadValues) {
                                  " median_ms, measured_at) VALUES (999, 1, 'd', '2', 1, 'ok', 1, 'now')"),
                Error);  // no such configuration: foreign keys are on
   EXPECT_THROW(s.database().exec("UPDATE runs SET strategy_options = 'x'"), Error);  // runs keep json_valid
+}
+
+// Version 4: energy per launch, average power and their intervals are stored with the time, and
+// read back; a run keeps how it measured energy and the idle baseline; a non-positive energy is
+// refused by the schema itself.
+TEST(StoreMigrateTest, Version1UpgradedKeepsEnergyWrittenAfterwards) {
+  TempDir dir;
+  const std::string path = dir.file("v1.db");
+  make_version1(path);
+  Store s = Store::open(path, Store::Mode::read_write);
+  RunInfo info;
+  info.spec_path = "spaces/transpose.json";
+  info.spec_hash = "h";
+  info.kernel = "transpose";
+  info.device = "GPU A";
+  info.energy = "energy: NVML's total-energy counter";
+  info.idle_power_w = 71.5;
+  const std::int64_t run = s.begin_run(info);
+  ASSERT_EQ(s.run(run)->energy, info.energy);
+  ASSERT_EQ(s.run(run)->idle_power_w, 71.5);
+  Measurement m;
+  m.config_id = s.upsert_configuration("transpose", "s1", nlohmann::ordered_json{{"TILE", 7}});
+  m.run_id = run;
+  m.device = "GPU A";
+  m.size = sizes::Size::parse_label("4096x4096");
+  m.samples_ms = {0.036f, 0.0361f, 0.0359f};
+  m.energy_j = 0.0152;
+  m.energy_hw_j = 0.0003;
+  m.power_w = 421.0;
+  m.power_hw_w = 8.5;
+  s.record(m);
+  const auto back = s.measurements({.kernel = "transpose", .device = "GPU A", .size = "4096x4096"});
+  ASSERT_EQ(back.size(), 1u);
+  EXPECT_EQ(back[0].energy_j, 0.0152);
+  EXPECT_EQ(back[0].energy_hw_j, 0.0003);
+  EXPECT_EQ(back[0].power_w, 421.0);
+  EXPECT_EQ(back[0].power_hw_w, 8.5);
+  EXPECT_THROW(s.database().exec("UPDATE measurements SET energy_j = 0 WHERE run_id = " + std::to_string(run)), Error);
 }
 
 // Version 3: flags belong to the data. The per-run flags of older versions (each re-run stored the

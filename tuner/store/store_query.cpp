@@ -17,7 +17,7 @@ sizes::Size stored_size(const std::string& label, std::int64_t x, std::int64_t y
 constexpr const char* kRunColumns =
     "id, spec_path, spec_hash, kernel, device, compute_capability, driver_version,"
     " runtime_version, nvrtc_version, host, command_line, started_at, ended_at, strategy,"
-    " strategy_options, budget, status, kind, notes, timing, pid";
+    " strategy_options, budget, status, kind, notes, timing, pid, energy, idle_power_w";
 
 RunInfo read_run(const sqlite::Statement& s) {
   RunInfo r;
@@ -42,6 +42,8 @@ RunInfo read_run(const sqlite::Statement& s) {
   r.notes = s.text(18);
   r.timing = s.text(19);
   r.pid = s.opt_int64(20);
+  r.energy = s.text(21);
+  r.idle_power_w = s.opt_real(22);
   return r;
 }
 
@@ -78,11 +80,13 @@ bool Store::has_measurement(std::int64_t config_id, std::string_view device, std
   return s->bind_all(config_id, device, size).step();
 }
 
-std::set<MeasuredKey> Store::measured(std::string_view kernel, std::string_view space_hash, std::string_view device) {
+std::set<MeasuredKey> Store::measured(std::string_view kernel, std::string_view space_hash, std::string_view device,
+                                      bool with_energy) {
   auto s = db_.cached(
       "SELECT c.params, m.size FROM measurements m JOIN configurations c ON c.id = m.config_id"
-      " WHERE c.kernel = ? AND c.space_hash = ? AND m.device = ?");
-  s->bind_all(kernel, space_hash, device);
+      " WHERE c.kernel = ? AND c.space_hash = ? AND m.device = ? AND (? = 0 OR m.status <> 'ok'"
+      " OR m.energy_j IS NOT NULL OR json_extract(m.extra, '$.energy') IS NOT NULL)");
+  s->bind_all(kernel, space_hash, device, std::int64_t{with_energy ? 1 : 0});
   std::set<MeasuredKey> out;
   while (s->step()) out.insert(MeasuredKey{s->text(0), s->text(1)});
   return out;
@@ -102,7 +106,8 @@ std::vector<StoredMeasurement> Store::measurements(const MeasurementFilter& f) {
       " m.status, m.error, m.sample_count, m.median_ms, m.mean_ms, m.min_ms, m.max_ms,"
       " m.stddev_ms, m.objective, m.gbps, m.gflops, m.compile_ms, m.verification_ms,"
       " m.benchmark_ms, m.extra, m.eval_order, m.simulated_time_ms, m.strategy_time_ms,"
-      " m.replayed, m.measured_at, c.kernel, c.space_hash, c.params";
+      " m.replayed, m.measured_at, c.kernel, c.space_hash, c.params, m.energy_j, m.energy_hw_j,"
+      " m.power_w, m.power_hw_w";
   sql += f.with_samples ? ", m.samples" : "";
   sql += " FROM measurements m JOIN configurations c ON c.id = m.config_id WHERE c.kernel = ?";
   if (f.device) sql += " AND m.device = ?";
@@ -146,7 +151,11 @@ std::vector<StoredMeasurement> Store::measurements(const MeasurementFilter& f) {
     m.kernel = s->text(28);
     m.space_hash = s->text(29);
     m.params = s->text(30);
-    if (f.with_samples) m.samples_ms = samples_from_json(s->text(31));
+    m.energy_j = s->opt_real(31);
+    m.energy_hw_j = s->opt_real(32);
+    m.power_w = s->opt_real(33);
+    m.power_hw_w = s->opt_real(34);
+    if (f.with_samples) m.samples_ms = samples_from_json(s->text(35));
     out.push_back(std::move(m));
   }
   return out;

@@ -32,13 +32,13 @@ std::int64_t Store::begin_run(RunInfo info) {
   auto s = db_.cached(
       "INSERT INTO runs (spec_path, spec_hash, kernel, device, compute_capability,"
       " driver_version, runtime_version, nvrtc_version, host, command_line, started_at,"
-      " ended_at, strategy, strategy_options, budget, status, kind, notes, timing, pid)"
-      " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id");
+      " ended_at, strategy, strategy_options, budget, status, kind, notes, timing, pid, energy,"
+      " idle_power_w) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id");
   s->bind_all(info.spec_path, info.spec_hash, info.kernel, info.device, info.compute_capability, info.driver_version,
               info.runtime_version, info.nvrtc_version, info.host, info.command_line, or_now(info.started_at),
               info.ended_at, info.strategy, info.strategy_options, info.budget, to_string(info.status),
               to_string(info.kind), info.notes, info.timing,
-              info.pid ? *info.pid : static_cast<std::int64_t>(::getpid()));
+              info.pid ? *info.pid : static_cast<std::int64_t>(::getpid()), info.energy, info.idle_power_w);
   return s->returning_int64();
 }
 
@@ -126,6 +126,8 @@ bool reject_invalid_times(Measurement& m) {
   m.status = MeasurementStatus::runtime_error;
   m.error = "invalid time: " + why + " is not a finite time in (0, 1 hour]; stored, never ranked";
   m.objective.reset();
+  m.energy_j.reset();
+  m.power_w.reset();
   m.gbps.reset();
   m.gflops.reset();
   m.summary.reset();
@@ -175,7 +177,8 @@ std::int64_t Store::record(const PreparedMeasurement& p) {
                summary ? summary->count : std::int64_t{0}, opt(&TimingSummary::median), opt(&TimingSummary::mean),
                opt(&TimingSummary::min), opt(&TimingSummary::max), opt(&TimingSummary::stddev), m.objective, m.gbps,
                m.gflops, m.compile_ms, m.verification_ms, m.benchmark_ms, Borrowed{m.extra}, m.eval_order,
-               m.simulated_time_ms, m.strategy_time_ms, std::int64_t{m.replayed ? 1 : 0}, Borrowed{measured_at});
+               m.simulated_time_ms, m.strategy_time_ms, std::int64_t{m.replayed ? 1 : 0}, Borrowed{measured_at},
+               m.energy_j, m.energy_hw_j, m.power_w, m.power_hw_w);
   };
   std::int64_t id = 0;
   {
@@ -183,8 +186,8 @@ std::int64_t Store::record(const PreparedMeasurement& p) {
         "INSERT INTO measurements (config_id, run_id, device, size, size_x, size_y, size_z,"
         " status, error, samples, sample_count, median_ms, mean_ms, min_ms, max_ms, stddev_ms,"
         " objective, gbps, gflops, compile_ms, verification_ms, benchmark_ms, extra, eval_order,"
-        " simulated_time_ms, strategy_time_ms, replayed, measured_at)"
-        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+        " simulated_time_ms, strategy_time_ms, replayed, measured_at, energy_j, energy_hw_j, power_w,"
+        " power_hw_w) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
         " ON CONFLICT (config_id, device, size) DO NOTHING");
     bind(*s);
     s->run();
@@ -197,7 +200,8 @@ std::int64_t Store::record(const PreparedMeasurement& p) {
         " mean_ms = ?13, min_ms = ?14, max_ms = ?15, stddev_ms = ?16, objective = ?17,"
         " gbps = ?18, gflops = ?19, compile_ms = ?20, verification_ms = ?21, benchmark_ms = ?22,"
         " extra = ?23, eval_order = ?24, simulated_time_ms = ?25, strategy_time_ms = ?26,"
-        " replayed = ?27, measured_at = ?28 WHERE config_id = ?1 AND device = ?3 AND size = ?4"
+        " replayed = ?27, measured_at = ?28, energy_j = ?29, energy_hw_j = ?30, power_w = ?31,"
+        " power_hw_w = ?32 WHERE config_id = ?1 AND device = ?3 AND size = ?4"
         " RETURNING id");
     bind(*s);
     id = s->returning_int64();

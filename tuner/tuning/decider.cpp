@@ -38,6 +38,11 @@ Decider::Decider(GpuRun& run, CompileAhead& kernels, SizeStates& states)
     : run_(run), kernels_(kernels), states_(states) {}
 
 void Decider::decide(std::size_t s, SizeState& st) {
+  decide_time(s, st);
+  if (run_.energy) race_energy(s, st);
+}
+
+void Decider::decide_time(std::size_t s, SizeState& st) {
   const decision::Policy& policy = run_.policy();
   const std::string& device = run_.device();
   store::MeasurementFilter f;

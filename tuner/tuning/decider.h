@@ -31,10 +31,17 @@ class Decider {
   void start_contexts(const std::function<bool(std::size_t)>& needs_work);
   // Races the contenders of size `s` and stores its verdict.
   void decide(std::size_t s, SizeState& st);
+  // With an energy objective (run.energy): the configurations of least first-pass energy at size
+  // `s` measured again, longer, in two rounds (decision/policy.h: energy_contenders, energy_widen,
+  // energy_race_updates); their stored energy becomes the rounds' mean (the first pass kept in
+  // extra.energy_first_pass). decide() calls it after the time verdict.
+  void race_energy(std::size_t s, SizeState& st);
   // The other contexts go before the device is reset (SizeStates::recover); made again on next use.
   void forget_contexts() { others_.clear(); }
 
  private:
+  // The race of the time contenders and the stored verdict (decide() without the energy race).
+  void decide_time(std::size_t s, SizeState& st);
   // Whether a size's decision takes the other contexts: its best first pass `best_ms` is short and
   // its arguments are small (policy.other_contexts_below_ms), and they can be had.
   bool contexts_apply(const SizeState& st, double best_ms) const;

@@ -13,6 +13,7 @@
 #include "capture/capture.h"
 #include "compile/resources.h"
 #include "run/args.h"
+#include "run/energy.h"
 #include "run/kernel.h"
 #include "run/session.h"
 #include "run/timing.h"
@@ -93,6 +94,10 @@ struct GpuRun {
   std::string source;    // the kernel file's text (its includes resolved), read before the device opens
   run::Session session;  // before every GPU resource: destroyed after them
   std::string arch;      // the kernels' target: Tune.arch or the device's, checked before the database opens
+  // With an objective that needs energy: the meter, probed before the database is opened (without
+  // NVML nothing is written) and before the run begins (its method and idle baseline are stored
+  // with the run); nullptr otherwise.
+  std::unique_ptr<run::EnergyMeter> energy;
   store::Store db;
   std::int64_t run_id = 0;
   run::TimingOptions timing;  // a first pass (and a ceiling)

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 #include <vector>
+#include "decision/objective.h"
 
 #include "capture/capture.h"
 #include "compile/processes.h"
@@ -64,6 +65,10 @@ struct Options {
   // applied over the spec's Tune.policy: --policy, and --repetitions (min_samples), --warmup
   // (warmup), --flush-l2 (flush_l2) where given.
   std::vector<std::string> policy;
+  // --objective: time (the default), energy per launch or the energy-delay product. Energy and EDP
+  // measure energy too (run/energy.h, NVML; refused without it), rank replays by the caches'
+  // nvml_energy, and add the time-energy tradeoff to the end of the run.
+  decision::Objective objective = decision::Objective::time;
   bool json = false;
   bool wide = false;  // the end-of-run table with each configuration inline (query/labels.h)
   std::string command_line;

@@ -134,7 +134,7 @@ SizeReplay replay_one(const Options& o, const spec::Spec& spec, const space::Spa
   SizeReplay out;
   out.starts = search.starts_for(job.size, &out.seeded_from);
   const auto& cache = job.cache;
-  interop::Recorded recorded = interop::recorded_results(cache, space);
+  interop::Recorded recorded = interop::recorded_results(cache, space, o.objective);
   // Keys that do not match the space one for one: say why (and refuse other parameter values).
   if (recorded.missing > 0 || cache.entries.size() != space.size() - recorded.missing) {
     auto check = interop::check_against_spec(cache, spec, space);
@@ -153,8 +153,13 @@ SizeReplay replay_one(const Options& o, const spec::Spec& spec, const space::Spa
   info.kernel = job.kernel;
   info.device = job.device;
   info.kind = store::RunKind::replay;
-  info.timing = "replayed from the Kernel Tuner cache " + out.cache + " (recorded on " + job.device +
-                "): each configuration's `time`, Kernel Tuner's objective, as recorded";
+  info.timing =
+      "replayed from the Kernel Tuner cache " + out.cache + " (recorded on " + job.device +
+      "): each configuration's `time`, Kernel Tuner's objective, as recorded" +
+      (decision::needs_energy(o.objective) ? std::string("; searched on ") + (o.objective == decision::Objective::energy
+                                                                                  ? "its nvml_energy (J per launch)"
+                                                                                  : "its time x nvml_energy (EDP)")
+                                           : std::string());
   nlohmann::json notes{
       {"replay_of", out.cache}, {"seed", o.seed}, {"seed_drawn", o.seed_drawn}, {"replay_key", job.key}};
   if (o.parallel > 1) notes["parallel"] = o.parallel;
@@ -284,9 +289,16 @@ void print_replay_size(const Options& o, const space::Space& space, const SizeRe
       std::snprintf(ratio, sizeof ratio, " (%.3fx the cache's best)", r.best_objective / r.true_best_objective);
       text += ratio;
     }
-    const std::vector<double> ms = {r.best_objective};
-    const output::TimeUnit unit = output::time_unit(ms);
-    from += "best " + output::format_time(r.best_objective, unit) + " " + unit.name + ", ";
+    if (decision::needs_energy(o.objective)) {
+      char best[64];
+      std::snprintf(best, sizeof best, "best %.4g %s (%s), ", r.best_objective,
+                    std::string(decision::unit(o.objective)).c_str(), std::string(to_string(o.objective)).c_str());
+      from += best;
+    } else {
+      const std::vector<double> ms = {r.best_objective};
+      const output::TimeUnit unit = output::time_unit(ms);
+      from += "best " + output::format_time(r.best_objective, unit) + " " + unit.name + ", ";
+    }
   } else {
     text += ", no configuration succeeded";
   }

@@ -104,20 +104,46 @@ store::Measurement SizeStates::measure(std::size_t c, SizeState& st, spec::Geome
     return m;
   }
   run_.count.timed_ms += timing.timed_ms;
+  nlohmann::ordered_json extra = nlohmann::ordered_json::object();
   if (timing.retaken > 0 || timing.throttled) {
-    nlohmann::ordered_json extra = nlohmann::ordered_json::object();
     extra["retaken_rounds"] = timing.retaken;
     extra["throttled"] = timing.throttled;
     if (timing.steady_throttle) extra["steady_throttle"] = true;
-    m.extra = extra.dump();
     if (timing.steady_throttle)
       spdlog::debug("{} at {}: throttled, the GPU's steady state (not taken again); kept and marked", params, size);
     else if (timing.throttled)
       spdlog::warn("{} at {}: the GPU throttled through {} retakes; kept and marked", params, size, timing.retaken);
   }
   for (double v : timing.samples_ms) m.samples_ms.push_back(static_cast<float>(v));
-  const double t = decision::estimate(timing.samples_ms, run_.rule.statistic).value;
+  const decision::Estimate time = decision::estimate(timing.samples_ms, run_.rule.statistic);
+  const double t = time.value;
   m.objective = t;
+  if (run_.energy) {  // the energy window, on the first placement (run/energy.h)
+    const auto te = Clock::now();
+    run::LaunchStatus es;
+    const auto launch = placements(kern, g, std::span(sets).first(1));
+    const run::EnergyReading r = run_.energy->measure(launch.at(0), t, time.relative(), es);
+    m.benchmark_ms = *m.benchmark_ms + ms_since(te);
+    if (!es.ok()) {
+      m.status = es.sticky() ? store::MeasurementStatus::runtime_error : store::MeasurementStatus::launch_failed;
+      m.error = es.message;
+      if (es.sticky()) k.faulted = true;
+      return m;
+    }
+    if (r.resolved) {
+      m.energy_j = r.energy.joules;
+      m.energy_hw_j = r.energy.half_width;
+      m.power_w = r.power.watts;
+      m.power_hw_w = r.power.half_width;
+    } else {
+      extra["energy"] = "unresolved: " + r.why;
+      spdlog::warn("{} at {}: energy {}", params, size, r.why);
+    }
+    extra["energy_window_ms"] = r.power.span_ms;
+    extra["energy_ms_per_launch"] = r.ms_per_launch;
+    if (r.instant_w) extra["power_instant_w"] = *r.instant_w;
+  }
+  if (!extra.empty()) m.extra = extra.dump();
   if (st.bytes > 0) m.gbps = st.bytes / t / 1e6;
   if (st.flops > 0) m.gflops = st.flops / t / 1e6;
   return m;

@@ -7,8 +7,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 
 #include "compile/source.h"
+#include "query/energy.h"
 #include "query/flags.h"
 #include "query/table.h"
 #include "spec/launch.h"
@@ -62,6 +64,9 @@ GpuRun::GpuRun(const Options& opts, Prepared prepared)
                  .text),
       session(opts.device),
       arch(spec::target_arch(spec, session.device().arch)),
+      energy(decision::needs_energy(opts.objective)
+                 ? std::make_unique<run::EnergyMeter>(session, run::EnergyOptions{.updates = ext.policy.energy_updates})
+                 : nullptr),
       db(store::Store::open(opts.db, store::Store::Mode::read_write)),
       timing(first_pass_timing(ext.policy)),
       rule(ext.policy.rule()) {
@@ -69,6 +74,10 @@ GpuRun::GpuRun(const Options& opts, Prepared prepared)
                arch == session.device().arch ? std::string() : "; kernels compiled for " + arch + " (Tune.arch)");
   store::RunInfo info = gpu_run_info(o, spec, session.device());
   info.timing = policy().describe() + "; " + session.clocks_note();  // the method, above the run's table
+  if (energy) {
+    info.energy = energy->describe();
+    info.idle_power_w = energy->idle().watts;
+  }
   run_id = db.begin_run(info);
 }
 
@@ -87,7 +96,7 @@ Sweep::Sweep(const Options& o, Prepared prepared)
 // What is already stored is skipped: a re-run of the same command resumes.
 void Sweep::plan() {
   const std::string& device = run_.device();
-  done_ = run_.db.measured(run_.kernel, run_.space_hash, device);
+  done_ = run_.db.measured(run_.kernel, run_.space_hash, device, run_.energy != nullptr);
   for (const auto& d : run_.db.decisions(run_.kernel, device)) decided_.insert(d.size);
   std::size_t n_configs = run_.space.size();
   guided_ = run_.o.strategy != "brute_force";
@@ -282,6 +291,11 @@ void Sweep::finish(bool out_of_time) {
   std::vector<std::string> labels;
   for (const auto& size : run_.sizes) labels.push_back(size.label);
   query::print_run_table(run_.db, run_.kernel, device, labels, totals, run_.o.json, run_.o.wide);
+  if (run_.energy && !run_.o.json) {  // the time-energy tradeoff of this run's data (tune best --pareto)
+    std::printf("%s\n", run_.energy->describe().c_str());
+    if (!query::pareto(run_.db, run_.kernel, device).empty())
+      std::printf("%s", query::pareto_text(run_.db, run_.kernel, {device}, run_.o.wide).c_str());
+  }
 }
 
 int run_engine(const Options& opts, Prepared prepared) {

@@ -14,6 +14,20 @@
 
 namespace tune::tuning {
 
+namespace {
+
+// What the strategy minimises: the time, or with --objective energy|edp the measured energy (or
+// time x energy); nullopt for a failure or an energy the counter did not resolve.
+std::optional<double> search_value(const store::Measurement& m, decision::Objective objective) {
+  if (m.status != store::MeasurementStatus::ok || !m.objective) return std::nullopt;
+  std::optional<decision::Estimate> energy;
+  if (m.energy_j) energy = decision::Estimate{*m.energy_j, 0, 1};
+  const auto v = decision::objective_estimate(objective, {{*m.objective, 0, 1}, energy});
+  return v ? std::optional<double>(v->value) : std::nullopt;
+}
+
+}  // namespace
+
 std::optional<double> Sweep::evaluate_guided(std::size_t c, SizeState& st) {
   GuidedTime& g = guided_time_;
   double idle_ms = 0;
@@ -51,7 +65,7 @@ std::optional<double> Sweep::evaluate_guided(std::size_t c, SizeState& st) {
   const auto t2 = Clock::now();
   store::Measurement m = measure_and_store(c, st);
   g.measure_s += ms_since(t2) / 1000.0;
-  return m.status == store::MeasurementStatus::ok ? m.objective : std::nullopt;
+  return search_value(m, run_.o.objective);
 }
 
 bool Sweep::search_size(std::size_t s, SizeState& st) {
@@ -65,7 +79,7 @@ bool Sweep::search_size(std::size_t s, SizeState& st) {
   f.ok_only = false;
   for (const auto& m : run_.db.measurements(f))
     if (const auto it = run_.config_index.find(m.params); it != run_.config_index.end())
-      stored[it->second] = m.status == store::MeasurementStatus::ok && m.objective ? m.objective : std::nullopt;
+      stored[it->second] = search_value(m, run_.o.objective);
 
   SweepEvaluator ev(
       std::move(stored), [this, &st](std::size_t c) { return evaluate_guided(c, st); },

@@ -30,7 +30,9 @@ given -I of, for kernels that include shared device code (kernels_src/common/). 
 each configuration with ok and, when it failed, the start of NVRTC's log.
 
 simulate: tune_kernel_T1 in simulation mode with brute_force over CACHE (a Kernel Tuner cache
-file): every valid configuration is looked up in the cache; one missing raises.
+file): every valid configuration is looked up in the cache; one missing raises. Where the results
+carry NVMLObserver fields, "with_energy" counts them and "best_energy" is the one of least
+nvml_energy.
 
 Kernel Tuner looks for the T1 file's KernelFile next to the file (or one folder up, or in the
 working directory). The third-party specs in data/ come without their kernels: for those
@@ -245,6 +247,13 @@ def simulate(args, t1_path, spec, report):
         "device_name": env.get("device_name"),
         "simulated": bool(env.get("simulation")),
     })
+    # NVMLObserver fields as Kernel Tuner loaded them from the cache: how many results carry
+    # nvml_energy, and the one with the least.
+    energy = [r for r in ok if isinstance(r.get("nvml_energy"), (int, float))]
+    if energy:
+        least = min(energy, key=lambda r: r["nvml_energy"])
+        report["with_energy"] = len(energy)
+        report["best_energy"] = to_plain({k: least[k] for k in names + ["nvml_energy", "nvml_power"] if k in least})
 
 
 def main():
