@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "tuning/decider.h"
 
@@ -12,8 +13,8 @@ namespace tune::tuning {
 
 namespace {
 
-// Rounds of the energy race: the second in reverse order, so that a drift of the board's power
-// over the race (it warms up) weighs on every contender alike.
+// Rounds of the energy race: the second in reverse order; each contender is measured between two
+// windows of the race's reference.
 constexpr int kEnergyRounds = 2;
 
 }  // namespace
@@ -49,52 +50,99 @@ void Decider::race_energy(std::size_t s, SizeState& st) {
     launches.push_back(SizeStates::placements(*run_.configs[c].compiled.kernel, shapes[i], sets).at(0));
     runnable.push_back(i);
   }
+  if (runnable.size() < 2) return;
+  // Each contender's window is bracketed by two windows of the reference (the least first-pass
+  // energy, runnable[0]); its figure is its ratio to the mean of the two, so the board's drift
+  // over the race (its power rises as it warms) cancels, times the reference's mean over the race.
   const auto t0 = Clock::now();
-  std::vector<std::vector<run::EnergyReading>> readings(runnable.size());
-  for (int round = 0; round < kEnergyRounds; ++round)
-    for (std::size_t j = 0; j < runnable.size(); ++j) {
-      const std::size_t k = round % 2 == 0 ? j : runnable.size() - 1 - j;
-      const store::StoredMeasurement& m = rows[runnable[k]];
-      run::LaunchStatus status;
-      run::EnergyReading r = run_.energy->measure(launches[k], *m.objective, 0, status, policy.energy_race_updates);
-      if (!status.ok()) {
-        spdlog::warn("{} at {}: the energy race failed ({}); its first pass stands", m.params, f.size.value(),
-                     status.message);
-        if (status.sticky()) {
-          run_.configs[run_.config_index.at(m.params)].compiled.faulted = true;
-          states_.recover(st);
-          return;
-        }
-        continue;
-      }
-      if (r.resolved) readings[k].push_back(std::move(r));
-    }
-  run_.count.decide_ms += ms_since(t0);
-  for (std::size_t k = 0; k < runnable.size(); ++k) {
-    if (readings[k].empty()) continue;
+  bool stop = false;
+  auto window = [&](std::size_t k) -> std::optional<run::EnergyReading> {
     const store::StoredMeasurement& m = rows[runnable[k]];
-    double joules = 0, watts = 0, joules_var = 0, watts_var = 0;
-    for (const auto& r : readings[k]) {
-      joules += r.energy.joules;
-      watts += r.power.watts;
-      joules_var += r.energy.half_width * r.energy.half_width;
-      watts_var += r.power.half_width * r.power.half_width;
+    run::LaunchStatus status;
+    run::EnergyReading r = run_.energy->measure(launches[k], *m.objective, 0, status, policy.energy_race_updates);
+    if (!status.ok()) {
+      spdlog::warn("{} at {}: the energy race failed ({}); its first pass stands", m.params, f.size.value(),
+                   status.message);
+      if (status.sticky()) {
+        run_.configs[run_.config_index.at(m.params)].compiled.faulted = true;
+        stop = true;
+      }
+      return std::nullopt;
     }
-    const auto n = static_cast<double>(readings[k].size());
+    if (!r.resolved) return std::nullopt;
+    return r;
+  };
+  struct Ratios {
+    std::vector<double> energy, power;
+  };
+  std::vector<Ratios> ratios(runnable.size());
+  std::vector<run::EnergyReading> refs;
+  for (int round = 0; round < kEnergyRounds && !stop; ++round) {
+    std::optional<run::EnergyReading> before = window(0);
+    if (before) refs.push_back(*before);
+    for (std::size_t j = 1; j < runnable.size() && !stop; ++j) {
+      const std::size_t k = round % 2 == 0 ? j : runnable.size() - j;
+      const std::optional<run::EnergyReading> mine = window(k);
+      std::optional<run::EnergyReading> after = stop ? std::nullopt : window(0);
+      if (after) refs.push_back(*after);
+      if (mine && before && after) {
+        const double e = (before->energy.joules + after->energy.joules) / 2;
+        const double w = (before->power.watts + after->power.watts) / 2;
+        if (e > 0 && w > 0) {
+          ratios[k].energy.push_back(mine->energy.joules / e);
+          ratios[k].power.push_back(mine->power.watts / w);
+        }
+      }
+      before = std::move(after);
+    }
+  }
+  if (stop) {
+    states_.recover(st);
+    return;
+  }
+  run_.count.decide_ms += ms_since(t0);
+  if (refs.size() < 2) return;
+  const auto mean = [](const std::vector<double>& v) {
+    double sum = 0;
+    for (double x : v) sum += x;
+    return sum / static_cast<double>(v.size());
+  };
+  // 95% half-width of a mean (normal approximation; 0 with one value)
+  const auto half_width = [&](const std::vector<double>& v) {
+    if (v.size() < 2) return 0.0;
+    const double mu = mean(v);
+    double ss = 0;
+    for (double x : v) ss += (x - mu) * (x - mu);
+    return 1.96 * std::sqrt(ss / static_cast<double>(v.size() - 1)) / std::sqrt(static_cast<double>(v.size()));
+  };
+  std::vector<double> ref_j, ref_w;
+  for (const auto& r : refs) {
+    ref_j.push_back(r.energy.joules);
+    ref_w.push_back(r.power.watts);
+  }
+  const double level_j = mean(ref_j), level_w = mean(ref_w);
+  ratios[0].energy.assign(1, 1.0);  // the reference: its mean over the race
+  ratios[0].power.assign(1, 1.0);
+  for (std::size_t k = 0; k < runnable.size(); ++k) {
+    if (ratios[k].energy.empty()) continue;
+    const store::StoredMeasurement& m = rows[runnable[k]];
     store::Measurement again = m;
-    // the mean of the rounds, with the time's relative interval (measured once, in the time race)
+    // the time's relative interval (measured once, in the time race)
     const double time_rel =
         m.summary && m.summary->count > 1 && *m.objective > 0
             ? decision::estimate(std::vector<double>(m.samples_ms.begin(), m.samples_ms.end()), run_.rule.statistic)
                   .relative()
             : 0;
-    again.energy_j = joules / n;
-    again.power_w = watts / n;
-    again.energy_hw_j = std::hypot(std::sqrt(joules_var) / n, *again.energy_j * time_rel);
-    again.power_hw_w = std::sqrt(watts_var) / n;
+    const double ratio_j = mean(ratios[k].energy);
+    again.energy_j = ratio_j * level_j;
+    again.power_w = mean(ratios[k].power) * level_w;
+    const double ratio_hw = k == 0 ? half_width(ref_j) / level_j : half_width(ratios[k].energy);
+    again.energy_hw_j = *again.energy_j * std::hypot(ratio_hw / ratio_j, time_rel);
+    again.power_hw_w = k == 0 ? half_width(ref_w) : half_width(ratios[k].power) * level_w;
     nlohmann::ordered_json extra = nlohmann::ordered_json::parse(m.extra.empty() ? "{}" : m.extra);
     if (!extra.contains("energy_first_pass")) extra["energy_first_pass"] = {{"energy_j", *m.energy_j}};
-    extra["energy_rounds"] = readings[k].size();
+    extra["energy_rounds"] = k == 0 ? refs.size() : ratios[k].energy.size();
+    extra["energy_reference"] = k == 0 ? "is the race's reference" : rows[runnable[0]].params;
     again.extra = extra.dump();
     again.measured_at.clear();
     run_.db.record(again);
