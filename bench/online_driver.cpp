@@ -123,7 +123,7 @@ int main(int argc, char** argv) try {
   o.online.enabled = true;
   o.online.dir = work / "online";
   o.online.launches = a.launches;
-  o.online.min_samples = std::max(1, a.launches / 16);  // the first round: 8 candidates
+  o.online.min_samples = a.launches / 8;
   tune::runtime::Kernel plain(a.spec, table, {});
   tune::runtime::Kernel online(a.spec, table, o);
   cudaDeviceProp prop{};

@@ -11,66 +11,39 @@
 
 namespace tune::runtime::detail {
 
-namespace {
-// The rounds for n candidates: each round's active count halves down to two; every round but the
-// last gets half of what is left of the launches, the last the rest. Returns each round's
-// cumulative samples per active candidate.
-std::vector<std::size_t> halving(std::size_t n, std::size_t launches) {
-  std::vector<std::size_t> targets;
-  std::size_t active = n, left = launches, total = 0;
-  while (true) {
-    const bool last = active <= 2;
-    const std::size_t budget = last ? left : left / 2;
-    total += std::max<std::size_t>(1, budget / active);
-    targets.push_back(total);
-    if (last) break;
-    left -= budget;
-    active = (active + 1) / 2;
-  }
-  return targets;
-}
-}  // namespace
-
 Rotation::Rotation(std::size_t candidates, OnlineRule rule) : rule_(rule) {
   if (rule.launches < 1 || rule.min_samples < 1 || rule.candidates < 1 || rule.launches < rule.min_samples)
     throw std::invalid_argument("online rule: launches >= min_samples >= 1 and candidates >= 1");
   if (candidates == 0) throw std::invalid_argument("online tuning needs at least one candidate");
-  const auto launches = static_cast<std::size_t>(rule.launches);
-  const auto least = static_cast<std::size_t>(rule.min_samples);
-  std::size_t n = std::min(candidates, static_cast<std::size_t>(rule.candidates));
-  while (n > 1 && halving(n, launches).front() < least) --n;
-  samples_.resize(n);
-  outstanding_.assign(n, 0);
-  targets_ = halving(n, launches);
-  for (std::size_t i = 0; i < n; ++i) active_.push_back(i);
-}
-
-double Rotation::score(std::size_t candidate) const { return median(candidate) * (candidate == 0 ? 1 - kMargin : 1.0); }
-
-std::vector<std::size_t> Rotation::by_score() const {
-  std::vector<std::size_t> order = active_;
-  std::stable_sort(order.begin(), order.end(), [this](std::size_t a, std::size_t b) { return score(a) < score(b); });
-  return order;
+  const auto most = static_cast<std::size_t>(std::min(rule.candidates, rule.launches / rule.min_samples));
+  samples_.resize(std::min(candidates, most));
+  outstanding_.assign(samples_.size(), 0);
 }
 
 std::size_t Rotation::next() {
-  std::size_t c = winner_;
-  if (!settled_) {
-    // The active candidate furthest from this round's target, in the model's order on ties.
-    const std::size_t target = targets_[round_];
-    std::size_t least = std::numeric_limits<std::size_t>::max();
-    for (std::size_t i : active_) {
-      const std::size_t have = samples_[i].size() + static_cast<std::size_t>(outstanding_[i]);
-      if (have < target && have < least) {
-        least = have;
-        c = i;
-      }
+  std::size_t c = 0;
+  if (settled_) {
+    c = winner_;
+  } else if (launched_ < static_cast<std::size_t>(rule_.launches)) {
+    c = launched_ % samples_.size();
+  } else {
+    // Past the rotation, samples still outstanding: a candidate short of them, else the best so far.
+    auto short_of = [&](std::size_t i) {
+      return samples_[i].size() + static_cast<std::size_t>(outstanding_[i]) <
+             static_cast<std::size_t>(rule_.min_samples);
+    };
+    std::size_t best = samples_.size();
+    for (std::size_t i = 0; i < samples_.size() && best == samples_.size(); ++i)
+      if (short_of(i)) best = i;
+    if (best == samples_.size()) {
+      best = 0;
+      for (std::size_t i = 1; i < samples_.size(); ++i)
+        if (median(i) < median(best)) best = i;
     }
-    // Every launch of the round issued, samples still to come: the best so far.
-    if (least == std::numeric_limits<std::size_t>::max()) c = by_score().front();
-    ++outstanding_[c];
+    c = best;
   }
   ++launched_;
+  if (!settled_) ++outstanding_[c];
   return c;
 }
 
@@ -78,24 +51,17 @@ void Rotation::sample(std::size_t candidate, double ms) {
   if (settled_ || candidate >= samples_.size()) return;
   if (outstanding_[candidate] > 0) --outstanding_[candidate];
   if (ms >= 0 && std::isfinite(ms)) samples_[candidate].push_back(ms);
-  advance_if_done();
+  settle_if_done();
 }
 
-void Rotation::advance_if_done() {
-  while (!settled_) {
-    for (std::size_t i : active_)
-      if (samples_[i].size() < targets_[round_]) return;
-    std::vector<std::size_t> order = by_score();
-    if (round_ + 1 == targets_.size()) {
-      winner_ = order.front();
-      settled_ = true;
-      return;
-    }
-    order.resize((order.size() + 1) / 2);
-    std::sort(order.begin(), order.end());  // back to the model's order
-    active_ = std::move(order);
-    ++round_;
-  }
+void Rotation::settle_if_done() {
+  if (launched_ < static_cast<std::size_t>(rule_.launches)) return;
+  for (const auto& s : samples_)
+    if (s.size() < static_cast<std::size_t>(rule_.min_samples)) return;
+  winner_ = 0;
+  for (std::size_t i = 1; i < samples_.size(); ++i)
+    if (median(i) < median(winner_)) winner_ = i;
+  settled_ = true;
 }
 
 double Rotation::median(std::size_t candidate) const {

@@ -1,15 +1,13 @@
 // Internal to the runtime library: online tuning at a size the table did not measure, without
 // CUDA (the launches and events are runtime/online_launch.cpp's).
 //
-// The rule (Rotation), successive halving: the first `launches` launches at the size are spent
-// in rounds. In the first round every candidate gets at least min_samples timed launches; after
-// each round the better half by median goes on (the table's pick needs a rival kMargin faster to
-// be dropped), and the last round, between two, gets what is left of the launches, so the close
-// contenders are timed most. Each launch is timed by a pair of events read later, when it has
-// completed; a launch issued while a round waits for its samples runs the best candidate so far.
-// When the last round's samples are in, the lowest median wins (the same margin for the pick) and
-// every later launch runs it. What the rotation cost: for each sample, its time minus the
-// winner's median (extra_ms).
+// The rule (Rotation): the first `launches` launches at the size run the candidates in turn
+// (launch i runs candidate i % n, n at most launches / min_samples); each launch is timed by a
+// pair of events read later, when it has completed. Once `launches` launches have been issued
+// and every candidate has min_samples samples, the candidate with the lowest median wins and
+// every later launch runs it. Launches issued after the first `launches` while samples are still
+// outstanding run a candidate short of samples, else the best median so far.
+// What the rotation cost: for each sample, its time minus the winner's median (extra_ms).
 #pragma once
 #include <array>
 #include <cstddef>
@@ -22,18 +20,14 @@ namespace tune::runtime::detail {
 
 struct OnlineRule {
   int launches = 64;    // launches that rotate among the candidates
-  int min_samples = 4;  // timed launches each candidate gets in the first round
-  int candidates = 8;   // at most this many (fewer where the first round cannot give min_samples)
+  int min_samples = 8;  // timed launches each candidate needs before one can win
+  int candidates = 8;   // at most this many (and at most launches / min_samples)
 };
-
-// A rival replaces the table's pick only when its median is this much lower: single launches of
-// a few microseconds are timed to a few percent.
-inline constexpr double kMargin = 0.01;
 
 class Rotation {
  public:
   // Throws std::invalid_argument for no candidates or a rule with launches < min_samples or a
-  // non-positive field. Candidate 0 is the table's pick.
+  // non-positive field.
   Rotation(std::size_t candidates, OnlineRule rule);
 
   std::size_t size() const noexcept { return samples_.size(); }
@@ -52,16 +46,10 @@ class Rotation {
   double extra_ms() const;                     // the rotation's time beyond the winner's (once settled)
 
  private:
-  void advance_if_done();
-  // Lower is better: the median, the pick's lowered by kMargin.
-  double score(std::size_t candidate) const;
-  std::vector<std::size_t> by_score() const;  // the active candidates, best first
+  void settle_if_done();
   OnlineRule rule_;
   std::vector<std::vector<double>> samples_;
   std::vector<int> outstanding_;
-  std::vector<std::size_t> active_;   // the candidates still in, in the model's order
-  std::vector<std::size_t> targets_;  // per round: the samples each active candidate has by its end
-  std::size_t round_ = 0;
   std::size_t launched_ = 0, winner_ = 0;
   bool settled_ = false;
 };

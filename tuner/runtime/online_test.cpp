@@ -3,7 +3,6 @@
 // whole path (every launch right, the winner settled, its file written).
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <numeric>
@@ -45,15 +44,12 @@ struct FakeGpu {
 
 }  // namespace
 
-TEST(OnlineRotation, HalvesThenSettlesOnTheLowestMedian) {
+TEST(OnlineRotation, RotatesThenSettlesOnTheLowestMedian) {
   Rotation r(4, OnlineRule{64, 8, 8});
   FakeGpu gpu({1.30, 1.10, 1.00, 1.02});
   std::vector<std::size_t> order(64);
   for (auto& c : order) c = gpu.launch(r);
-  // First round: every candidate 8 times, in turn.
-  for (int i = 0; i < 32; ++i) EXPECT_EQ(order[i], static_cast<std::size_t>(i % 4)) << i;
-  // Then only the better half (2 and 3), with what is left of the 64 launches.
-  for (int i = 32; i < 64; ++i) EXPECT_TRUE(order[i] == 2 || order[i] == 3) << i << ": " << order[i];
+  for (int i = 0; i < 64; ++i) EXPECT_EQ(order[i], static_cast<std::size_t>(i % 4));
   EXPECT_FALSE(r.settled());  // the last three launches are not read yet: nothing blocks on them
   std::size_t extra = 0;
   while (!r.settled() && extra < 10) {
@@ -61,60 +57,37 @@ TEST(OnlineRotation, HalvesThenSettlesOnTheLowestMedian) {
     ++extra;
   }
   ASSERT_TRUE(r.settled());
-  EXPECT_LE(extra, 8u);
+  EXPECT_LE(extra, 4u);
   EXPECT_EQ(r.winner(), 2u);
   EXPECT_DOUBLE_EQ(r.median(2), 1.00);  // the cold first launch does not move the median
-  EXPECT_EQ(r.samples(0).size(), 8u);   // the slow half stops after the first round
-  EXPECT_EQ(r.samples(1).size(), 8u);
-  EXPECT_GE(r.samples(2).size(), 24u);  // the contenders are timed three times as often
-  EXPECT_GE(r.samples(3).size(), 24u);
   for (int i = 0; i < 5; ++i) EXPECT_EQ(gpu.launch(r), 2u);
   // The cost: every sample's time beyond the winner's median.
   double want = 0;
   for (std::size_t c = 0; c < 4; ++c)
     for (double ms : r.samples(c)) want += ms - 1.00;
   EXPECT_NEAR(r.extra_ms(), want, 1e-9);
-  EXPECT_GT(r.extra_ms(), 8 * 0.30);
-}
-
-TEST(OnlineRotation, TheTablesPickStaysUnlessARivalIsClearlyFaster) {
-  const auto winner = [](std::vector<double> base) {
-    Rotation r(base.size(), OnlineRule{});
-    FakeGpu gpu(std::move(base));
-    for (int i = 0; i < 200 && !r.settled(); ++i) gpu.launch(r);
-    EXPECT_TRUE(r.settled());
-    return r.winner();
-  };
-  // Candidate 0 is the table's pick: a rival within kMargin does not replace it...
-  EXPECT_EQ(winner({1.000, 0.995, 1.2, 1.3, 1.4, 1.5, 1.6, 1.7}), 0u);
-  // ...one clearly faster does, from anywhere in the model's order.
-  EXPECT_EQ(winner({1.000, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6, 0.97}), 7u);
-  EXPECT_EQ(winner({1.000, 0.98, 1.2, 1.3}), 1u);
+  EXPECT_GT(r.extra_ms(), 16 * 0.30);
 }
 
 TEST(OnlineRotation, ACandidateWithoutEnoughSamplesIsLaunchedAgain) {
   Rotation r(2, OnlineRule{16, 8, 8});
-  std::vector<std::size_t> order;
-  int failed = 0;
-  while (!r.settled() && order.size() < 32) {
+  for (int i = 0; i < 16; ++i) {
     const std::size_t c = r.next();
-    order.push_back(c);
-    const bool fail = c == 1 && failed < 2;  // two of candidate 1's events fail
-    failed += fail ? 1 : 0;
-    r.sample(c, fail ? -1.0 : 1.0 + double(c));
+    r.sample(c, c == 1 && i < 4 ? -1.0 : 1.0 + double(c));  // two of candidate 1's events failed
+  }
+  EXPECT_FALSE(r.settled());
+  EXPECT_EQ(r.samples(1).size(), 6u);
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(r.next(), 1u);
+    r.sample(1, 2.0);
   }
   ASSERT_TRUE(r.settled());
-  EXPECT_EQ(order.size(), 18u);  // the two launches without a sample are made up, no more
-  EXPECT_EQ(std::count(order.begin(), order.end(), 1u), 10);
-  EXPECT_EQ(r.samples(0).size(), 8u);
-  EXPECT_EQ(r.samples(1).size(), 8u);
   EXPECT_EQ(r.winner(), 0u);
 }
 
 TEST(OnlineRotation, CandidatesAreCappedSoEachGetsItsSamples) {
-  EXPECT_EQ(Rotation(20, OnlineRule{64, 8, 16}).size(), 4u);  // a first round of 32 launches
+  EXPECT_EQ(Rotation(20, OnlineRule{64, 8, 16}).size(), 8u);
   EXPECT_EQ(Rotation(20, OnlineRule{64, 4, 6}).size(), 6u);
-  EXPECT_EQ(Rotation(20, OnlineRule{}).size(), 8u);
   EXPECT_EQ(Rotation(3, OnlineRule{64, 8, 8}).size(), 3u);
   EXPECT_THROW(Rotation(0, OnlineRule{}), std::invalid_argument);
   EXPECT_THROW(Rotation(2, OnlineRule{4, 8, 8}), std::invalid_argument);
@@ -149,7 +122,7 @@ namespace {
 struct OnlineFixture {
   Recorded rec;
   runtime::detail::Table table = runtime::detail::load_table(rec.table, rec.spec);
-  Rotation rotation{3, OnlineRule{24, 4, 8}};
+  Rotation rotation{3, OnlineRule{24, 8, 8}};
   runtime::detail::OnlineResult result;
   fs::path file;
 

@@ -23,9 +23,9 @@
 // With online tuning on (Options::online.enabled or TUNE_ONLINE=1), a size without an exact
 // entry is tuned by its first launches: they rotate among the best candidates of the table (each
 // a complete kernel, so every launch is correct), each timed by CUDA events that are read once
-// they have completed (the stream is never synchronised); OnlineOptions::launches launches are
-// spent in rounds of successive halving (every candidate gets min_samples, then the better half
-// goes on), the lowest median of the last round wins and every later launch at that size runs it. The result goes to a file in OnlineOptions::dir (or $TUNE_ONLINE_DIR) that
+// they have completed (the stream is never synchronised); after OnlineOptions::launches launches,
+// once every candidate has min_samples samples, the lowest median wins and every later launch at
+// that size runs it. The result goes to a file in OnlineOptions::dir (or $TUNE_ONLINE_DIR) that
 // `tune import` reads into the database.
 //
 // Thread-safe: one Kernel may be launched from several threads. Every failure throws
@@ -199,8 +199,8 @@ struct OnlineOptions {
   bool enabled = false;       // or TUNE_ONLINE=1 in the environment
   std::filesystem::path dir;  // where each result's file goes: empty means $TUNE_ONLINE_DIR (none: no file)
   int launches = 64;          // launches that rotate among the candidates
-  int min_samples = 4;        // timed launches per candidate in the first round
-  int candidates = 8;         // at most this many (fewer where the first round cannot give min_samples)
+  int min_samples = 8;        // timed launches per candidate before one can win
+  int candidates = 8;         // at most this many (and at most launches / min_samples)
 };
 
 struct Options {
