@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -230,6 +231,13 @@ int main(int argc, char** argv) try {
     std::fputs(md.str().c_str(), stdout);
   else
     std::ofstream(a.out) << md.str();
+  // ONLINE_KEEP=DIR keeps the online result files (every candidate's samples) for analysis.
+  if (const char* keep = std::getenv("ONLINE_KEEP"); keep != nullptr && *keep != '\0') {
+    fs::create_directories(keep);
+    if (fs::exists(work / "online"))
+      for (const auto& e : fs::directory_iterator(work / "online"))
+        fs::copy_file(e.path(), fs::path(keep) / e.path().filename(), fs::copy_options::overwrite_existing);
+  }
   fs::remove_all(work);
   return 0;
 } catch (const std::exception& e) {

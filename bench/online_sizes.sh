@@ -13,7 +13,8 @@
 # Environment: TUNE (build/tune), ONLINE_BENCH (build/online_bench), OUT (bench/online_sizes.md),
 # LAUNCHES (64), SIZES (the list below), BF_LOG (a file to keep the brute-force run's output in),
 # BF_DB (a file to keep the brute-force database in: every configuration at every size, for
-# evaluating the selection model on the CPU).
+# evaluating the selection model on the CPU), ONLINE_KEEP (a folder to keep online tuning's result
+# files in: every candidate's samples at every size).
 # Build both binaries first:
 #   bash scripts/build.sh tune online_bench
 # GPU time on an H200: about 1 minute of brute force (374 configurations x 36 sizes) and some
