@@ -38,7 +38,7 @@ std::size_t Rotation::next() {
     if (best == samples_.size()) {
       best = 0;
       for (std::size_t i = 1; i < samples_.size(); ++i)
-        if (median(i) < median(best)) best = i;
+        if (score(i) < score(best)) best = i;
     }
     c = best;
   }
@@ -60,8 +60,17 @@ void Rotation::settle_if_done() {
     if (s.size() < static_cast<std::size_t>(rule_.min_samples)) return;
   winner_ = 0;
   for (std::size_t i = 1; i < samples_.size(); ++i)
-    if (median(i) < median(winner_)) winner_ = i;
+    if (score(i) < score(winner_)) winner_ = i;
   settled_ = true;
+}
+
+double Rotation::fastest(std::size_t candidate) const {
+  const std::vector<double>& s = samples_.at(candidate);
+  return s.empty() ? std::numeric_limits<double>::infinity() : *std::min_element(s.begin(), s.end());
+}
+
+double Rotation::score(std::size_t candidate) const {
+  return fastest(candidate) * (candidate == 0 ? 1 - kMargin : 1.0);
 }
 
 double Rotation::median(std::size_t candidate) const {
@@ -119,13 +128,17 @@ std::string online_file_text(const OnlineResult& r) {
     values[r.parameters[p]] = values_json(r.spec_values.at(p));
   }
   j["tune_params"] = std::move(values);
-  j["rule"] = {{"launches", r.rule.launches}, {"min_samples", r.rule.min_samples}, {"statistic", "median"}};
+  j["rule"] = {{"launches", r.rule.launches},
+               {"min_samples", r.rule.min_samples},
+               {"statistic", "min"},
+               {"pick_margin", kMargin}};
   j["winner"] = r.rotation->winner();
   j["extra_ms"] = r.rotation->extra_ms();
   json candidates = json::array();
   for (std::size_t c = 0; c < r.candidates.size(); ++c) {
     candidates.push_back({{"values", values_json(r.candidates[c])},
                           {"samples_ms", r.rotation->samples(c)},
+                          {"min_ms", r.rotation->fastest(c)},
                           {"median_ms", r.rotation->median(c)}});
   }
   j["candidates"] = std::move(candidates);

@@ -4,9 +4,11 @@
 // The rule (Rotation): the first `launches` launches at the size run the candidates in turn
 // (launch i runs candidate i % n, n at most launches / min_samples); each launch is timed by a
 // pair of events read later, when it has completed. Once `launches` launches have been issued
-// and every candidate has min_samples samples, the candidate with the lowest median wins and
-// every later launch runs it. Launches issued after the first `launches` while samples are still
-// outstanding run a candidate short of samples, else the best median so far.
+// and every candidate has min_samples samples, the candidate with the fastest launch wins (the
+// table's pick, candidate 0, unless a rival's is kMargin faster) and every later launch runs it:
+// single launches of a few microseconds are slowed by what runs beside them, never sped up, so
+// the fastest of a few is the steadiest estimate. Launches issued after the first `launches`
+// while samples are still outstanding run a candidate short of samples, else the best so far.
 // What the rotation cost: for each sample, its time minus the winner's median (extra_ms).
 #pragma once
 #include <array>
@@ -17,6 +19,9 @@
 #include "runtime/table.h"
 
 namespace tune::runtime::detail {
+
+// A rival replaces the table's pick only when its fastest launch is this much faster.
+inline constexpr double kMargin = 0.01;
 
 struct OnlineRule {
   int launches = 64;    // launches that rotate among the candidates
@@ -42,11 +47,13 @@ class Rotation {
   void sample(std::size_t candidate, double ms);
 
   const std::vector<double>& samples(std::size_t candidate) const { return samples_.at(candidate); }
-  double median(std::size_t candidate) const;  // +infinity without samples
-  double extra_ms() const;                     // the rotation's time beyond the winner's (once settled)
+  double median(std::size_t candidate) const;   // +infinity without samples
+  double fastest(std::size_t candidate) const;  // the lowest sample; +infinity without samples
+  double extra_ms() const;                      // the rotation's time beyond the winner's (once settled)
 
  private:
   void settle_if_done();
+  double score(std::size_t candidate) const;  // lower wins: fastest(), the pick's less kMargin
   OnlineRule rule_;
   std::vector<std::vector<double>> samples_;
   std::vector<int> outstanding_;

@@ -24,7 +24,8 @@
 // entry is tuned by its first launches: they rotate among the best candidates of the table (each
 // a complete kernel, so every launch is correct), each timed by CUDA events that are read once
 // they have completed (the stream is never synchronised); after OnlineOptions::launches launches,
-// once every candidate has min_samples samples, the lowest median wins and every later launch at
+// once every candidate has min_samples samples, the fastest launch wins (the table's pick unless a
+// rival's is 1% faster) and every later launch at
 // that size runs it. The result goes to a file in OnlineOptions::dir (or $TUNE_ONLINE_DIR) that
 // `tune import` reads into the database.
 //
