@@ -61,15 +61,28 @@ bool others_can_run_tune() {
 }
 
 // A folder in t every account may write (as /tmp), t itself opened to them.
+// Inputs another account can read wherever the checkout is (CI's is in a folder only its owner
+// may enter): the spec, its kernel sources and two recorded caches, copied into `dir`.
+void readable_inputs(const fs::path& dir) {
+  fs::create_directories(dir / "spaces");
+  fs::copy_file(kTranspose, dir / "spaces/transpose.json");
+  fs::copy(kSource / "kernels_src", dir / "kernels_src", fs::copy_options::recursive);
+  fs::copy_file(kCache, dir / "c.json.gz");
+  fs::copy_file(kSource / "results/recorded/transpose/256x256.json.gz", dir / "c2.json.gz");
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    fs::permissions(e.path(),
+                    e.is_directory() ? fs::perms::others_read | fs::perms::others_exec | fs::perms::group_read |
+                                           fs::perms::group_exec
+                                     : fs::perms::others_read | fs::perms::group_read,
+                    fs::perm_options::add);
+}
+
 fs::path shared_folder(const TempDir& t) {
   fs::permissions(t.path(), fs::perms::others_exec | fs::perms::others_read, fs::perm_options::add);
   fs::path d = t.path() / "shared";
   fs::create_directory(d);
   fs::permissions(d, fs::perms::all | fs::perms::sticky_bit);
-  fs::copy_file(kCache, d / "c.json.gz");
-  fs::copy_file(kSource / "results/recorded/transpose/256x256.json.gz", d / "c2.json.gz");
-  for (const char* f : {"c.json.gz", "c2.json.gz"})
-    fs::permissions(d / f, fs::perms::others_read | fs::perms::group_read, fs::perm_options::add);
+  readable_inputs(d);
   return d;
 }
 
@@ -149,10 +162,13 @@ TEST(NothingLostCli, PermissionFailuresAreExitTwoWithOneLine) {
   if (!others_can_run_tune()) GTEST_SKIP() << "needs root, and nobody able to run " << tune::cli::testing::binary();
   TempDir t;
   fs::permissions(t.path(), fs::perms::others_exec | fs::perms::others_read, fs::perm_options::add);
-  ASSERT_EQ(run(t, "import " + kCache + " --spec " + kTranspose + " --db " + t.file("root.db")).code, 0);
-  for (const std::string& args : {"import " + kCache + " --spec " + kTranspose + " --db " + t.file("root.db"),
-                                  "import " + kCache + " --spec " + kTranspose + " --db " + t.file("new.db"),
-                                  "--space " + kTranspose + " --replay " + kCache + " --db " + t.file("new.db")}) {
+  readable_inputs(t.path() / "in");
+  const std::string spec = (t.path() / "in/spaces/transpose.json").string(),
+                    cache = (t.path() / "in/c.json.gz").string();
+  ASSERT_EQ(run(t, "import " + cache + " --spec " + spec + " --db " + t.file("root.db")).code, 0);
+  for (const std::string& args : {"import " + cache + " --spec " + spec + " --db " + t.file("root.db"),
+                                  "import " + cache + " --spec " + spec + " --db " + t.file("new.db"),
+                                  "--space " + spec + " --replay " + cache + " --db " + t.file("new.db")}) {
     const Ran r = sh(t, "cd " + t.path().string() + " && exec " + kAsNobody, args);
     EXPECT_EQ(r.code, 2) << args << ": " << r.err;
     EXPECT_EQ(lines(r.err), 1u) << args << ": " << r.err;
@@ -167,15 +183,17 @@ TEST(NothingLostCli, AnotherAccountsReaderLeavesNothingThatBlocksTheOwner) {
   if (!others_can_run_tune()) GTEST_SKIP() << "needs root, and nobody able to run " << tune::cli::testing::binary();
   TempDir t;
   const fs::path d = shared_folder(t);
-  const std::string db = " --spec " + kTranspose + " --db " + (d / "o.db").string();
-  ASSERT_EQ(sh(t, "exec " + kAsNobody, "import " + (d / "c.json.gz").string() + db).code, 0);
+  const std::string db = " --spec " + (d / "spaces/transpose.json").string() + " --db " + (d / "o.db").string();
+  const std::string in_d = "cd " + d.string() + " && exec ";
+  const Ran first = sh(t, in_d + kAsNobody, "import " + (d / "c.json.gz").string() + db);
+  ASSERT_EQ(first.code, 0) << first.err;
   for (const char* cmd : {"best", "db", "best --json"}) {
-    const Ran r = sh(t, "exec " + kAsDaemon, std::string(cmd) + " --db " + (d / "o.db").string());
+    const Ran r = sh(t, in_d + kAsDaemon, std::string(cmd) + " --db " + (d / "o.db").string());
     EXPECT_EQ(r.code, 0) << cmd << ": " << r.err;
   }
   EXPECT_FALSE(fs::exists(d / "o.db-shm"));
   EXPECT_FALSE(fs::exists(d / "o.db-wal"));
-  const Ran owner = sh(t, "exec " + kAsNobody, "import " + (d / "c2.json.gz").string() + db);
+  const Ran owner = sh(t, in_d + kAsNobody, "import " + (d / "c2.json.gz").string() + db);
   EXPECT_EQ(owner.code, 0) << owner.err;
 }
 
