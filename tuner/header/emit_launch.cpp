@@ -157,7 +157,8 @@ std::string hopper_launch_body(const Model& m) {
     const spec::Argument& buf = spec.kernel.arguments[r.buffer];
     h << "  alignas(128) CUtensorMap arg_" << name << ";\n  {\n    const unsigned long long dims[] = {";
     for (std::size_t i = 0; i < r.dims.size(); ++i)
-      h << (i ? ", " : "") << dim_text(spec, r.dims[i], r.dims[i].json_path);
+      h << (i ? ", " : "") << "static_cast<unsigned long long>(" << dim_text(spec, r.dims[i], r.dims[i].json_path)
+        << ")";
     h << "};\n    if (const cudaError_t e = encode_tensor_map(&arg_" << name << ", " << map_type(spec, name, buf.type)
       << ", " << r.dims.size() << ", arg_" << buf.name << ", dims, " << run::parse_dtype(buf.type).size() << ", map_"
       << name << "_box[s.variant], map_" << name

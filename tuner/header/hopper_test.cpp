@@ -1,7 +1,7 @@
 // The dispatch header of a Hopper space (spaces/tma_copy.json): per variant the cluster, the
 // dynamic shared memory and the tensor map's box and swizzle; launch() encodes the map from its
-// buffer and launches with cudaLaunchKernelEx; the header compiles with nvcc for sm_90a. (The
-// launch itself runs on a GPU only: tune::runtime's Hopper launch is tested there.)
+// buffer and launches with cudaLaunchKernelEx; the header compiles with nvcc for sm_90a, and on a
+// GPU an application launches both variants through it and checks their copies.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -63,14 +63,46 @@ TEST(HeaderHopper, DispatchOfATensorMapClusterSpaceCompilesForSm90a) {
   EXPECT_NE(cuh.find("float* arg_out, const float* arg_in, int arg_cols, int arg_rows"), std::string::npos);
   const auto& d = dir.path();
   write(d / "tma_copy_dispatch.cuh", cuh);
-  write(d / "app.cu",
-        "#include \"tma_copy_dispatch.cuh\"\n"
-        "cudaError_t go(float* out, const float* in, int cols, int rows) {\n"
-        "  return tune_tuned::tma_copy::launch(nullptr, cols, rows, 1, out, in, cols, rows);\n}\n"
-        "int main() { return tune_tuned::tma_copy::num_variants >= 2 ? 0 : 1; }\n");
+  // With a GPU the application launches both variants (at 4096x4096 the cluster of 2 with 129 KiB
+  // of shared memory and a swizzled map) and checks the copy; without one it stops after the
+  // compile. It prints only what went wrong.
+  write(d / "app.cu", R"(#include "tma_copy_dispatch.cuh"
+#include <cstdio>
+#include <vector>
+static int copy_at(int cols, int rows) {
+  const size_t n = size_t(cols) * size_t(rows);
+  std::vector<float> host(n), back(n);
+  for (size_t i = 0; i < n; ++i) host[i] = float(i % 9973) * 0.25f;
+  float *in = nullptr, *out = nullptr;
+  if (cudaMalloc(&in, n * 4) != cudaSuccess || cudaMalloc(&out, n * 4) != cudaSuccess) return 1;
+  cudaMemcpy(in, host.data(), n * 4, cudaMemcpyHostToDevice);
+  cudaMemset(out, 0, n * 4);
+  cudaError_t e = tune_tuned::tma_copy::launch(nullptr, cols, rows, 1, out, in, cols, rows);
+  if (e == cudaSuccess) e = cudaDeviceSynchronize();
+  if (e != cudaSuccess) {
+    std::printf("%dx%d: %s\n", cols, rows, cudaGetErrorString(e));
+    return 1;
+  }
+  cudaMemcpy(back.data(), out, n * 4, cudaMemcpyDeviceToHost);
+  for (size_t i = 0; i < n; ++i)
+    if (back[i] != host[i]) {
+      std::printf("%dx%d: element %zu is %g, not %g\n", cols, rows, i, back[i], host[i]);
+      return 1;
+    }
+  cudaFree(in);
+  cudaFree(out);
+  return 0;
+}
+int main() {
+  if (tune_tuned::tma_copy::num_variants < 2) return 1;
+  int gpus = 0;
+  if (cudaGetDeviceCount(&gpus) != cudaSuccess || gpus == 0) return 0;
+  return copy_at(1024, 1024) | copy_at(4096, 4096);
+}
+)");
   const std::string s = d.string();
-  EXPECT_EQ(run(header::testing::nvcc() + " -std=c++17 -gencode=arch=compute_90a,code=sm_90a -o " + s + "/app " + s +
-                "/app.cu && " + s + "/app"),
+  EXPECT_EQ(run(header::testing::nvcc() + " -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Xcompiler -Werror -o " +
+                s + "/app " + s + "/app.cu && " + s + "/app"),
             "");
 }
 
