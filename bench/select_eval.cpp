@@ -40,17 +40,7 @@ namespace {
 std::vector<select::SizeMeasurements> measurements(store::Store& db) {
   const std::string kernel = query::resolve_kernel(db, std::nullopt);
   const auto device = db.devices(kernel).at(0);
-  std::vector<select::SizeMeasurements> out;
-  for (const auto& v : query::verdicts(db, kernel, device)) {
-    select::SizeMeasurements m;
-    const auto d = sizes::Size::parse_label(v.size).dims;
-    m.size = {d[0], d[1], d[2]};
-    m.decision = v.used().params;
-    m.decision_ms = v.used().estimate.value;
-    for (const auto& c : v.all) m.times.emplace_back(c.params, c.estimate.value);
-    out.push_back(std::move(m));
-  }
-  return out;
+  return query::size_measurements(query::verdicts(db, kernel, device));
 }
 
 // A scratch file, removed when done.

@@ -73,17 +73,25 @@ select::Extents extents(const std::string& label) {
   return {d[0], d[1], d[2]};
 }
 
-select::Data model_of(const std::vector<SizeVerdict>& all, const select::Alignment& alignment) {
-  std::vector<select::SizeMeasurements> in;
-  for (const auto& v : all) {
+}  // namespace
+
+std::vector<select::SizeMeasurements> size_measurements(const std::vector<SizeVerdict>& verdicts) {
+  std::vector<select::SizeMeasurements> out;
+  for (const auto& v : verdicts) {
     select::SizeMeasurements m;
     m.size = extents(v.size);
     m.decision = v.used().params;
     m.decision_ms = v.used().estimate.value;
     for (const auto& c : v.all) m.times.emplace_back(c.params, c.estimate.value);
-    in.push_back(std::move(m));
+    out.push_back(std::move(m));
   }
-  return select::build(std::move(in), alignment);
+  return out;
+}
+
+namespace {
+
+select::Data model_of(const std::vector<SizeVerdict>& all, const select::Alignment& alignment) {
+  return select::build(size_measurements(all), alignment);
 }
 
 std::string label_of(const tune_select::Point& p, int rank) { return sizes::Size{{p.x, p.y, p.z}, rank}.label(); }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "decision/objective.h"
+#include "query/verdict.h"
 #include "select/build.h"
 #include "store/store.h"
 
@@ -62,6 +63,10 @@ std::vector<Best> best(store::Store& db, const BestQuery& q);
 // where measured: the model then predicts the energy-optimal choice.
 select::Data model(store::Store& db, const std::string& kernel, const std::string& device,
                    const select::Alignment& alignment, decision::Objective objective = decision::Objective::time);
+
+// What the model is built from: per verdict its size, its decision with the decision's value, and
+// every contender's value.
+std::vector<select::SizeMeasurements> size_measurements(const std::vector<SizeVerdict>& verdicts);
 
 // Resolves --kernel: the given one if stored, the only one if not given. Throws InputError.
 std::string resolve_kernel(store::Store& db, const std::optional<std::string>& kernel);

@@ -102,27 +102,19 @@ void Decider::race_energy(std::size_t s, SizeState& st) {
   }
   run_.count.decide_ms += ms_since(t0);
   if (refs.size() < 2) return;
-  const auto mean = [](const std::vector<double>& v) {
-    double sum = 0;
-    for (double x : v) sum += x;
-    return sum / static_cast<double>(v.size());
-  };
-  // 95% half-width of a mean (normal approximation; 0 with one value)
-  const auto half_width = [&](const std::vector<double>& v) {
-    if (v.size() < 2) return 0.0;
-    const double mu = mean(v);
-    double ss = 0;
-    for (double x : v) ss += (x - mu) * (x - mu);
-    return 1.96 * std::sqrt(ss / static_cast<double>(v.size() - 1)) / std::sqrt(static_cast<double>(v.size()));
-  };
+  // The reference's figure is its mean over the race; each window of it, relative to that mean,
+  // is a sample of its ratio (1 on average), as a contender's windows are of its own.
   std::vector<double> ref_j, ref_w;
   for (const auto& r : refs) {
     ref_j.push_back(r.energy.joules);
     ref_w.push_back(r.power.watts);
   }
-  const double level_j = mean(ref_j), level_w = mean(ref_w);
-  ratios[0].energy.assign(1, 1.0);  // the reference: its mean over the race
-  ratios[0].power.assign(1, 1.0);
+  const double level_j = decision::estimate(ref_j, decision::Statistic::mean).value;
+  const double level_w = decision::estimate(ref_w, decision::Statistic::mean).value;
+  for (std::size_t i = 0; i < refs.size(); ++i) {
+    ratios[0].energy.push_back(ref_j[i] / level_j);
+    ratios[0].power.push_back(ref_w[i] / level_w);
+  }
   for (std::size_t k = 0; k < runnable.size(); ++k) {
     if (ratios[k].energy.empty()) continue;
     const store::StoredMeasurement& m = rows[runnable[k]];
@@ -133,15 +125,15 @@ void Decider::race_energy(std::size_t s, SizeState& st) {
             ? decision::estimate(std::vector<double>(m.samples_ms.begin(), m.samples_ms.end()), run_.rule.statistic)
                   .relative()
             : 0;
-    const double ratio_j = mean(ratios[k].energy);
-    again.energy_j = ratio_j * level_j;
-    again.power_w = mean(ratios[k].power) * level_w;
-    const double ratio_hw = k == 0 ? half_width(ref_j) / level_j : half_width(ratios[k].energy);
-    again.energy_hw_j = *again.energy_j * std::hypot(ratio_hw / ratio_j, time_rel);
-    again.power_hw_w = k == 0 ? half_width(ref_w) : half_width(ratios[k].power) * level_w;
+    const decision::Estimate ratio_j = decision::estimate(ratios[k].energy, decision::Statistic::mean);
+    const decision::Estimate ratio_w = decision::estimate(ratios[k].power, decision::Statistic::mean);
+    again.energy_j = ratio_j.value * level_j;
+    again.power_w = ratio_w.value * level_w;
+    again.energy_hw_j = *again.energy_j * std::hypot(ratio_j.relative(), time_rel);
+    again.power_hw_w = ratio_w.half_width * level_w;
     nlohmann::ordered_json extra = nlohmann::ordered_json::parse(m.extra.empty() ? "{}" : m.extra);
     if (!extra.contains("energy_first_pass")) extra["energy_first_pass"] = {{"energy_j", *m.energy_j}};
-    extra["energy_rounds"] = k == 0 ? refs.size() : ratios[k].energy.size();
+    extra["energy_rounds"] = ratios[k].energy.size();
     extra["energy_reference"] = k == 0 ? "is the race's reference" : rows[runnable[0]].params;
     again.extra = extra.dump();
     again.measured_at.clear();
