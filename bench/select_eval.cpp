@@ -98,7 +98,14 @@ Row evaluate(const select::Data& d, const select::SizeMeasurements& truth) {
   const auto& q = truth.size;
   const auto c = tune_select::select(d.model(), q[0], q[1], q[2]);
   double oracle = INFINITY;
-  for (const auto& v : d.variants) oracle = std::min(oracle, regret_at(truth, v));
+  if (const char* k = std::getenv("SELECT_EVAL_TOPK")) {  // the best of the model's top k
+    std::vector<tune_select::Choice> top(static_cast<std::size_t>(std::atoi(k)));
+    const unsigned n =
+        tune_select::top_candidates(d.model(), q[0], q[1], q[2], top.data(), static_cast<unsigned>(top.size()));
+    for (unsigned i = 0; i < n; ++i) oracle = std::min(oracle, regret_at(truth, d.variants.at(top[i].variant)));
+  } else {
+    for (const auto& v : d.variants) oracle = std::min(oracle, regret_at(truth, v));
+  }
   const std::string& pick = d.variants.at(c.variant);
   return {q, c.how != tune_select::How::extrapolated, regret_at(truth, pick), oracle, pick};
 }
@@ -129,7 +136,7 @@ void report(const std::string& name, const std::vector<Row>& rows, bool list) {
 
 int main(int argc, char** argv) {
   std::string spec_path, folder;
-  std::vector<std::string> bfs;
+  std::vector<std::string> bfs, trains;
   bool loo = false, list = false;
   for (int i = 1; i < argc; ++i) {
     const std::string k = argv[i];
@@ -137,7 +144,7 @@ int main(int argc, char** argv) {
       loo = true;
     else if (k == "--list")
       list = true;
-    else if (k != "--spec" && k != "--recorded" && k != "--bf")
+    else if (k != "--spec" && k != "--recorded" && k != "--bf" && k != "--train")
       die(k + ": unknown option");
     else if (i + 1 >= argc)
       die(k + ": needs a value");
@@ -145,6 +152,8 @@ int main(int argc, char** argv) {
       spec_path = argv[++i];
     else if (k == "--recorded")
       folder = argv[++i];
+    else if (k == "--train")
+      trains.emplace_back(argv[++i]);
     else
       bfs.emplace_back(argv[++i]);
   }
@@ -155,8 +164,22 @@ int main(int argc, char** argv) {
     if (!fs::is_regular_file(b)) die("--bf " + b + ": no such file");
   const spec::Spec spec = spec::load(spec_path);
   const select::Alignment align = header::alignment_of(spec);
-  const auto rec = recorded(folder);
+  auto rec = recorded(folder);
+  for (const auto& t : trains)
+    for (auto& m : brute_force(t)) rec.push_back(std::move(m));
   const select::Data data = select::build(rec, align);
+  if (const char* dump = std::getenv("SELECT_EVAL_DUMP")) {
+    FILE* f = std::fopen(dump, "w");
+    auto put = [&](const std::string& src, const std::vector<select::SizeMeasurements>& ms) {
+      for (const auto& m : ms)
+        for (const auto& [k, v] : m.times)
+          std::fprintf(f, "%s\t%lld\t%lld\t%s\t%.9g\t%d\n", src.c_str(), m.size[0], m.size[1], k.c_str(), v,
+                       k == m.decision ? 1 : 0);
+    };
+    put("rec", rec);
+    for (const auto& b : bfs) put(b, brute_force(b));
+    std::fclose(f);
+  }
   for (const auto& b : bfs) {
     std::vector<Row> rows;
     for (const auto& m : brute_force(b)) rows.push_back(evaluate(data, m));

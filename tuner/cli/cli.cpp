@@ -216,8 +216,10 @@ bool report_errors() {
 
 // An error on stderr: `prefix` and the message, one line (a script greps it whole), wrapped to
 // the width of a terminal (continuation lines indented) when stderr is one or COLUMNS says.
-void report(const char* prefix, const std::string& message) {
+// A value echoed from the input is cut when it is longer than any word a person reads.
+void report(const char* prefix, const std::string& full_message) {
   if (!report_errors()) return;
+  const std::string message = output::elide_long_words(full_message);
   const std::size_t width = output::terminal_width(STDERR_FILENO);
   std::size_t start = 0;
   for (bool first = true; start <= message.size(); first = false) {

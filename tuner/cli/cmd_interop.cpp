@@ -97,7 +97,7 @@ int cmd_import(const Args& args) {
   if (auto s = opt(vm, "spec")) spec = spec::load(*s);
   // Tune.alignment over the spec's space before anything is stored, as `tune run` checks it
   if (spec && std::any_of(spec->alignment.begin(), spec->alignment.end(), [](const auto& a) { return a.has_value(); }))
-    space::check_alignment(*spec, space::Space::build(*spec));
+    space::check_config_rules(*spec, space::Space::build(*spec));
   interop::ImportOptions o;
   o.kernel = opt(vm, "kernel");
   o.device = opt(vm, "device");

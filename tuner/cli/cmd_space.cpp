@@ -48,6 +48,7 @@ int cmd_space(const Args& args) {
     return 0;
   }
   auto space = space::Space::build(spec);
+  space::check_config_rules(spec, space);  // what a run or an import would refuse, refused here
 
   if (vm["json"].as<bool>()) {
     nlohmann::ordered_json j;

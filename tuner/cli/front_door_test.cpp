@@ -245,6 +245,36 @@ TEST(FrontDoor, TheBadPartOfAnInputIsNamed) {
   EXPECT_TRUE(has(format.err, "--format 'xls'")) << format.err;
 }
 
+// An absurd value in a spec is one readable line and exit 2, before anything is printed: a cluster
+// or shared memory beyond any GPU at `tune space` (not first at launch), and an echoed 5,000-digit
+// value cut in the message.
+TEST(FrontDoor, AbsurdSpecValuesAreOneShortLineAtTuneSpace) {
+  tune::store::testing::TempDir t;
+  auto variant = [&](const std::string& name, const std::string& key, const nlohmann::json& value) {  // NOLINT
+    std::ifstream in(kSource + "/spaces/tma_copy.json");
+    nlohmann::json j = nlohmann::json::parse(in);
+    if (key == "cluster")
+      j["Tune"]["cluster"]["X"] = value;
+    else
+      j["Tune"][key] = value;
+    j["KernelSpecification"]["KernelFile"] = kSource + "/kernels_src/tma_copy.cu";
+    std::ofstream(t.file(name)) << j.dump();
+    return run("space " + t.file(name));
+  };
+  for (const auto& [name, key, value] :
+       {std::tuple{std::string("c.json"), std::string("cluster"), nlohmann::json("10**30")},
+        std::tuple{std::string("d.json"), std::string("dynamic_shared_memory"), nlohmann::json("-1")},
+        std::tuple{std::string("a.json"), std::string("arch"), nlohmann::json("sm_" + std::string(5000, '9'))}}) {
+    SCOPED_TRACE(name);
+    const Ran r = variant(name, key, value);
+    EXPECT_EQ(r.code, 2);
+    EXPECT_EQ(r.out, "");
+    EXPECT_LE(r.err_lines().size(), std::size_t{3}) << r.err.substr(0, 400);  // wrapped at 100 columns
+    EXPECT_LE(r.err.size(), 300U) << r.err.substr(0, 400);
+    EXPECT_TRUE(has(r.err, "Tune." + key)) << r.err;
+  }
+}
+
 TEST(FrontDoor, WithoutAGpuTheMessagePointsToTheReplay) {
   tune::store::testing::TempDir t;
   const Ran r = run("--space " + kTranspose + " --sizes 1024 --db " + t.file("g.db"));

@@ -192,4 +192,26 @@ std::string Table::text(std::size_t width) const {
   return out;
 }
 
+std::string elide_long_words(std::string_view text, std::size_t longest) {
+  std::string out;
+  out.reserve(std::min(text.size(), std::size_t{4096}));
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t space = text.find_first_of(" \n", start);
+    const std::size_t end = space == std::string_view::npos ? text.size() : space;
+    const std::string_view word = text.substr(start, end - start);
+    if (columns(word) > longest) {
+      std::size_t keep = longest / 2;
+      while (keep > 0 && (static_cast<unsigned char>(word[keep]) & 0xC0U) == 0x80U) --keep;  // whole code points
+      out += word.substr(0, keep);
+      out += "...(" + std::to_string(columns(word)) + " characters)";
+    } else {
+      out += word;
+    }
+    if (end < text.size()) out += text[end];
+    start = end + 1;
+  }
+  return out;
+}
+
 }  // namespace tune::output

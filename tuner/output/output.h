@@ -39,6 +39,11 @@ std::string breakable(std::string_view json);
 // `text` cut to at most `width` columns, ending in "..." when cut.
 std::string shorten(std::string_view text, std::size_t width);
 
+// `text` with every run of more than `longest` characters without a space (an echoed value: a
+// 5,000-digit number, a pasted file) cut to its first `longest` / 2 characters, followed by
+// "...(N characters)", so that an error message stays readable whatever the input held.
+std::string elide_long_words(std::string_view text, std::size_t longest = 120);
+
 // `items` joined by ", " after `lead`, wrapped to `width` with continuation lines indented.
 std::vector<std::string> list(std::string_view lead, std::span<const std::string> items,
                               std::size_t width = output::width(), std::size_t indent = 4);

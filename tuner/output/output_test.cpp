@@ -86,3 +86,20 @@ TEST(Wrap, JsonBreaksBetweenMembers) {
     EXPECT_TRUE(l.back() == ',' || l.back() == '}') << l;
   }
 }
+
+// An echoed value of thousands of characters is cut in the message; words of ordinary length and
+// the message's spaces and lines are kept as they were.
+TEST(ElideLongWords, AHugeValueIsCutAndTheRestKept) {
+  const std::string huge(5000, '9');
+  const std::string msg = "spec.json: Tune.arch: \"sm_" + huge + "\" is not an architecture\nsecond line";
+  const std::string out = elide_long_words(msg);
+  EXPECT_LT(out.size(), 200U);
+  EXPECT_NE(out.find("...(5005 characters)"), std::string::npos) << out;
+  EXPECT_EQ(out.rfind("spec.json: Tune.arch: \"sm_999", 0), 0U) << out;  // the word: the quotes and 5,003 more
+  EXPECT_NE(out.find(" is not an architecture\nsecond line"), std::string::npos) << out;
+  EXPECT_EQ(elide_long_words("short words stay"), "short words stay");
+  const std::string utf8 = std::string(59, 'a') + "\xC2\xB5" + std::string(100, 'b');  // never half a code point
+  const std::string cut = elide_long_words(utf8);
+  EXPECT_EQ(cut.substr(0, 59), std::string(59, 'a'));
+  EXPECT_NE(cut.find("...(160 characters)"), std::string::npos) << cut;
+}

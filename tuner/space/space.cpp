@@ -322,11 +322,18 @@ std::string Space::params_json(std::size_t config) const {
   return out + "}";
 }
 
-void check_alignment(const spec::Spec& spec, const Space& space) {
-  if (std::none_of(spec.alignment.begin(), spec.alignment.end(), [](const auto& a) { return a.has_value(); })) return;
+void check_config_rules(const spec::Spec& spec, const Space& space) {
+  const auto named = [](const auto& axes) {
+    return std::any_of(axes.begin(), axes.end(), [](const auto& a) { return a.has_value(); });
+  };
+  const bool align = named(spec.alignment), launch = named(spec.launch.cluster) || spec.launch.dynamic_shared;
+  if (!align && !launch) return;
   const sizes::Size one = sizes::parse_one("1");
-  for (std::size_t c = 0; c < space.size(); ++c)
-    (void)spec::alignment(spec, spec::bind_config(spec, space.config_values(c), one));
+  for (std::size_t c = 0; c < space.size(); ++c) {
+    const auto bound = spec::bind_config(spec, space.config_values(c), one);
+    if (align) (void)spec::alignment(spec, bound);
+    if (launch) spec::check_launch_bounds(spec, bound);
+  }
 }
 
 }  // namespace tune::space

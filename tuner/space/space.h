@@ -60,9 +60,12 @@ class Space {
   std::size_t groups_ = 0;
 };
 
-// Tune.alignment gives a positive whole number for every configuration of `space` (bound at size 1,
-// as the selection model binds it), or InputError naming the configuration: checked before a run
-// or an import stores what `best` and `header` would then refuse.
-void check_alignment(const spec::Spec& spec, const Space& space);
+// The per-configuration rules of the Tune extensions hold for every configuration of `space` (bound
+// at size 1, as the selection model binds it): Tune.alignment gives a positive whole number, and
+// Tune.cluster and Tune.dynamic_shared_memory stay within what any GPU launches
+// (spec::check_launch_bounds). Else InputError naming the configuration: checked by `tune space`,
+// before a run and before an import, so that nothing is stored that `best`, `header` or a launch
+// would then refuse.
+void check_config_rules(const spec::Spec& spec, const Space& space);
 
 }  // namespace tune::space

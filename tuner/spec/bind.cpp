@@ -1,5 +1,7 @@
 #include "spec/bind.h"
 
+#include "spec/launch.h"
+
 #include <algorithm>
 #include <limits>
 
@@ -177,6 +179,26 @@ std::array<std::int64_t, 3> alignment(const Spec& spec, std::span<const expr::Va
   for (std::size_t d = 0; d < 3; ++d)
     if (spec.alignment[d]) out[d] = positive_int(spec, *spec.alignment[d], bound);
   return out;
+}
+
+void check_launch_bounds(const Spec& spec, std::span<const expr::Value> bound) {
+  std::int64_t blocks = 1;
+  for (const auto& axis : spec.launch.cluster) {
+    if (!axis) continue;
+    const std::int64_t n = positive_int(spec, *axis, bound);
+    blocks = n > kMaxClusterBlocks ? n : blocks * n;
+    if (blocks > kMaxClusterBlocks)
+      throw InputError(spec.path.string() + ": " + axis->json_path + ": `" + axis->program.source() +
+                       "` makes a cluster of more than " + std::to_string(kMaxClusterBlocks) +
+                       " blocks, more than any GPU launches (with " + describe(spec, bound) + ")");
+  }
+  if (const auto& e = spec.launch.dynamic_shared) {
+    const std::int64_t bytes = whole_number(spec, *e, bound);
+    if (bytes < 0 || bytes > kMaxDynamicSharedBytes)
+      throw InputError(spec.path.string() + ": " + e->json_path + ": `" + e->program.source() + "` gives " +
+                       std::to_string(bytes) + " bytes; dynamic shared memory is 0 to " +
+                       std::to_string(kMaxDynamicSharedBytes) + " bytes (16 MiB) (with " + describe(spec, bound) + ")");
+  }
 }
 
 std::vector<std::pair<std::string, std::string>> defines(const Spec& spec, std::span<const expr::Value> values) {

@@ -86,6 +86,11 @@ double evaluate_number(const Spec& spec, const Expression& e, std::span<const ex
 // the key) when an expression does not give a positive whole number.
 std::array<std::int64_t, 3> alignment(const Spec& spec, std::span<const expr::Value> bound);
 
+// Tune.cluster and Tune.dynamic_shared_memory of a bound configuration within the bounds of
+// launch.h (each cluster axis a positive whole number, kMaxClusterBlocks blocks at most; 0 to
+// kMaxDynamicSharedBytes bytes), else InputError naming the spec, the key and the configuration.
+void check_launch_bounds(const Spec& spec, std::span<const expr::Value> bound);
+
 // The defines every configuration gets: each parameter as -D name=value (strings unquoted, bools 0/1).
 std::vector<std::pair<std::string, std::string>> defines(const Spec& spec, std::span<const expr::Value> values);
 // The parameters' Default values (first value when a parameter has none).

@@ -24,6 +24,13 @@
 
 namespace tune::spec {
 
+// Bounds of the launch extensions for any configuration (space::check_config_rules): the largest
+// cluster any GPU launches (16 blocks, non-portable; the runner itself stops at 8), and 16 MiB of
+// dynamic shared memory, far beyond any GPU's (227 KiB on sm_90 and sm_100): a configuration
+// within the bound but over its device's limit is refused at its launch, as the space may list it.
+inline constexpr std::int64_t kMaxClusterBlocks = 16;
+inline constexpr std::int64_t kMaxDynamicSharedBytes = std::int64_t{16} << 20;
+
 // The T1 argument Type of a tensor-map parameter.
 inline constexpr std::string_view kTensorMapType = "CUtensorMap";
 

@@ -138,4 +138,35 @@ TEST(LaunchRules, BadValuesAtBindTimeAreInputErrors) {
   EXPECT_THROW(spec::geometry(t, spec::bind_config(t, spec::default_values(t), sizes::parse_one("64x64"))), InputError);
 }
 
+// Bounds for every configuration (space::check_config_rules runs this over the space before any
+// output): a cluster of more blocks than any GPU launches, or dynamic shared memory below 0 or over
+// 16 MiB, is an input error naming the key and the configuration; the shipped space is within them
+// (its 257 KiB configurations are refused at their launch, by the device's own limit).
+TEST(LaunchRules, ClusterAndSharedMemoryBeyondAnyGpuAreInputErrors) {
+  const spec::Spec shipped = spec::load(kSpace);
+  EXPECT_NO_THROW(spec::check_launch_bounds(
+      shipped, spec::bind_config(shipped, config(shipped, {{"tile_x", 64}, {"tile_y", 256}, {"stages", 4}}),
+                                 sizes::parse_one("1"))));
+  auto message = [](const std::string& key, const json& value) {
+    json j = space_json();
+    if (key == "cluster")
+      j["Tune"]["cluster"]["X"] = value;
+    else
+      j["Tune"][key] = value;
+    const spec::Spec s = spec::parse(j.dump(), kSpace);
+    try {
+      spec::check_launch_bounds(s, spec::bind_config(s, spec::default_values(s), sizes::parse_one("1")));
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(message("cluster", "10**30").find("Tune.cluster"), std::string::npos);
+  EXPECT_NE(message("cluster", "17").find("more than 16 blocks"), std::string::npos);
+  EXPECT_EQ(message("cluster", "16"), "");
+  EXPECT_NE(message("dynamic_shared_memory", "-1").find("gives -1 bytes"), std::string::npos);
+  EXPECT_NE(message("dynamic_shared_memory", "16 * 1024 * 1024 + 1").find("0 to 16777216 bytes"), std::string::npos);
+  EXPECT_EQ(message("dynamic_shared_memory", "16 * 1024 * 1024"), "");
+}
+
 }  // namespace

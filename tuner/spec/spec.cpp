@@ -55,6 +55,15 @@ struct Ctx {
     fail(where, "expected a string or a number, got " + std::string(v.type_name()));
   }
 
+  // A name (kernel, parameter, argument): a bounded string, as names reach code, headers and files.
+  std::string name(const json& v, const std::string& where) const {
+    std::string n = text(v, where);
+    if (n.size() > kMaxNameLength)
+      fail(where,
+           "a name of " + std::to_string(n.size()) + " characters (at most " + std::to_string(kMaxNameLength) + ")");
+    return n;
+  }
+
   std::string opt_text(const json& obj, const char* key, const std::string& where) const {
     auto it = obj.find(key);
     return it == obj.end() || it->is_null() ? std::string() : text(*it, where + "." + key);
@@ -84,7 +93,7 @@ Parameter parse_parameter(const json& p, const Ctx& ctx, const std::string& wher
   Parameter out;
   const json& name = ctx.need(p, "Name", where);
   if (!name.is_string() || name.get<std::string>().empty()) ctx.fail(where + ".Name", "expected a non-empty string");
-  out.name = name.get<std::string>();
+  out.name = ctx.name(name, where + ".Name");
   out.type = ctx.opt_text(p, "Type", where);
   const json& values = ctx.need(p, "Values", where);
   std::string vwhere = where + ".Values";
@@ -139,7 +148,7 @@ E one_of(const Ctx& ctx, const std::string& text, const std::array<std::string_v
 Argument parse_argument(const json& a, const Ctx& ctx, const std::string& where,
                         const std::vector<std::string>& names) {
   Argument out;
-  out.name = ctx.opt_text(a, "Name", where);
+  if (auto n = a.find("Name"); n != a.end() && !n->is_null()) out.name = ctx.name(*n, where + ".Name");
   out.type = ctx.text(ctx.need(a, "Type", where), where + ".Type");
   out.memory = one_of<Memory>(ctx, ctx.text(ctx.need(a, "MemoryType", where), where + ".MemoryType"), kMemoryNames,
                               where + ".MemoryType");
@@ -160,7 +169,7 @@ Kernel parse_kernel(const json& k, const Ctx& ctx, const fs::path& dir, const st
   const std::string w = "KernelSpecification";
   Kernel out;
   out.language = ctx.text(ctx.need(k, "Language", w), w + ".Language");
-  out.name = ctx.text(ctx.need(k, "KernelName", w), w + ".KernelName");
+  out.name = ctx.name(ctx.need(k, "KernelName", w), w + ".KernelName");
   out.file = ctx.text(ctx.need(k, "KernelFile", w), w + ".KernelFile");
   out.file_path = (dir / out.file).lexically_normal();
   out.global_size_type = ctx.opt_text(k, "GlobalSizeType", w);

@@ -18,6 +18,7 @@ namespace tune::spec {
 // Bounds of a T1 file (each refusal is one InputError naming the key): parameters, conditions.
 inline constexpr std::size_t kMaxParameters = 1000;
 inline constexpr std::size_t kMaxConditions = 10000;
+inline constexpr std::size_t kMaxNameLength = 256;  // kernel, parameter and argument names
 
 struct Parameter {
   std::string name;

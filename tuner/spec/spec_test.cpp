@@ -157,6 +157,19 @@ TEST(SpecErrors, BadValues) {
 
 // Issue #14: the "Tune" extensions are typed: a misspelt key is an error naming the closest known
 // one, not a silently ignored setting (a Tune.refrence would have left results unverified).
+// Names reach kernels, headers and file names: each is bounded.
+TEST(SpecErrors, NamesAreBounded) {
+  const std::string long_name(5000, 'k');
+  std::string d = doc(R"([{"Name": "block_size_x", "Type": "int", "Values": "[32]"}])");
+  d.replace(d.find(R"("KernelName": "k")"), 17, R"("KernelName": ")" + long_name + "\"");
+  EXPECT_NE(error_of(d).find("KernelSpecification.KernelName: a name of 5000 characters (at most 256)"),
+            std::string::npos)
+      << error_of(d).substr(0, 200);
+  EXPECT_NE(error_of(doc(R"([{"Name": ")" + std::string(300, 'p') + R"(", "Type": "int", "Values": "[32]"}])"))
+                .find("TuningParameters[0].Name: a name of 300 characters"),
+            std::string::npos);
+}
+
 TEST(SpecErrors, UnknownTuneKeysAreRefused) {
   const std::string params = R"([{"Name": "block_size_x", "Type": "int", "Values": "[32, 64]"}])";
   auto with_tune = [&](const std::string& tune) {

@@ -122,7 +122,7 @@ Prepared validate(const Options& opts) {
     throw InputError(opts.space + ": KernelSpecification.KernelFile: kernel file " + spec.kernel.file_path.string() +
                      " not found");
   auto space = space::Space::build(spec);
-  space::check_alignment(spec, space);
+  space::check_config_rules(spec, space);
   if (opts.sizes.empty() && opts.replay.empty() && opts.capture.empty())
     throw InputError("no problem sizes given (--sizes)");
   auto captures = load_captures(spec, opts.capture);
