@@ -8,14 +8,20 @@
 // measured range or beyond), the pick's regret, the regret of the best of the model's candidates
 // there (what a perfect ranking would reach) and the pick.
 //
+// --train adds a brute-force database's sizes to the recorded ones (what a larger design would
+// teach the model). SELECT_EVAL_TOPK=k scores the best of the model's top k instead of the best
+// candidate (what online tuning among k candidates can reach); SELECT_EVAL_DUMP=FILE writes every
+// measurement (source, extents, configuration, ms, decided) as tab-separated lines.
+//
 //   select_eval --spec spaces/transpose.json --recorded results/recorded/transpose
-//               [--bf BF.db]... [--loo] [--list]
+//               [--train BF.db]... [--bf BF.db]... [--loo] [--list]
 #include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -158,7 +164,7 @@ int main(int argc, char** argv) {
       bfs.emplace_back(argv[++i]);
   }
   if (spec_path.empty() || folder.empty())
-    die("usage: select_eval --spec S --recorded DIR [--bf DB]... [--loo] [--list]");
+    die("usage: select_eval --spec S --recorded DIR [--train DB]... [--bf DB]... [--loo] [--list]");
   if (!fs::is_directory(folder)) die("--recorded " + folder + ": not a directory");
   for (const auto& b : bfs)
     if (!fs::is_regular_file(b)) die("--bf " + b + ": no such file");
@@ -168,17 +174,17 @@ int main(int argc, char** argv) {
   for (const auto& t : trains)
     for (auto& m : brute_force(t)) rec.push_back(std::move(m));
   const select::Data data = select::build(rec, align);
-  if (const char* dump = std::getenv("SELECT_EVAL_DUMP")) {
-    FILE* f = std::fopen(dump, "w");
+  if (const char* dump = std::getenv("SELECT_EVAL_DUMP")) {  // every measurement, for study elsewhere
+    std::ofstream f(dump);
     auto put = [&](const std::string& src, const std::vector<select::SizeMeasurements>& ms) {
       for (const auto& m : ms)
         for (const auto& [k, v] : m.times)
-          std::fprintf(f, "%s\t%lld\t%lld\t%s\t%.9g\t%d\n", src.c_str(), m.size[0], m.size[1], k.c_str(), v,
-                       k == m.decision ? 1 : 0);
+          f << src << '\t' << m.size[0] << '\t' << m.size[1] << '\t' << k << '\t' << v << '\t'
+            << (k == m.decision ? 1 : 0) << '\n';
     };
     put("rec", rec);
     for (const auto& b : bfs) put(b, brute_force(b));
-    std::fclose(f);
+    if (!f) die(std::string("SELECT_EVAL_DUMP ") + dump + ": cannot write");
   }
   for (const auto& b : bfs) {
     std::vector<Row> rows;
