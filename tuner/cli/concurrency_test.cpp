@@ -83,7 +83,7 @@ TEST(NothingLost, AFailingFirstWriterNeverRemovesAnotherWritersDatabase) {
 TEST(NothingLost, TwoRunsOfTheSameWorkNeverMeasureAtOnce) {
   TempDir t;
   const std::string args = "--space " + (kSource / "spaces/transpose.json").string() + " --replay " +
-                           (kSource / "results/recorded/transpose/1128x1128.json.gz").string() + " " +
+                           (kSource / "results/recorded/transpose/1152x1152.json.gz").string() + " " +
                            (kSource / "results/recorded/transpose/512x512.json.gz").string() +
                            " --strategy brute_force --seed 1 --db ";
   int overlapping = 0, refused = 0;

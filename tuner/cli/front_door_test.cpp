@@ -188,7 +188,7 @@ TEST(FrontDoor, AReplayAgainStoresNothingNew) {
 TEST_F(Sweep, TheReportOfReplayedDataClaimsNoCeilingsAndSortsItsTiming) {
   const std::string html = run("report --out - --db " + db).out;
   EXPECT_FALSE(has(html, "Ceilings were measured in the same runs")) << "no ceiling was measured";
-  const auto small = html.find("256x256.json.gz"), large = html.find("1128x1128.json.gz");
+  const auto small = html.find("256x256.json.gz"), large = html.find("1152x1152.json.gz");
   ASSERT_NE(small, std::string::npos);
   EXPECT_LT(small, large) << "Timing: lines in the order of the sizes";
 }
@@ -288,12 +288,12 @@ TEST(FrontDoor, WithoutAGpuTheMessagePointsToTheReplay) {
 }
 
 TEST_F(Sweep, ExportFindsTheSizeBestFinds) {
-  const Ran best = run("best --size 1128 --json --db " + db);
+  const Ran best = run("best --size 1152 --json --db " + db);
   ASSERT_EQ(best.code, 0) << best.err;
   EXPECT_EQ(nlohmann::json::parse(best.out)["sizes"][0]["match"], "exact");
-  const Ran e = run("export --format kt-cache --size 1128 --out " + dir->file("1128.json") + " --db " + db);
+  const Ran e = run("export --format kt-cache --size 1152 --out " + dir->file("1152.json") + " --db " + db);
   EXPECT_EQ(e.code, 0) << e.err;
-  EXPECT_TRUE(has(e.out, "1128x1128")) << e.out;
+  EXPECT_TRUE(has(e.out, "1152x1152")) << e.out;
 }
 
 // Item 8: `tune header` from outside the repository finds the spec its runs recorded, and the

@@ -101,7 +101,7 @@ TEST_F(JsonDoc, Space) { check("tune space --json", "space --space " + kTranspos
 
 TEST_F(JsonDoc, Replay) {
   check("tune --replay ... --json", "--space " + kTranspose + " --replay " + kRecorded +
-                                        "/384x384.json.gz --strategy random_sample --seed 3 --json --db " + db);
+                                        "/306x306.json.gz --strategy random_sample --seed 3 --json --db " + db);
 }
 
 TEST_F(JsonDoc, Evaluate) {

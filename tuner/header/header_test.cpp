@@ -32,9 +32,9 @@ struct Recorded {
   spec::Spec spec = spec::load(kSpec);
   store::Store db = store::Store::open((dir.path() / "r.db").string(), store::Store::Mode::read_write);
   Recorded() {
-    for (const char* s : {"128x128", "256x256", "512x512", "1128x1128", "1920x1920", "4096x4096"})
+    for (const char* s : {"128x128", "256x256", "512x512", "1152x1152", "2176x2176", "4096x4096"})
       interop::import_file(db, kRecorded + s + ".json.gz", {std::nullopt, std::nullopt, &spec});
-    for (const char* s : {"512x512", "1128x1128"}) {
+    for (const char* s : {"512x512", "1152x1152"}) {
       interop::import_file(db, kRecorded + s + ".json.gz", {std::nullopt, std::string("NVIDIA H100 80GB HBM3"), &spec});
       interop::import_file(db, kRecorded + s + ".json.gz", {std::nullopt, std::string("NVIDIA A100-SXM4-80GB"), &spec});
     }

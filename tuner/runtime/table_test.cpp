@@ -91,7 +91,7 @@ TEST(Table, KernelSelectsWhatTuneBestRecorded) {
   o.disk_cache = false;
   runtime::Kernel k(runtime::testing::spec_path(), r.table, o);
   EXPECT_EQ(k.name(), "transpose");
-  for (long long n : {128, 256, 384, 512, 1128, 1536, 1920, 4096}) {
+  for (long long n : {128, 256, 306, 512, 1152, 1664, 2176, 4096}) {
     const auto s = k.select({n, n}, "NVIDIA H200", 9, 0);
     EXPECT_EQ(s.match, runtime::Match::exact);
     EXPECT_EQ(s.device, "NVIDIA H200");
@@ -114,9 +114,9 @@ TEST(Table, KernelSelectsWhatTuneBestRecorded) {
   }
   const auto near = k.select({1000, 1000}, "NVIDIA H200", 9, 0);
   EXPECT_EQ(near.match, runtime::Match::predicted);
-  EXPECT_EQ(near.measured.x, 1128);
+  EXPECT_EQ(near.measured.x, 1152);
   ASSERT_FALSE(near.evidence.empty());
-  EXPECT_EQ(near.evidence[0].x, 1128);
+  EXPECT_EQ(near.evidence[0].x, 1152);
   EXPECT_GE(near.regret, 1.0);
   EXPECT_STREQ(runtime::match_name(near.match), "predicted");
   EXPECT_EQ(k.select({100000, 100000}, "NVIDIA H200", 9, 0).match, runtime::Match::extrapolated);

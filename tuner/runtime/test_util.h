@@ -26,9 +26,9 @@ struct Recorded {
   Recorded() {
     const std::string rec = source_dir() + "/results/recorded/transpose/";
     for (const char* s :
-         {"128x128", "256x256", "384x384", "512x512", "1128x1128", "1536x1536", "1920x1920", "4096x4096"})
+         {"128x128", "256x256", "306x306", "512x512", "1152x1152", "1664x1664", "2176x2176", "4096x4096"})
       interop::import_file(db, rec + s + ".json.gz", {std::nullopt, std::nullopt, &spec});
-    for (const char* s : {"512x512", "1128x1128"})
+    for (const char* s : {"512x512", "1152x1152"})
       interop::import_file(db, rec + s + ".json.gz", {std::nullopt, std::string("NVIDIA H100 80GB HBM3"), &spec});
     for (const char* device : {"NVIDIA H200", "NVIDIA H100 80GB HBM3"}) {
       store::RunInfo info;

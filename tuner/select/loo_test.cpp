@@ -102,7 +102,7 @@ void report(const char* name, const Result& r) {
 }  // namespace
 
 // The H200 transpose sweep of the size design (design:128:4096): 44 sizes, squares, odd and
-// unaligned extents, rectangles both ways; 374 configurations at each.
+// unaligned extents, mixed-class near-squares and rectangles both ways; 374 configurations at each.
 TEST(LeaveOneOut, TransposeDesign) {
   const std::string root = TUNE_SOURCE_DIR;
   const spec::Spec spec = spec::load(root + "/spaces/transpose.json");
@@ -110,14 +110,15 @@ TEST(LeaveOneOut, TransposeDesign) {
   ASSERT_EQ(s.sizes.size(), 44u);
   const Result r = leave_one_out(s, header::alignment_of(spec));
   report("transpose", r);
-  // Each held-out size leaves the design without one member of its class (one of two 2 mod 4
-  // rectangles, one of three 2 mod 4 squares): a harder test than a size between two measured ones.
-  // The old rule (nearest by element count): median 1.0284, worst 1.3378; the model interpolating
-  // regrets (time / best) without size classes: 1.0490, 1.3509; this model 1.0021, 1.1655.
-  EXPECT_LE(median(r.model), 1.005);
-  EXPECT_LE(worst(r.model), 1.17);
-  EXPECT_LE(median(r.model), median(r.old) - 0.02);
-  EXPECT_LT(worst(r.model), worst(r.old) - 0.15);
+  // Each held-out size leaves the design without one member of its class (one of two odd by 16m
+  // near-squares, one of three 2 mod 4 squares): a harder test than a size between two measured
+  // ones, and harder in this design, whose mixed classes hold 2 to 4 sizes each, than in the
+  // previous one (mostly aligned squares: this model 1.0021, 1.1655 there). Here the old rule
+  // (nearest by element count): median 1.1018, worst 1.4058; this model 1.0192, 1.2792.
+  EXPECT_LE(median(r.model), 1.025);
+  EXPECT_LE(worst(r.model), 1.29);
+  EXPECT_LE(median(r.model), median(r.old) - 0.05);
+  EXPECT_LT(worst(r.model), worst(r.old) - 0.10);
 }
 
 // Pairwise distances, 1024 x 2048 points at 8 dimensions 1..128 (powers of two).

@@ -23,15 +23,17 @@
 // axis the greatest common divisor of the extent and the least common multiple of every candidate's
 // alignment: 1001, 1002 and 1004 are three classes when a 4-wide vector is a candidate), else of
 // the candidate's own class (the same with its own alignment), by inverse-distance weights (1 /
-// d^4); the lowest predicted ratio wins, and the reported regret is that ratio times the
+// d^4). Class evidence counts within kFar only: a size of the class 7 times larger on an axis
+// says less about the asked size than sizes of its own scale do (a 326x128 transpose is bound by
+// its few blocks, not by the vector path of a 2274x1984 one); the lowest predicted ratio wins, and the reported regret is that ratio times the
 // reference's own regret, interpolated alike. Candidates without evidence in their own class rank
 // after every candidate with it (those whose fast path applies first, each predicted from sizes
 // where it applies, or not, as at the asked size), so a configuration whose fast path does not
 // apply is never chosen over one measured in the asked size's class. Predicted regrets in the same
 // step of kSlack tie, and ties go to the earlier candidate (the candidates are ordered by their
 // mean regret: the more robust one).
-#ifndef TUNE_SELECT_H_V2
-#define TUNE_SELECT_H_V2
+#ifndef TUNE_SELECT_H_V3
+#define TUNE_SELECT_H_V3
 #include <cmath>
 #include <vector>
 
@@ -47,6 +49,8 @@ inline constexpr double kPow2 =
     0.120113;  // log(2)^2 / 4: the distance between a power of two and not
 inline constexpr double kSlack =
     0.005;  // predictions this close tie; the nearest size's decision wins within it
+inline constexpr double kFar =
+    4.0;  // class evidence reaches this far (distance2: a factor of e^2 = 7.4 on one axis)
 
 // How a selection matched: the measured size itself; predicted from measured sizes around it (every
 // extent inside the measured range of its axis); extrapolated beyond the measured range; none: the
@@ -187,13 +191,13 @@ inline std::vector<double> references(const Model& m) {
 }
 
 // The reference's own regret at a size, interpolated from the kNeighbours nearest measured sizes
-// for which `wanted(size)` holds, as the candidates' ratios are; 0 when there are none.
+// s for which `wanted(s)` holds, as the candidates' ratios are; 0 when there are none.
 template <class Wanted>
 double reference_at(const Model& m, const std::vector<double>& d2, const std::vector<double>& ref,
                     Wanted wanted) {
   unsigned near[kNeighbours] = {}, count = 0;
   for (unsigned s = 0; s < m.num_sizes; ++s) {
-    if (!wanted(m.sizes[s])) continue;
+    if (!wanted(s)) continue;
     unsigned k = count < kNeighbours ? count++ : kNeighbours;
     while (k > 0 && d2[near[k - 1]] > d2[s]) {
       if (k < kNeighbours) near[k] = near[k - 1];
@@ -211,7 +215,7 @@ double reference_at(const Model& m, const std::vector<double>& d2, const std::ve
 }
 
 // Candidate c's prediction at (x, y, z) from its kNeighbours nearest measurements among the sizes
-// for which `wanted(size)` holds: its regret relative to the reference there, interpolated (regret
+// s for which `wanted(s)` holds: its regret relative to the reference there, interpolated (regret
 // holds that ratio until top_candidates scales it); count = 0 when there are none.
 template <class Wanted>
 Choice predict(const Model& m, const std::vector<double>& d2, const std::vector<double>& ref,
@@ -222,7 +226,7 @@ Choice predict(const Model& m, const std::vector<double>& d2, const std::vector<
   double dist[kNeighbours] = {};
   for (unsigned s = 0; s < m.num_sizes; ++s) {
     const unsigned r = m.regret[static_cast<unsigned long long>(s) * m.num_candidates + c];
-    if (r == 0 || !wanted(m.sizes[s])) continue;
+    if (r == 0 || !wanted(s)) continue;
     unsigned k =
         out.count < kNeighbours ? out.count++ : kNeighbours;  // insertion into the nearest list
     while (k > 0 && dist[k - 1] > d2[s]) {
@@ -254,20 +258,27 @@ inline bool before(const Choice& a, const Choice& b) {
   return a.candidate < b.candidate;
 }
 
+// Measured size s is evidence of (x, y, z)'s class for candidate c: the same class, within kFar.
+inline bool in_class(const Model& m, const std::vector<double>& d2, const Candidate& c, unsigned s,
+                     long long x, long long y, long long z) {
+  const Point& p = m.sizes[s];
+  return d2[s] < kFar && same_class(c, p.x, p.y, p.z, x, y, z);
+}
+
 inline Choice predict(const Model& m, const std::vector<double>& d2, const std::vector<double>& ref,
                       const Candidate& every, unsigned c, long long x, long long y, long long z) {
   const Candidate& cand = m.candidates[c];
   const bool here = applies(cand, x, y, z);
-  Choice ch = predict(m, d2, ref, c,
-                      [&](const Point& p) { return same_class(every, p.x, p.y, p.z, x, y, z); });
+  Choice ch =
+      predict(m, d2, ref, c, [&](unsigned s) { return in_class(m, d2, every, s, x, y, z); });
   if (ch.count == 0)
-    ch = predict(m, d2, ref, c,
-                 [&](const Point& p) { return same_class(cand, p.x, p.y, p.z, x, y, z); });
+    ch = predict(m, d2, ref, c, [&](unsigned s) { return in_class(m, d2, cand, s, x, y, z); });
   if (ch.count ==
       0) {  // no measurement in its class: where it applies as here, else any, ranked after
-    ch = predict(m, d2, ref, c,
-                 [&](const Point& p) { return applies(cand, p.x, p.y, p.z) == here; });
-    if (ch.count == 0) ch = predict(m, d2, ref, c, [](const Point&) { return true; });
+    ch = predict(m, d2, ref, c, [&](unsigned s) {
+      return applies(cand, m.sizes[s].x, m.sizes[s].y, m.sizes[s].z) == here;
+    });
+    if (ch.count == 0) ch = predict(m, d2, ref, c, [](unsigned) { return true; });
     ch.in_class = false;
   }
   ch.applies = here;
@@ -295,8 +306,8 @@ inline unsigned top_candidates(const Model& m, long long x, long long y, long lo
   const Candidate every{
       0, {detail::lcm_align(m, 0), detail::lcm_align(m, 1), detail::lcm_align(m, 2)}};
   double scale = detail::reference_at(
-      m, d2, ref, [&](const Point& p) { return same_class(every, p.x, p.y, p.z, x, y, z); });
-  if (scale == 0) scale = detail::reference_at(m, d2, ref, [](const Point&) { return true; });
+      m, d2, ref, [&](unsigned s) { return detail::in_class(m, d2, every, s, x, y, z); });
+  if (scale == 0) scale = detail::reference_at(m, d2, ref, [](unsigned) { return true; });
   std::vector<Choice> all;
   all.reserve(m.num_candidates);
   for (unsigned c = 0; c < m.num_candidates; ++c) {
@@ -363,4 +374,4 @@ inline Choice select(const Model& m, long long x, long long y = 1, long long z =
 }
 
 }  // namespace tune_select
-#endif  // TUNE_SELECT_H_V2
+#endif  // TUNE_SELECT_H_V3

@@ -46,20 +46,38 @@ std::vector<Size> design(std::int64_t a, std::int64_t b, std::int64_t n, std::st
     const double side = std::sqrt(f * kDesignL2Bytes / kDesignBytesPerElement);
     if (side >= double(a) && side <= double(b)) out.emplace(aligned(side), aligned(side));
   }
-  // the alignment classes: 3 squares each, the 12 spread evenly over the range
-  const std::int64_t offset[4] = {-1, 2, 4, 8};
-  for (int c = 0; c < 4; ++c)
-    for (int j = 0; j < 3; ++j) {
-      auto m = static_cast<std::int64_t>(std::llround(at((j + (c + 0.5) / 4.0) / 3.0) / 16.0));
-      while (16 * m + offset[c] > b) --m;
-      while (16 * m + offset[c] < a) ++m;
-      out.emplace(16 * m + offset[c], 16 * m + offset[c]);
-    }
-  // rectangles, both ways
   auto both = [&](std::int64_t x, std::int64_t y) {
     out.emplace(x, y);
     out.emplace(y, x);
   };
+  // the alignment classes: odd (16m - 1) and 2 mod 4 (16m + 2) squares, 3 each, spread evenly
+  const std::int64_t offset[2] = {-1, 2};
+  for (int c = 0; c < 2; ++c)
+    for (int j = 0; j < 3; ++j) {
+      auto m = static_cast<std::int64_t>(std::llround(at((j + (c + 0.5) / 2.0) / 3.0) / 16.0));
+      while (16 * m + offset[c] > b) --m;
+      while (16 * m + offset[c] < a) ++m;
+      out.emplace(16 * m + offset[c], 16 * m + offset[c]);
+    }
+  // mixed classes: near-squares (about 8:7) whose extents fall in different classes of the
+  // vector widths (odd, 2 mod 4, a multiple of 16), both ways, in and above L2: each axis's loads
+  // and stores take their own path (odd rows with 16-byte columns, and the reverse)
+  auto of_class = [&](double v, std::int64_t off) {  // 16m + off, inside A..B
+    auto m = static_cast<std::int64_t>(std::llround(v / 16.0));
+    while (16 * m + off > b) --m;
+    while (16 * m + off < a) ++m;
+    return 16 * m + off;
+  };
+  struct Mixed {
+    std::int64_t off_x, off_y;
+    double f;
+  };
+  for (const Mixed& mx :
+       {Mixed{-1, 0, 0.80}, Mixed{-1, 0, 0.97}, Mixed{2, 0, 0.83}, Mixed{2, 0, 0.95}, Mixed{-1, 2, 0.90}}) {
+    const std::int64_t x = of_class(at(mx.f), mx.off_x), y = of_class(at(mx.f) * 7.0 / 8.0, mx.off_y);
+    both(x, y);
+  }
+  // rectangles, both ways
   both(hi, aligned(double(hi) / 16));
   const std::int64_t mid = aligned(at(0.8));
   both(mid, aligned(double(mid) / 4));

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <numeric>
 
 #include "common/error.h"
 #include "sizes/design.h"
@@ -112,7 +113,7 @@ TEST(Sizes, DesignCoversTheClassesWithinTheBudget) {
   EXPECT_EQ(parse("design:128:4096:45"), d);  // the default budget; deterministic
   double elements = 0, today = 0;
   int odd = 0, two = 0, four = 0, eight = 0, wide = 0, tall = 0, squares = 0, l2_below = 0, l2_above = 0;
-  int aligned_odd = 0, aligned_two = 0, near_power = 0;
+  int aligned_odd = 0, aligned_two = 0, near_power = 0, mixed = 0, mixed_large = 0;
   for (const auto& s : d) {
     EXPECT_EQ(s.rank, 2);
     EXPECT_GE(std::min(s.x(), s.y()), 128);
@@ -129,6 +130,10 @@ TEST(Sizes, DesignCoversTheClassesWithinTheBudget) {
     const auto lo = std::min(s.x(), s.y()), hi = std::max(s.x(), s.y());
     aligned_odd += hi % 128 == 0 && lo % 2 == 1;
     aligned_two += hi % 128 == 0 && lo % 4 == 2;
+    // the extents in different classes of the vector widths (gcd with 4), above L2
+    mixed += std::gcd(s.x(), std::int64_t{4}) != std::gcd(s.y(), std::int64_t{4});
+    mixed_large +=
+        std::gcd(s.x(), std::int64_t{4}) != std::gcd(s.y(), std::int64_t{4}) && 8 * s.elements() > 60.0 * (1 << 20);
     for (std::int64_t p = 256; p <= 4096; p *= 2)
       near_power += s.x() == s.y() && s.x() % 2 == 1 && std::abs(s.x() - p) <= 3;
     const double bytes = 8 * s.elements(), l2 = 60.0 * (1 << 20);
@@ -140,12 +145,14 @@ TEST(Sizes, DesignCoversTheClassesWithinTheBudget) {
   EXPECT_EQ(near_power, 5);   // 253, 515, 1021, 2051, 4093
   EXPECT_EQ(aligned_odd, 2);  // 1408x945 both ways
   EXPECT_EQ(aligned_two, 2);  // 2432x610 both ways
-  EXPECT_EQ(two, 4);
-  EXPECT_EQ(four, 3);
-  EXPECT_EQ(eight, 3);
-  EXPECT_EQ(wide, 6);
-  EXPECT_EQ(tall, 6);
-  EXPECT_GE(squares, 14);
+  EXPECT_EQ(two, 7);          // 3 squares, 610x2432, 2274x1984, 3442x3008 and 2530x2895
+  EXPECT_EQ(four, 0);
+  EXPECT_EQ(eight, 0);
+  EXPECT_EQ(mixed, 14);       // 1408x945, 2432x610 and the 5 mixed near-squares, both ways
+  EXPECT_EQ(mixed_large, 4);  // 3695x3232 and 3442x3008 both ways: odd and 2 mod 4 by 16m above L2
+  EXPECT_EQ(wide, 11);
+  EXPECT_EQ(tall, 11);
+  EXPECT_GE(squares, 10);
   EXPECT_GE(l2_below, 1);
   EXPECT_GE(l2_above, 1);
   EXPECT_LT(elements, today);  // fewer elements in all than the 32 squares of 128:4096
@@ -159,6 +166,7 @@ TEST(Sizes, DesignRefusesWhatItCannotCover) {
   EXPECT_THROW(parse("design:128"), tune::InputError);
   EXPECT_THROW(parse("design:128:4096:32"), tune::InputError);
   EXPECT_THROW(parse("design:128:4096:40:1"), tune::InputError);
-  EXPECT_LT(parse("design:128:4096:33").size() + 10, parse("design:128:4096:45").size());
+  EXPECT_THROW(parse("design:128:4096:36"), tune::InputError);
+  EXPECT_LT(parse("design:128:4096:37").size() + 6, parse("design:128:4096:45").size());
   EXPECT_EQ(parse("100,design:128:4096").front().label(), "100");
 }

@@ -151,7 +151,7 @@ TEST(Replay, StoresEveryEvaluationInOrderWithTheSimulatedClock) {
 // Every strategy that has landed runs on a replay under both budgets; the same seed gives the
 // same search, another seed another one.
 TEST(Replay, StrategiesRunUnderBothBudgetsAndSeedsReproduce) {
-  const fs::path spec = kTransposeSpec, cache = kTranspose / "1920x1920.json.gz";  // 374 configurations
+  const fs::path spec = kTransposeSpec, cache = kTranspose / "2176x2176.json.gz";  // 374 configurations
   store::testing::TempDir t;
   const auto prepared = tuning::validate(options(spec, {cache}, t.path() / "r.db"));
   std::size_t ran = 0;
@@ -209,7 +209,7 @@ TEST(Replay, StrategiesRunUnderBothBudgetsAndSeedsReproduce) {
 
 TEST(Replay, StrategyOptionsAreValidated) {
   store::testing::TempDir t;
-  auto o = options(kTransposeSpec, {kTranspose / "1128x1128.json.gz"}, t.path() / "r.db");
+  auto o = options(kTransposeSpec, {kTranspose / "1152x1152.json.gz"}, t.path() / "r.db");
   o.strategy = "random_sample";
   o.strategy_options = search::parse_options({"fraction=0.05"});
   auto r = tuning::replay(o, tuning::validate(o));
@@ -255,8 +255,8 @@ TEST(Replay, CacheOfAnotherSpaceIsRefused) {
 // best found at the nearest sizes searched before it; --no-seed-sizes searches each from scratch.
 TEST(Replay, SizesStartFromTheirNeighboursBest) {
   store::testing::TempDir t;
-  const std::vector<fs::path> caches{kTranspose / "1128x1128.json.gz", kTranspose / "512x512.json.gz",
-                                     kTranspose / "768x768.json.gz"};
+  const std::vector<fs::path> caches{kTranspose / "1152x1152.json.gz", kTranspose / "512x512.json.gz",
+                                     kTranspose / "896x896.json.gz"};
   auto o = options(kTransposeSpec, caches, t.path() / "seeded.db");
   o.strategy = "random_sample";
   o.max_fevals = 12;
@@ -264,8 +264,8 @@ TEST(Replay, SizesStartFromTheirNeighboursBest) {
   auto seeded = tuning::replay(o, tuning::validate(o));
   ASSERT_EQ(seeded.size(), 3u);
   EXPECT_EQ(seeded[0].size.label(), "512x512");
-  EXPECT_EQ(seeded[1].size.label(), "768x768");
-  EXPECT_EQ(seeded[2].size.label(), "1128x1128");
+  EXPECT_EQ(seeded[1].size.label(), "896x896");
+  EXPECT_EQ(seeded[2].size.label(), "1152x1152");
   EXPECT_TRUE(seeded[0].starts.empty());
   // the second size begins with the first size's best, then its second best
   ASSERT_TRUE(seeded[0].best);
@@ -273,12 +273,12 @@ TEST(Replay, SizesStartFromTheirNeighboursBest) {
   EXPECT_EQ(seeded[1].evaluated[0], *seeded[0].best);
   EXPECT_EQ(seeded[1].starts.front(), *seeded[0].best);
   EXPECT_EQ(seeded[1].seeded_from, std::vector<std::string>{"512x512"});
-  // the third: the nearest size (768) first, then 512
-  EXPECT_EQ(seeded[2].seeded_from, (std::vector<std::string>{"768x768", "512x512"}));
+  // the third: the nearest size (896) first, then 512
+  EXPECT_EQ(seeded[2].seeded_from, (std::vector<std::string>{"896x896", "512x512"}));
   EXPECT_EQ(seeded[2].evaluated[0], *seeded[1].best);
   EXPECT_LE(seeded[2].starts.size(), tuning::kNeighbourSizes * tuning::kStartsPerSize);
   for (std::size_t k = 0; k < seeded[2].starts.size(); ++k) EXPECT_EQ(seeded[2].evaluated[k], seeded[2].starts[k]);
-  // the stored first evaluation of 768x768 is 512x512's best configuration
+  // the stored first evaluation of 896x896 is 512x512's best configuration
   auto rows = stored(t.path() / "seeded.db", seeded[1].run_id);
   ASSERT_FALSE(rows.empty());
   EXPECT_EQ(rows[0].params, tuning::validate(o).space.params_json(*seeded[0].best));

@@ -21,7 +21,7 @@ namespace {
 const fs::path kRecorded = fs::path(TUNE_SOURCE_DIR) / "results" / "recorded" / "transpose";
 const fs::path kSpec = fs::path(TUNE_SOURCE_DIR) / "spaces" / "transpose.json";
 // given out of order: both paths search by volume
-const std::vector<std::string> kSizes = {"512x512", "128x128", "384x384", "256x256", "768x768"};
+const std::vector<std::string> kSizes = {"512x512", "128x128", "306x306", "256x256", "896x896"};
 
 struct Case {
   std::string strategy;
