@@ -26,7 +26,10 @@
 //   tile_m     rows of C per block: wgmma's N (128 or 256)
 //   tile_n     columns of C per block: m64 blocks of C^T, tile_n / (64 consumers) per warpgroup
 //   consumers  consumer warpgroups (1 or 2)
-//   stages     depth of the shared-memory ring (2 * tile_m + tile_n) * 128 bytes a stage)
+//   stages     depth of the shared-memory ring ((tile_m + tile_n) * 128 bytes a stage, and the
+//              small part of A below)
+//   split_ring 0: A's small part has a buffer per stage (tile_m * 128 bytes each); 2: a ring of two,
+//              which the split waits to reuse (small_free), so that a tile fits more stages
 //   group      blocks walk the tiles in bands `group` tile rows tall (L2 reuse of B); 1: row order
 #ifndef tile_m
 #define tile_m 128
@@ -43,6 +46,9 @@
 #ifndef group
 #define group 1
 #endif
+#ifndef split_ring
+#define split_ring 0
+#endif
 
 // The driver's CUtensorMap: 128 opaque bytes, 64-byte aligned (no cuda.h under NVRTC).
 struct alignas(64) TensorMap128 {
@@ -57,6 +63,7 @@ constexpr int kAcc = tile_m / 2;                     // accumulator floats a thr
 constexpr unsigned kABytes = tile_m * kBK * 4;       // A's tile (and its small part) a stage
 constexpr unsigned kBBytes = tile_n * kBK * 4;       // B's tile a stage: tile_n / 32 boxes of 4 KiB
 constexpr unsigned kSplitThreads = 96;               // warps 1-3 of the producer warpgroup
+constexpr int kSmall = split_ring == 0 ? stages : split_ring;  // buffers of A's small part
 constexpr int kThreads = 128 * (consumers + 1);
 
 __device__ __forceinline__ unsigned smem(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
@@ -167,11 +174,11 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
   (void)A;  // both read through their maps
   (void)B;
   extern __shared__ unsigned char smem_raw[];
-  __shared__ __align__(8) unsigned long long full[stages], ready[stages], empty[stages];
+  __shared__ __align__(8) unsigned long long full[stages], ready[stages], empty[stages], small_free[kSmall];
   const unsigned raw = smem(smem_raw);
   const unsigned base = (raw + 1023u) & ~1023u;  // swizzled tiles need 1024-byte alignment
   unsigned char* const sp = smem_raw + (base - raw);
-  const unsigned a_big = base, a_small = base + stages * kABytes, b_tile = base + 2 * stages * kABytes;
+  const unsigned a_big = base, a_small = base + stages * kABytes, b_tile = a_small + kSmall * kABytes;
 
   int bm = blockIdx.y, bn = blockIdx.x;
 #if group > 1
@@ -192,6 +199,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
       bar_init(smem(&ready[s]), kSplitThreads);
       bar_init(smem(&empty[s]), 4 * consumers);
     }
+    for (int q = 0; q < kSmall; ++q) bar_init(smem(&small_free[q]), 4 * consumers);
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
   __syncthreads();
@@ -215,9 +223,13 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
     } else if (tid >= 32) {
       for (int it = 0; it < kt; ++it) {
         const int s = it % stages;
+        const int q = it % kSmall;
         bar_wait(smem(&full[s]), (it / stages) & 1);
+#if split_ring
+        bar_wait(smem(&small_free[q]), ((it / kSmall) & 1) ^ 1);  // the wgmma that read it are done
+#endif
         float4* big = reinterpret_cast<float4*>(sp + s * kABytes);
-        float4* small = reinterpret_cast<float4*>(sp + (a_small - base) + s * kABytes);
+        float4* small = reinterpret_cast<float4*>(sp + (a_small - base) + q * kABytes);
         for (unsigned i = tid - 32; i < kABytes / 16; i += kSplitThreads) {
           const float4 x = big[i];
           const float4 b = make_float4(tf32(x.x), tf32(x.y), tf32(x.z), tf32(x.w));
@@ -261,7 +273,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
       for (int kk = 0; kk < 4; ++kk) {
         const unsigned long long db = descriptor(a_big + s * kABytes + kk * 32);
-        const unsigned long long ds = descriptor(a_small + s * kABytes + kk * 32);
+        const unsigned long long ds = descriptor(a_small + it % kSmall * kABytes + kk * 32);
 #pragma unroll
         for (int r = 0; r < kBlocks; ++r) {
           wgmma(acc[r], small[r][kk], db);
@@ -272,7 +284,12 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
       asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
       asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
       __syncwarp();
-      if (lane == 0) bar_arrive(smem(&empty[s]));
+      if (lane == 0) {
+        bar_arrive(smem(&empty[s]));
+#if split_ring
+        bar_arrive(smem(&small_free[it % kSmall]));
+#endif
+      }
     }
 
     // acc[r][4 j + v] is C^T(nw + 64 r + 8 (v / 2), 8 j + 2 t + v % 2) of the tile.

@@ -3,8 +3,9 @@
 // the worst |c - exact| / sum_k |a b| against an FP64 product on the host: within the classical
 // FP32 dot-product bound (K u, u = 2^-24) and at least 30 times below a plain TF32 product (inputs
 // rounded to TF32, emulated on the host), for each warp layout of the space (one or two consumer
-// warpgroups, one or two m64 blocks each, wgmma N of 128 and 256), at a size with tails in M, N
-// and K (the TMA's out-of-bounds zeros) and with beta != 0 (C read back). Skips without a Hopper GPU.
+// warpgroups, one or two m64 blocks each, wgmma N of 128 and 256, the split's ring of one buffer
+// per stage or of two), at a size with tails in M, N and K (the TMA's out-of-bounds zeros) and
+// with beta != 0 (C read back). Skips without a Hopper GPU.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -28,8 +29,11 @@ using testing::buffer;
 using testing::scalar;
 
 struct Shape {
-  int tile_m, tile_n, consumers, stages, group;
-  std::size_t smem() const { return std::size_t(stages) * (2 * tile_m + tile_n) * 128 + 1024; }
+  int tile_m, tile_n, consumers, stages, group, split_ring = 0;
+  std::size_t smem() const {
+    return std::size_t(stages) * (tile_m + tile_n) * 128 +
+           std::size_t(split_ring == 0 ? stages : split_ring) * tile_m * 128 + 1024;
+  }
 };
 
 struct Problem {
@@ -72,11 +76,9 @@ std::vector<float> run_wgmma(Session& session, const Shape& s, const Problem& p)
   req.source_name = "kernels_src/gemm_wgmma.cu";
   req.kernel_name = "gemm_wgmma";
   req.arch = "sm_90a";
-  req.defines = {{"tile_m", std::to_string(s.tile_m)},
-                 {"tile_n", std::to_string(s.tile_n)},
-                 {"consumers", std::to_string(s.consumers)},
-                 {"stages", std::to_string(s.stages)},
-                 {"group", std::to_string(s.group)}};
+  req.defines = {{"tile_m", std::to_string(s.tile_m)},       {"tile_n", std::to_string(s.tile_n)},
+                 {"consumers", std::to_string(s.consumers)}, {"stages", std::to_string(s.stages)},
+                 {"group", std::to_string(s.group)},         {"split_ring", std::to_string(s.split_ring)}};
   const compile::CompileResult res = compile::compile(req);
   if (!res.ok()) throw Error("gemm_wgmma.cu does not compile: " + res.log);
   LoadedKernel kernel(session, res.cubin, res.lowered_name);
@@ -136,11 +138,13 @@ TEST(WgmmaAccuracy, ThreeTf32WgmmaGemmKeepsFp32Accuracy) {
   Session session(0);
   if (session.device().arch != "sm_90") GTEST_SKIP() << "not a Hopper GPU: " << session.device().arch;
   const std::vector<Shape> shapes = {
-      {128, 128, 2, 4, 1},  // the default: two consumer warpgroups, wgmma N 128
-      {256, 128, 2, 2, 8},  // wgmma N 256, grouped block order
-      {128, 256, 2, 3, 1},  // two m64 blocks per warpgroup
-      {128, 128, 1, 4, 1},  // one consumer warpgroup with two m64 blocks
-      {256, 64, 1, 3, 8},   // one consumer warpgroup, one block, N 256
+      {128, 128, 2, 4, 1},     // the default: two consumer warpgroups, wgmma N 128
+      {256, 128, 2, 2, 8},     // wgmma N 256, grouped block order
+      {128, 256, 2, 3, 1},     // two m64 blocks per warpgroup
+      {128, 128, 1, 4, 1},     // one consumer warpgroup with two m64 blocks
+      {256, 64, 1, 3, 8},      // one consumer warpgroup, one block, N 256
+      {128, 256, 2, 4, 1, 2},  // A's small part in a ring of two buffers, four stages
+      {256, 128, 2, 3, 8, 2},
   };
   // 512 x 512 x 256 as MmaAccuracy; 300 x 200 x 100: tails in every dimension (K a multiple of 4)
   for (auto [m, n, k] : {std::array{512, 512, 256}, std::array{300, 200, 100}}) {
