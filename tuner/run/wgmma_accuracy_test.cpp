@@ -14,11 +14,10 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <vector>
 
 #include "compile/compile.h"
+#include "compile/source.h"
 #include "run/run.h"
 #include "run/test_args.h"
 
@@ -68,11 +67,10 @@ Problem problem(int m, int n, int k, std::uint64_t seed) {
 
 // C = alpha A B + beta C with one configuration; C as the kernel left it.
 std::vector<float> run_wgmma(Session& session, const Shape& s, const Problem& p) {
-  std::ifstream f(std::string(TUNE_SOURCE_DIR) + "/kernels_src/gemm_wgmma.cu");
-  std::stringstream text;
-  text << f.rdbuf();
   compile::CompileRequest req;
-  req.source = text.str();
+  // the program as tune compiles it: common/wgmma_tf32.cuh written in
+  req.source =
+      compile::read_kernel_source(std::string(TUNE_SOURCE_DIR) + "/kernels_src/gemm_wgmma.cu", "gemm_wgmma").text;
   req.source_name = "kernels_src/gemm_wgmma.cu";
   req.kernel_name = "gemm_wgmma";
   req.arch = "sm_90a";
