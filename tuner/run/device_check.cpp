@@ -85,10 +85,13 @@ std::string DeviceCheck::compare(ArgSet& args, const std::vector<std::size_t>& o
 }
 
 std::vector<std::size_t> check_parameter_sizes(const std::vector<ArgSpec>& arguments, std::size_t outputs) {
-  std::vector<std::size_t> sizes;
-  for (const ArgSpec& a : arguments)
-    sizes.push_back(a.tensor_map ? sizeof(TensorMap) : a.scalar ? parse_dtype(a.dtype).size() : sizeof(void*));
-  sizes.insert(sizes.end(), outputs + 1, sizeof(void*));
+  std::vector<std::size_t> sizes(arguments.size() + outputs + 1, sizeof(void*));  // buffers and pointers
+  for (std::size_t i = 0; i < arguments.size(); ++i) {
+    if (arguments[i].tensor_map)
+      sizes[i] = sizeof(TensorMap);
+    else if (arguments[i].scalar)
+      sizes[i] = parse_dtype(arguments[i].dtype).size();
+  }
   return sizes;
 }
 
@@ -96,8 +99,8 @@ DeviceCheck::CheckResult DeviceCheck::run_check(LoadedKernel& judge, Dim3 grid, 
                                                 const std::vector<std::size_t>& outputs) {
   if (refs_.size() != outputs.size()) throw Error("check kernel " + judge.name() + ": no reference outputs kept");
   const std::vector<std::size_t>& params = judge.attributes().param_sizes;
-  std::vector<ArgSpec> specs;
-  for (std::size_t i = 0; i < args.size(); ++i) specs.push_back(args.spec(i));
+  std::vector<ArgSpec> specs(args.size());
+  for (std::size_t i = 0; i < args.size(); ++i) specs[i] = args.spec(i);
   const std::vector<std::size_t> sizes = check_parameter_sizes(specs, outputs.size());
   const std::size_t want = sizes.size();
   auto mismatch = [&](const std::string& why) {
