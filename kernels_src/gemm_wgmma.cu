@@ -11,7 +11,8 @@
 // small_B * big_A + big_B * small_A, then big_B * big_A, accumulated in FP32 (the dropped
 // small * small is below 2^-22 relative), as common/mma_tf32.cuh does for mma.sync.
 //
-// Warp specialisation, one block of 128 * (consumers + 1) threads per tile_m x tile_n tile of C:
+// Warp specialisation (the engine is common/wgmma_tf32.cuh, shared with matching_wgmma.cu), one
+// block of 128 * (consumers + 1) threads per tile_m x tile_n tile of C:
 //   warpgroup 0, warp 0   the producer: one thread issues the TMA loads of each K slice (A:
 //                         tile_m x 32, B: 32 x tile_n in boxes of 32 x 32) into a ring of `stages`
 //                         buffers, each guarded by a `full` and an `empty` mbarrier;

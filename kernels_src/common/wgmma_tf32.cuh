@@ -1,5 +1,5 @@
 // The 3xTF32 GEMM engine on Hopper's wgmma and TMA, shared by gemm_wgmma.cu and matching_wgmma.cu
-// (both describe the design; tune writes this file into each kernel's program). It uses the
+// (gemm_wgmma.cu describes the design; tune writes this file into each program). It uses the
 // includer's macros tile_m, tile_n, consumers, stages, split_ring, group and B_K_MAJOR (how B's
 // tensor map lays out its tile: 0, K x N row-major; 1, N x K row-major), and needs sm_90a.
 #pragma once
