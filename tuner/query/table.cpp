@@ -124,6 +124,7 @@ Table run_table(store::Store& db, const std::string& kernel, const std::string& 
       if (kind.role == spec::CeilingRole::library && r.time_ms > 0) {
         r.library = kind.name;
         r.library_ratio = c.time_ms / r.time_ms;
+        r.libraries.push_back({r.library, *r.library_ratio, c.gflops});
       }
     }
     t.rows.push_back(std::move(r));

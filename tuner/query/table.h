@@ -34,6 +34,13 @@ struct TableRow {
   // the library ceiling compared with (spec/ceilings.h: the last one listed among those measured
   // at this size, the most specific library equivalent)
   std::string library;
+  // every library ceiling measured at this size, in spec/ceilings.h's order (the report lists them)
+  struct Library {
+    std::string name;
+    double ratio = 0;              // its time / ours
+    std::optional<double> gflops;  // its GFLOP/s, where it has a flop count
+  };
+  std::vector<Library> libraries;
   std::optional<double> single_loss;  // the best single configuration's time here / ours
   bool ceiling_suspect = false;       // a ceiling here disagrees implausibly with its neighbours
   std::string flags;

@@ -145,6 +145,48 @@ std::vector<Series> throughput_series(const std::vector<query::TableRow>& rows, 
   return {ours, roof, lib};
 }
 
+// Every library ceiling measured beside the kernel, per size (where there are several): its
+// GFLOP/s and its time over ours; with cuBLAS's TF32 GEMM also the 3xTF32 bound at its rate (three
+// TF32 tensor-core products per FP32-accurate one) and our fraction of it.
+std::string library_section(const std::vector<query::TableRow>& rows) {
+  std::vector<std::string> names;
+  for (const auto& r : rows)
+    for (const auto& l : r.libraries)
+      if (std::find(names.begin(), names.end(), l.name) == names.end()) names.push_back(l.name);
+  if (names.size() < 2) return "";
+  const bool tf32 = std::find(names.begin(), names.end(), "cublas_gemm_tf32") != names.end();
+  std::ostringstream o;
+  o << "<h3>Libraries</h3>\n<p class=\"note\">Each library measured at the size in the same run: its GFLOP/s "
+       "and its time over ours (above 1: ours is faster).";
+  if (tf32)
+    o << " The 3xTF32 bound is cuBLAS's TF32 rate over 3: a kernel that keeps FP32 accuracy with three TF32 "
+         "products reaches it at the library's TF32 efficiency.";
+  o << "</p>\n<table><tr><th>size</th><th>ours GFLOP/s</th>";
+  for (const auto& n : names) o << "<th>" << esc(library_name(n)) << "</th>";
+  if (tf32) o << "<th>3xTF32 bound GFLOP/s</th><th>ours of it</th>";
+  o << "</tr>\n";
+  for (const auto& r : rows) {
+    if (r.best.empty() || r.libraries.empty()) continue;
+    o << "<tr><td>" << esc(r.size) << "</td><td>" << (r.gflops ? fmt("%.0f", *r.gflops) : "-") << "</td>";
+    std::optional<double> bound;
+    for (const auto& n : names) {
+      const auto it = std::find_if(r.libraries.begin(), r.libraries.end(), [&](const auto& l) { return l.name == n; });
+      if (it == r.libraries.end()) {
+        o << "<td>-</td>";
+        continue;
+      }
+      o << "<td>" << (it->gflops ? fmt("%.0f", *it->gflops) + " " : "") << fmt("(%.3fx)", it->ratio) << "</td>";
+      if (n == "cublas_gemm_tf32" && it->gflops) bound = *it->gflops / 3;
+    }
+    if (tf32)
+      o << "<td>" << (bound ? fmt("%.0f", *bound) : "-") << "</td><td>"
+        << (bound && r.gflops ? fmt("%.3f", *r.gflops / *bound) : "-") << "</td>";
+    o << "</tr>\n";
+  }
+  o << "</table>\n";
+  return o.str();
+}
+
 }  // namespace
 
 std::string html(store::Store& db, const std::string& kernel_in) {
@@ -214,7 +256,7 @@ std::string html(store::Store& db, const std::string& kernel_in) {
       o << cell("%.3fx", r.library_ratio) << cell("%.3fx", r.single_loss) << "<td>" << r.tied << "</td><td>"
         << esc(r.flags) << "</td><td class=\"cfg\">" << esc(compact(r.best)) << "</td></tr>\n";
     }
-    o << "</table>\n" << energy_section(db, kernel, device);
+    o << "</table>\n" << library_section(rows) << energy_section(db, kernel, device);
     auto flags = db.flags(kernel, device);
     if (!flags.empty()) {
       o << "<h3>Flags</h3><ul>\n";

@@ -138,6 +138,52 @@ TEST(Report, FlopsKernelAgainstFp32PeakAndCublas) {
   EXPECT_NE(page.find("<td>0.500</td>"), std::string::npos);   // 33000 / 66000
   EXPECT_NE(page.find("<td>0.800x</td>"), std::string::npos);  // cuBLAS at 41250 is 1.25 times faster
   EXPECT_NE(page.find("<td>33000</td>"), std::string::npos);
+  EXPECT_EQ(page.find("<h3>Libraries</h3>"), std::string::npos);  // one library: the table says it all
+}
+
+// With several library ceilings (the tensor-core GEMMs beside the pedantic Sgemm): a section lists
+// each one's GFLOP/s and time over ours, and the 3xTF32 bound at cuBLAS's TF32 rate.
+TEST(Report, EveryLibraryAndThe3xTf32Bound) {
+  store::testing::TempDir t;
+  auto db = store::Store::open(t.file("r.db"), store::Store::Mode::read_write);
+  store::RunInfo info;
+  info.kernel = "gemm_wgmma";
+  info.device = "NVIDIA H200";
+  auto run = db.begin_run(info);
+  const double flops = 2.0 * 4096 * 4096 * 4096;
+  store::Measurement m;
+  m.config_id = db.upsert_configuration_text("gemm_wgmma", "h", R"({"tile_m":128})");
+  m.run_id = run;
+  m.device = "NVIDIA H200";
+  m.size = sizes::Size::parse_label("4096x4096x4096");
+  m.samples_ms = {float(flops / 120e9)};  // 120000 GFLOP/s
+  m.gflops = flops / m.samples_ms[0] / 1e6;
+  db.record(m);
+  for (auto [name, gflops] : {std::pair{"cublas_sgemm", 50000.0}, std::pair{"cublas_gemm_tf32", 360000.0},
+                              std::pair{"cublas_gemm_bf16x9", 60000.0}}) {
+    store::Ceiling c;
+    c.run_id = run;
+    c.device = "NVIDIA H200";
+    c.size = "4096x4096x4096";
+    c.name = name;
+    c.time_ms = flops / (gflops * 1e6);
+    c.gflops = gflops;
+    db.record_ceiling(c);
+  }
+  const std::string page = report::html(db, "gemm_wgmma");
+  const auto section = page.find("<h3>Libraries</h3>");
+  ASSERT_NE(section, std::string::npos);
+  const std::string libraries = page.substr(section);
+  // in spec/ceilings.h's order, the pedantic Sgemm last
+  const auto tf32 = libraries.find("cuBLAS GEMM in TF32"), bf16 = libraries.find("emulated with BF16x9"),
+             sgemm = libraries.find("cuBLAS Sgemm (FP32)");
+  ASSERT_NE(sgemm, std::string::npos);
+  EXPECT_LT(tf32, bf16);
+  EXPECT_LT(bf16, sgemm);
+  EXPECT_NE(libraries.find("<td>360000 (0.333x)</td>"), std::string::npos);
+  EXPECT_NE(libraries.find("<td>50000 (2.400x)</td>"), std::string::npos);
+  EXPECT_NE(libraries.find("<td>120000</td><td>1.000</td>"), std::string::npos);  // bound 360000 / 3, ours at it
+  EXPECT_NE(page.find("<td>2.400x</td>"), std::string::npos);  // "vs library" stays the pedantic Sgemm
 }
 
 // With energy measured: a section with the run's energy method, one plot per size of energy

@@ -44,6 +44,8 @@ Loaded load(const std::string& name, const std::string& dir) {
   find(out.api.set_math_mode, "cublasSetMathMode");
   find(out.api.sgeam, "cublasSgeam");
   find(out.api.sgemm, "cublasSgemm_v2");
+  find(out.api.gemm_ex, "cublasGemmEx");
+  out.api.set_emulation_strategy = out.lib.function<BlasApi::SetEmulationStrategy>("cublasSetEmulationStrategy");
   find(out.api.status_name, "cublasGetStatusName");
   find(out.api.status_string, "cublasGetStatusString");
   return out;

@@ -16,6 +16,14 @@ struct BlasApi {
   decltype(&::cublasSetMathMode) set_math_mode = nullptr;
   decltype(&::cublasSgeam) sgeam = nullptr;
   decltype(&::cublasSgemm_v2) sgemm = nullptr;
+  // The C functions (cublas_api.h also declares C++ overloads of these names).
+  using GemmEx = cublasStatus_t (*)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const void*,
+                                    const void*, cudaDataType, int, const void*, cudaDataType, int, const void*, void*,
+                                    cudaDataType, int, cublasComputeType_t, cublasGemmAlgo_t);
+  using SetEmulationStrategy = cublasStatus_t (*)(cublasHandle_t, cublasEmulationStrategy_t);
+  GemmEx gemm_ex = nullptr;
+  // Optional (nullptr in a library without emulation): the emulated-FP32 ceiling's strategy.
+  SetEmulationStrategy set_emulation_strategy = nullptr;
   decltype(&::cublasGetStatusName) status_name = nullptr;
   decltype(&::cublasGetStatusString) status_string = nullptr;
 };

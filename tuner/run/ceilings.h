@@ -1,5 +1,6 @@
 // Hardware ceilings measured in the same run and with the same timing policy as the kernels
-// (run.h): device-to-device copy, cuBLAS transpose (Sgeam) and FP32 GEMM (Sgemm, no tensor cores).
+// (run.h): device-to-device copy, cuBLAS transpose (Sgeam), FP32 GEMM (Sgemm, no tensor cores) and
+// the tensor-core GEMMs (TF32, emulated FP32).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -55,5 +56,19 @@ Ceiling cublas_sgeam_transpose(Session& session, std::size_t rows, std::size_t c
 // TF32); value = 2 * m * n * k / time_ms (GFLOP/s). Verified at 64 sampled entries against a
 // double-precision host dot product.
 Ceiling cublas_sgemm(Session& session, std::size_t m, std::size_t n, std::size_t k, const TimingOptions& options = {});
+
+// The GEMM ceilings' arithmetic: FP32 on the CUDA cores (pedantic, cublas_sgemm), TF32 tensor
+// cores (CUBLAS_COMPUTE_32F_FAST_TF32: the tensor-core yardstick, less accurate than FP32), and
+// FP32 emulated with BF16x9 products (CUBLAS_COMPUTE_32F_EMULATED_16BFX9, strategy eager).
+enum class GemmMath { fp32_pedantic, tf32, fp32_emulated_bf16x9 };
+
+// The name in Tune.ceilings: cublas_sgemm, cublas_gemm_tf32, cublas_gemm_bf16x9.
+const char* gemm_math_name(GemmMath math);
+
+// cublas_sgemm's product and verification in `math` (cublasGemmEx for the tensor-core ones); the
+// TF32 product is checked within 2e-3 of the sum of |terms| (FP32: 1e-4). Where the library has no
+// emulation (no cublasSetEmulationStrategy) or refuses it on this GPU, the timing's status says so.
+Ceiling cublas_gemm(Session& session, GemmMath math, std::size_t m, std::size_t n, std::size_t k,
+                    const TimingOptions& options = {});
 
 }  // namespace tune::run

@@ -87,6 +87,26 @@ TEST_F(ComputeCeilings, SgemmArgmaxIsVerifiedAndSlowerThanSgemmAlone) {
   }
 }
 
+// The tensor-core GEMM ceilings: TF32 is verified (within its looser bound) and faster than the
+// pedantic FP32 Sgemm; the emulated FP32 is verified at FP32's bound where the library runs it,
+// else its status carries cuBLAS's reason.
+TEST_F(ComputeCeilings, TensorCoreGemmsAreVerifiedAndTf32BeatsPedanticSgemm) {
+  const Ceiling fp32 = cublas_sgemm(*session_, 4096, 4096, 4096);
+  print(fp32);
+  ASSERT_TRUE(fp32.ok()) << fp32.check;
+  const Ceiling tf32 = cublas_gemm(*session_, GemmMath::tf32, 4096, 4096, 4096);
+  print(tf32);
+  ASSERT_TRUE(tf32.ok()) << tf32.timing.status.message << " " << tf32.check;
+  EXPECT_EQ(tf32.name, "cublas_gemm_tf32 4096x4096x4096");
+  EXPECT_LT(tf32.time_ms, fp32.time_ms / 2);
+  const Ceiling emulated = cublas_gemm(*session_, GemmMath::fp32_emulated_bf16x9, 4096, 4096, 4096);
+  print(emulated);
+  if (emulated.timing.ok())
+    EXPECT_TRUE(emulated.verified) << emulated.check;
+  else
+    EXPECT_NE(emulated.timing.status.message.find("cublas"), std::string::npos) << emulated.timing.status.message;
+}
+
 // The argmax kernel alone on crafted rows: ties go to the lowest index, NaN never wins, rows of a
 // width that is not a multiple of 4 take the scalar path.
 TEST_F(ComputeCeilings, RowArgmaxTiesNaNAndOddWidths) {

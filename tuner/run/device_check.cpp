@@ -84,11 +84,25 @@ std::string DeviceCheck::compare(ArgSet& args, const std::vector<std::size_t>& o
   return "";
 }
 
+std::vector<std::size_t> check_parameter_sizes(const std::vector<ArgSpec>& arguments, std::size_t outputs) {
+  std::vector<std::size_t> sizes(arguments.size() + outputs + 1, sizeof(void*));  // buffers and pointers
+  for (std::size_t i = 0; i < arguments.size(); ++i) {
+    if (arguments[i].tensor_map)
+      sizes[i] = sizeof(TensorMap);
+    else if (arguments[i].scalar)
+      sizes[i] = parse_dtype(arguments[i].dtype).size();
+  }
+  return sizes;
+}
+
 DeviceCheck::CheckResult DeviceCheck::run_check(LoadedKernel& judge, Dim3 grid, Dim3 block, ArgSet& args,
                                                 const std::vector<std::size_t>& outputs) {
   if (refs_.size() != outputs.size()) throw Error("check kernel " + judge.name() + ": no reference outputs kept");
   const std::vector<std::size_t>& params = judge.attributes().param_sizes;
-  const std::size_t want = args.size() + outputs.size() + 1;
+  std::vector<ArgSpec> specs(args.size());
+  for (std::size_t i = 0; i < args.size(); ++i) specs[i] = args.spec(i);
+  const std::vector<std::size_t> sizes = check_parameter_sizes(specs, outputs.size());
+  const std::size_t want = sizes.size();
   auto mismatch = [&](const std::string& why) {
     return InputError("Tune.check: kernel '" + judge.name() + "' " + why + "; it must take the kernel's " +
                       std::to_string(args.size()) + " arguments, one pointer per output (" +
@@ -97,10 +111,9 @@ DeviceCheck::CheckResult DeviceCheck::run_check(LoadedKernel& judge, Dim3 grid, 
   };
   if (params.size() != want) throw mismatch("takes " + std::to_string(params.size()) + " parameters");
   for (std::size_t i = 0; i < want; ++i) {
-    const std::size_t size = i < args.size() && args.spec(i).scalar ? args.dtype(i).size() : sizeof(void*);
-    if (params[i] != size)
+    if (params[i] != sizes[i])
       throw mismatch("parameter " + std::to_string(i) + " has " + std::to_string(params[i]) + " bytes, not " +
-                     std::to_string(size));
+                     std::to_string(sizes[i]));
   }
   if (result_.data() == nullptr || !result_.valid()) result_ = DeviceBuffer(2 * sizeof(unsigned long long));
   unsigned long long init[2] = {0, ~0ull};

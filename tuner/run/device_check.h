@@ -15,6 +15,11 @@
 
 namespace tune::run {
 
+// The parameter sizes a check kernel must have (Tune.check): the kernel's arguments (a scalar its
+// type's bytes, a CUtensorMap its 128, a buffer a pointer), one pointer per output and the result
+// pointer.
+std::vector<std::size_t> check_parameter_sizes(const std::vector<ArgSpec>& arguments, std::size_t outputs);
+
 class DeviceCheck {
  public:
   explicit DeviceCheck(Session& session) : session_(session) {}

@@ -12,7 +12,7 @@
 //   args.h      ArgSpec, ArgSet (device buffers + the void* args[] array)
 //   kernel.h    LoadedKernel, Dim3, KernelAttributes, launch -> LaunchStatus (cuda.h)
 //   timing.h    measure(), TimingOptions, Summary
-//   ceilings.h  d2d_copy, cublas_sgeam_transpose, cublas_sgemm
+//   ceilings.h  d2d_copy, cublas_sgeam_transpose, cublas_sgemm, cublas_gemm (TF32, emulated FP32)
 //   blas.h      cuBLAS's functions, from libcublas.so.<major> loaded at run time
 //   nvml.h      the SM clock and the throttle reasons, from the driver's NVML loaded at run time
 //   library.h   Library: a shared library loaded with dlopen (RAII), for blas.h and nvml.h

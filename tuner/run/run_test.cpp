@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/test_data.h"
+#include "run/device_check.h"
 #include "run/run.h"
 
 namespace tune::run {
@@ -298,6 +299,22 @@ TEST(ArgSpec, ScalarBytesHaveTheKernelParameterLayout) {
   std::uint16_t h;
   std::memcpy(&h, b.data(), 2);
   EXPECT_EQ(h, 0x3C00);
+}
+
+// A Tune.check kernel takes the kernel's arguments as they are launched: a CUtensorMap by value
+// (128 bytes), a scalar its type's bytes, a buffer a pointer; then the outputs' and the result's
+// pointers (matching_wgmma_check's parameters).
+TEST(CheckParameters, TensorMapsByValueScalarsByTypeBuffersByPointer) {
+  ArgSpec map, buffer, n;
+  map.name = "set1_map";
+  map.scalar = true;
+  map.tensor_map = true;
+  buffer.name = "set1";
+  buffer.count = 16;
+  n.name = "n1";
+  n.scalar = true;
+  n.dtype = "int32";
+  EXPECT_EQ(check_parameter_sizes({map, buffer, n}, 1), (std::vector<std::size_t>{128, 8, 4, 8, 8}));
 }
 
 }  // namespace

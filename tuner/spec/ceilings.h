@@ -25,11 +25,16 @@ struct CeilingKind {
 };
 
 // In order of precedence among libraries: where several were measured at a size, the last one
-// listed is the most specific equivalent and wins.
+// listed is the most specific equivalent and wins (the pedantic FP32 Sgemm over the TF32 and
+// emulated GEMMs, which a spec may ask for beside it as yardsticks).
 inline constexpr std::array kCeilingKinds = {
     CeilingKind{"d2d_copy", CeilingRole::roofline, "device-to-device copy (cudaMemcpy)", true, 0,
                 "a copy of Tune.bytes / 2"},
     CeilingKind{"cublas_sgeam", CeilingRole::library, "cuBLAS Sgeam", false, 0, "ProblemSize[1] x ProblemSize[0]"},
+    CeilingKind{"cublas_gemm_tf32", CeilingRole::library, "cuBLAS GEMM in TF32 (CUBLAS_COMPUTE_32F_FAST_TF32)", false,
+                3, "m, n, k"},
+    CeilingKind{"cublas_gemm_bf16x9", CeilingRole::library,
+                "cuBLAS GEMM, FP32 emulated with BF16x9 (CUBLAS_COMPUTE_32F_EMULATED_16BFX9)", false, 3, "m, n, k"},
     CeilingKind{"cublas_sgemm", CeilingRole::library, "cuBLAS Sgemm (FP32)", false, 3, "m, n, k"},
     CeilingKind{"cublas_sgemm_argmax", CeilingRole::library, "cuBLAS Sgemm (FP32) + row argmax", false, 3,
                 "n2, n1, dim"},

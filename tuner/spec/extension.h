@@ -2,7 +2,8 @@
 //   "bytes":  expression, bytes read + written by one launch (gives GB/s)
 //   "flops":  expression, floating-point operations of one launch (gives GFLOP/s)
 //   "ceilings": names of spec/ceilings.h (d2d_copy, fp32_peak, cublas_sgeam, cublas_sgemm,
-//               cublas_sgemm_argmax), measured at every size in the same run
+//               cublas_gemm_tf32, cublas_gemm_bf16x9, cublas_sgemm_argmax), measured at every size
+//               in the same run
 //   "reference": {"KernelName": ..., "LocalSize": {X,Y,Z}, "GlobalSize": {X,Y,Z} (grid in blocks)}:
 //               an independent kernel in the same KernelFile, compiled with every parameter at its
 //               "Default", run on the same inputs; every configuration's outputs must match it

@@ -97,7 +97,10 @@ TEST(Extension, MalformedCheckNamesTheKey) {
 TEST(Extension, UnknownCeilingListsTheKnownOnes) {
   const std::string e = error_of({{"bytes", "8"}, {"ceilings", {"d2d_copy", "cublas_dgemm"}}});
   EXPECT_NE(e.find("Tune.ceilings: unknown ceiling \"cublas_dgemm\""), std::string::npos) << e;
-  EXPECT_NE(e.find("(known: d2d_copy, cublas_sgeam, cublas_sgemm, cublas_sgemm_argmax, fp32_peak)"), std::string::npos)
+  EXPECT_NE(
+      e.find("(known: d2d_copy, cublas_sgeam, cublas_gemm_tf32, cublas_gemm_bf16x9, cublas_sgemm, cublas_sgemm_argmax, "
+             "fp32_peak)"),
+      std::string::npos)
       << e;
   EXPECT_NE(error_of({{"ceilings", {42}}}).find("unknown ceiling 42"), std::string::npos);
 }

@@ -256,6 +256,11 @@ TEST(Spaces, FeatureSwitchesAreFoundInTheKernelText) {
   const Shipped transpose = load_shipped("transpose");
   EXPECT_EQ(joined(transpose, feature_switches(transpose)),
             "vector, use_shared, diagonal, tiles, streaming, cp_async, persist, group, bands");
+  // the Hopper GEMM (sm_90a): the fast tier compiles one configuration per wgmma width, consumer
+  // count, block order and split ring (16 of 64)
+  const Shipped wgmma = load_shipped("gemm_wgmma");
+  EXPECT_EQ(joined(wgmma, feature_switches(wgmma)), "tile_m, consumers, group, split_ring");
+  EXPECT_EQ(one_per_combination(wgmma.space, feature_switches(wgmma)).size(), 16u);
   const Shipped stride = load_shipped("copy_stride");
   EXPECT_EQ(joined(stride, feature_switches(stride)), "none");  // one code path: one configuration
   EXPECT_EQ(one_per_combination(stride.space, feature_switches(stride)).size(), 1u);

@@ -1,0 +1,264 @@
+// The 3xTF32 GEMM engine on Hopper's wgmma and TMA, shared by gemm_wgmma.cu and matching_wgmma.cu
+// (gemm_wgmma.cu describes the design; tune writes this file into each program). It uses the
+// includer's macros tile_m, tile_n, consumers, stages, split_ring, group and B_K_MAJOR (how B's
+// tensor map lays out its tile: 0, K x N row-major; 1, N x K row-major), and needs sm_90a.
+#pragma once
+
+// The driver's CUtensorMap: 128 opaque bytes, 64-byte aligned (no cuda.h under NVRTC).
+struct alignas(64) TensorMap128 {
+  unsigned long long opaque[16];
+};
+
+namespace {
+
+constexpr int kBK = 32;                              // floats of K a stage: one 128-byte swizzled row
+constexpr int kBlocks = tile_n / (64 * consumers);   // m64 blocks of C^T a consumer warpgroup owns
+constexpr int kAcc = tile_m / 2;                     // accumulator floats a thread holds per block
+constexpr unsigned kABytes = tile_m * kBK * 4;       // A's tile (and its small part) a stage
+constexpr unsigned kBBytes = tile_n * kBK * 4;       // B's tile a stage: tile_n / 32 boxes of 4 KiB
+constexpr unsigned kSplitThreads = 96;               // warps 1-3 of the producer warpgroup
+constexpr int kSmall = split_ring == 0 ? stages : split_ring;  // buffers of A's small part
+constexpr int kThreads = 128 * (consumers + 1);
+
+__device__ __forceinline__ unsigned smem(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
+
+__device__ __forceinline__ void bar_init(unsigned bar, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+}
+
+__device__ __forceinline__ void bar_wait(unsigned bar, unsigned parity) {
+  for (unsigned done = 0; !done;)
+    asm volatile(
+        "{\n\t.reg .pred p;\n\tmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\tselp.u32 %0, 1, 0, p;\n\t}"
+        : "=r"(done)
+        : "r"(bar), "r"(parity)
+        : "memory");
+}
+
+__device__ __forceinline__ void bar_arrive(unsigned bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
+}
+
+__device__ __forceinline__ void tma_load(unsigned dst, const TensorMap128& map, int x, int y, unsigned bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(
+          dst),
+      "l"(&map), "r"(x), "r"(y), "r"(bar)
+      : "memory");
+}
+
+__device__ __forceinline__ float tf32(float x) {
+  unsigned r;
+  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
+  return __uint_as_float(r);
+}
+
+// A shared-memory matrix descriptor: K-major, 128-byte swizzle, 8-row groups 1024 bytes apart
+// (start address and offsets in 16-byte units; the leading offset is unused by this layout).
+__device__ __forceinline__ unsigned long long descriptor(unsigned addr) {
+  return static_cast<unsigned long long>((addr & 0x3FFFFu) >> 4) | (1ull << 16) | (64ull << 32) | (1ull << 62);
+}
+
+// Byte offset of B(k, n) in a stage's B tile, as TMA lays it out with the 128-byte swizzle (each
+// row's 16-byte chunks XOR the row index): B_K_MAJOR 0, B is K x N in memory: boxes of 32 columns,
+// 32 rows (k) of 128 bytes each; B_K_MAJOR 1, B^T is N x K in memory: tile_n rows (n) of 32 k.
+__device__ __forceinline__ unsigned b_offset(unsigned k, unsigned n) {
+#if B_K_MAJOR
+  return n * 128u + (((k >> 2) ^ (n & 7u)) << 4) + (k & 3u) * 4u;
+#else
+  return (n >> 5) * 4096u + k * 128u + ((((n & 31u) >> 2) ^ (k & 7u)) << 4) + (n & 3u) * 4u;
+#endif
+}
+
+// d += a * b for one m64 x tile_m x k8 product: a in registers (wgmma's m64k8 TF32 fragment:
+// a0 (g, t), a1 (g + 8, t), a2 (g, t + 4), a3 (g + 8, t + 4)), b by its descriptor.
+__device__ __forceinline__ void wgmma(float (&d)[kAcc], const unsigned (&a)[4], unsigned long long b) {
+#if tile_m == 128
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {"
+      "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,"
+      "%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,"
+      "%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,"
+      "%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63"
+      "}, {%64,%65,%66,%67}, %68, p, 1, 1;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+        "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+        "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+        "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(1u));
+#else  // tile_m == 256
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %133, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 {"
+      "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,"
+      "%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,"
+      "%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,"
+      "%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63,"
+      "%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79,"
+      "%80,%81,%82,%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93,%94,%95,"
+      "%96,%97,%98,%99,%100,%101,%102,%103,%104,%105,%106,%107,%108,%109,%110,%111,"
+      "%112,%113,%114,%115,%116,%117,%118,%119,%120,%121,%122,%123,%124,%125,%126,%127"
+      "}, {%128,%129,%130,%131}, %132, p, 1, 1;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+        "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+        "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+        "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
+        "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
+        "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
+        "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
+        "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
+        "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
+        "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
+        "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
+        "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(1u));
+#endif
+}
+
+}  // namespace
+
+// The block's tile of D = A B (M x N; A M x K row-major through a_map, box 32 x tile_m; B through
+// b_map as B_K_MAJOR says, box 32 x 32 or 32 x tile_n; wgmma computes D^T), then
+// epilogue(acc, m0, n0, nw, t) in each consumer thread: acc[r][4 j + v] is
+// D(m0 + 8 j + 2 t + v % 2, n0 + nw + 64 r + 8 (v / 2)). Called by all kThreads threads of the block.
+template <class Epilogue>
+__device__ __forceinline__ void wgmma_tf32_body(const TensorMap128& a_map, const TensorMap128& b_map, int M, int N,
+                                                int K, Epilogue&& epilogue) {
+  extern __shared__ unsigned char smem_raw[];
+  __shared__ __align__(8) unsigned long long full[stages], ready[stages], empty[stages], small_free[kSmall];
+  const unsigned raw = smem(smem_raw);
+  const unsigned base = (raw + 1023u) & ~1023u;  // swizzled tiles need 1024-byte alignment
+  unsigned char* const sp = smem_raw + (base - raw);
+  const unsigned a_big = base, a_small = base + stages * kABytes, b_tile = a_small + kSmall * kABytes;
+
+  int bm = blockIdx.y, bn = blockIdx.x;
+#if group > 1
+  {
+    const int id = blockIdx.y * gridDim.x + blockIdx.x, per = group * gridDim.x;
+    const int first = id / per * group, rows = min(static_cast<int>(gridDim.y) - first, group);
+    bm = first + id % per % rows;
+    bn = id % per / rows;
+  }
+#endif
+  const int m0 = bm * tile_m, n0 = bn * tile_n;
+  (void)M;  // the maps bound the loads; the epilogue bounds the stores
+  (void)N;
+  const int kt = (K + kBK - 1) / kBK;
+  const int tid = threadIdx.x;
+
+  if (tid == 0) {
+    for (int s = 0; s < stages; ++s) {
+      bar_init(smem(&full[s]), 1);
+      bar_init(smem(&ready[s]), kSplitThreads);
+      bar_init(smem(&empty[s]), 4 * consumers);
+    }
+    for (int q = 0; q < kSmall; ++q) bar_init(smem(&small_free[q]), 4 * consumers);
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  __syncthreads();
+
+  if (tid < 128) {
+#if consumers == 2
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
+#endif
+    if (tid == 0) {
+      for (int it = 0; it < kt; ++it) {
+        const int s = it % stages;
+        const unsigned phase = (it / stages) & 1;
+        bar_wait(smem(&empty[s]), phase ^ 1);
+        const unsigned bar = smem(&full[s]);
+        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(kABytes + kBBytes)
+                     : "memory");
+        tma_load(a_big + s * kABytes, a_map, it * kBK, m0, bar);
+#if B_K_MAJOR
+        tma_load(b_tile + s * kBBytes, b_map, it * kBK, n0, bar);
+#else
+#pragma unroll
+        for (int b = 0; b < tile_n / 32; ++b) tma_load(b_tile + s * kBBytes + b * 4096, b_map, n0 + 32 * b, it * kBK, bar);
+#endif
+      }
+    } else if (tid >= 32) {
+      for (int it = 0; it < kt; ++it) {
+        const int s = it % stages;
+        const int q = it % kSmall;
+        bar_wait(smem(&full[s]), (it / stages) & 1);
+#if split_ring
+        bar_wait(smem(&small_free[q]), ((it / kSmall) & 1) ^ 1);  // the wgmma that read it are done
+#endif
+        float4* big = reinterpret_cast<float4*>(sp + s * kABytes);
+        float4* small = reinterpret_cast<float4*>(sp + (a_small - base) + q * kABytes);
+        for (unsigned i = tid - 32; i < kABytes / 16; i += kSplitThreads) {
+          const float4 x = big[i];
+          const float4 b = make_float4(tf32(x.x), tf32(x.y), tf32(x.z), tf32(x.w));
+          small[i] = make_float4(x.x - b.x, x.y - b.y, x.z - b.z, x.w - b.w);
+          big[i] = b;
+        }
+        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // wgmma reads what we wrote
+        bar_arrive(smem(&ready[s]));
+      }
+    }
+  } else {
+#if consumers == 2
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
+#endif
+    const int ct = tid - 128, lane = tid % 32, g = lane / 4, t = lane % 4;
+    const int nw = (ct / 128) * 64 * kBlocks + (ct / 32 % 4) * 16 + g;  // this thread's first column of C^T rows
+    float acc[kBlocks][kAcc];
+#pragma unroll
+    for (int r = 0; r < kBlocks; ++r)
+#pragma unroll
+      for (int j = 0; j < kAcc; ++j) acc[r][j] = 0.0f;
+
+    for (int it = 0; it < kt; ++it) {
+      const int s = it % stages;
+      bar_wait(smem(&ready[s]), (it / stages) & 1);
+      const unsigned char* bt = sp + (b_tile - base) + s * kBBytes;
+      unsigned big[kBlocks][4][4], small[kBlocks][4][4];
+#pragma unroll
+      for (int r = 0; r < kBlocks; ++r)
+#pragma unroll
+        for (int kk = 0; kk < 4; ++kk)
+#pragma unroll
+          for (int q = 0; q < 4; ++q) {
+            const unsigned k = kk * 8 + t + (q / 2) * 4, n = nw + r * 64 + (q % 2) * 8;
+            const float x = *reinterpret_cast<const float*>(bt + b_offset(k, n));
+            const float b = tf32(x);
+            big[r][kk][q] = __float_as_uint(b);
+            small[r][kk][q] = __float_as_uint(x - b);
+          }
+      asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#pragma unroll
+      for (int kk = 0; kk < 4; ++kk) {
+        const unsigned long long db = descriptor(a_big + s * kABytes + kk * 32);
+        const unsigned long long ds = descriptor(a_small + it % kSmall * kABytes + kk * 32);
+#pragma unroll
+        for (int r = 0; r < kBlocks; ++r) {
+          wgmma(acc[r], small[r][kk], db);
+          wgmma(acc[r], big[r][kk], ds);
+          wgmma(acc[r], big[r][kk], db);
+        }
+      }
+      asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+      asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+      __syncwarp();
+      if (lane == 0) {
+        bar_arrive(smem(&empty[s]));
+#if split_ring
+        bar_arrive(smem(&small_free[it % kSmall]));
+#endif
+      }
+    }
+
+    epilogue(acc, m0, n0, nw, t);
+  }
+}
+
