@@ -16,9 +16,11 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
-// The launches queued ahead of the GPU, at most: a few ms, and never near the launch queue's depth.
-constexpr double kLeadMs = 3.0;
-constexpr double kMaxQueued = 256;
+// The launches queued ahead of the GPU, at most: an NVML read takes milliseconds, and a queue that
+// runs dry while the host waits on one leaves the GPU idle inside the window (less power, a longer
+// period per launch); never more than the launch queue holds.
+constexpr double kLeadMs = 20.0;
+constexpr double kMaxQueued = 1000;
 // Updates in the first ms of a window are not used: the board's power is still rising.
 constexpr double kRampMs = 5.0;
 // Warm: a window's power within this of the window's before it.
@@ -176,7 +178,8 @@ std::vector<double> EnergyMeter::warm_up(const LaunchFn& launch, double ms_per_l
 
 std::string EnergyMeter::describe() const {
   return "energy: NVML's total-energy counter (mJ, updated every " + fixed(period_ms_, 1) +
-         " ms here) read while each configuration's launches run back to back (a few ms queued ahead), over " +
+         " ms here) read while each configuration's launches run back to back (up to 20 ms and 1000 launches queued "
+         "ahead), over " +
          std::to_string(options_.updates) +
          " whole counter updates after the first 5 ms (a first pass; the run's first window after up to " +
          fixed(options_.warmup_ms, 0) +

@@ -8,7 +8,8 @@
 //   - the idle baseline: the board's average power over whole counter updates with nothing running,
 //     in the same run (stored with it: runs.idle_power_w);
 //   - a window per configuration and size: the launches of the first placement run back to back
-//     (the host keeps a few milliseconds of them queued, and no more), while the host polls the
+//     (the host keeps up to 20 ms of them queued, at most 1000 launches: an NVML read takes
+//     milliseconds, and the GPU must not run dry while the host waits on one), while the host polls the
 //     counter; the window opens at the first update after the launches started and closes at the
 //     update that completes `updates` whole intervals, all of them inside the back-to-back run. Its
 //     average power is (E_close - E_open) / (t_close - t_open), each interval a sample of it
