@@ -7,9 +7,12 @@
 # configurations at as many of $SIZES as fit (else the first configurations of the space). Two
 # independent energy runs of it (each its own process and database), each followed by `tune best
 # --pareto`; a guided energy search of the GEMM at 4096^3; the two runs' agreement by the
-# reproducibility rule (bench/energy_agreement.py); the report. Under OUT: log.txt, the databases,
-# the fronts as JSON and the report. Never changes clocks or power limits. PERIOD=ms skips the
-# probe; FEVALS=N measures the first N configurations at every size of $SIZES; GEMM=0 skips GEMM.
+# reproducibility rule (bench/energy_agreement.py); the noise of the race's windows and of one
+# configuration from run to run (bench/energy_noise.py); the report. Where DIR holds energy_probe
+# (bench/energy_probe.cu, built), first the counter's behaviour under a steady load (probe.csv).
+# Under OUT: log.txt, the databases, the fronts as JSON and the report. Never changes clocks or
+# power limits. PERIOD=ms skips the probe run; FEVALS=N measures the first N configurations at every
+# size of $SIZES; GEMM=0 skips GEMM.
 set -u
 OUT=$1
 D=$(cd "$2" && pwd)
@@ -22,6 +25,11 @@ log=$OUT/log.txt
   date -u
   nvidia-smi --query-gpu=name,driver_version,power.draw,power.limit,clocks.sm,temperature.gpu --format=csv
 } >"$log" 2>&1
+if [ -x "$D/energy_probe" ]; then
+  timeout 30 "$D/energy_probe" 1000 "${PROBE_MS:-8000}" >"$OUT/probe.csv" 2>>"$log"
+  echo "== energy_probe: exit $?" >>"$log"
+  python3 "$D/energy_noise.py" --probe "$OUT/probe.csv" >>"$log" 2>&1
+fi
 if [ -z "${PERIOD:-}" ]; then
   "$T" --space "$D/spaces/transpose.json" --sizes 512 --objective energy --strategy brute_force --max-fevals 2 \
     --db /tmp/probe.db >/tmp/probe.txt 2>&1
@@ -56,8 +64,18 @@ t0=$(date +%s)
   --policy energy_updates=$updates --max-fevals "${GEMM_FEVALS:-24}" --time-limit "${GEMM_LIMIT:-45}" \
   --db "$OUT/gemm.db" >>"$log" 2>&1
 echo "== gemm 4096^3: exit $?, $(($(date +%s) - t0)) s" >>"$log"
-[ "${GEMM:-1}" = 1 ] && "$T" best --pareto --db "$OUT/gemm.db" >>"$log" 2>&1
+if [ "${GEMM:-1}" = 1 ]; then
+  "$T" best --pareto --db "$OUT/gemm.db" >>"$log" 2>&1
+  "$T" best --pareto --json --db "$OUT/gemm.db" >"$OUT/gemm_pareto.json" 2>>"$log"
+  python3 - "$OUT/gemm.db" >>"$log" 2>&1 <<'PY'
+import sqlite3, sys
+con = sqlite3.connect(sys.argv[1])
+ok, with_energy = con.execute("SELECT COUNT(*), COUNT(energy_j) FROM measurements WHERE status = 'ok'").fetchone()
+print(f"gemm: {ok} configurations measured and verified, {with_energy} with a resolved energy")
+PY
+fi
 "$T" report --kernel transpose --db "$OUT/transpose_a.db" --out "$OUT/transpose_report.html" >>"$log" 2>&1
 python3 "$D/energy_agreement.py" "$OUT/pareto_a.json" "$OUT/pareto_b.json" >>"$log" 2>&1
+python3 "$D/energy_noise.py" --race "$OUT/transpose_a.db" "$OUT/transpose_b.db" >>"$log" 2>&1
 date -u >>"$log"
 rm -f "$OUT"/*.db-wal "$OUT"/*.db-shm

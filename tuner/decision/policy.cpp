@@ -21,8 +21,8 @@ struct KeyField {
 };
 
 // Every key, in the order of the struct; the bounds keep a run finite and the method meaningful.
-const std::array<KeyField, 30>& entries() {
-  static const std::array<KeyField, 30> kEntries = {{
+const std::array<KeyField, 34>& entries() {
+  static const std::array<KeyField, 34> kEntries = {{
       {{"warmup", 0, 1000}, &Policy::warmup},
       {{"min_samples", 1, 100000}, &Policy::min_samples},
       {{"max_samples", 1, 1000000}, &Policy::max_samples},
@@ -51,6 +51,10 @@ const std::array<KeyField, 30>& entries() {
       {{"energy_contenders", 1, 1000}, &Policy::energy_contenders},
       {{"energy_widen", 0, 10}, &Policy::energy_widen},
       {{"energy_race_updates", 2, 100}, &Policy::energy_race_updates},
+      {{"energy_race_min_rounds", 2, 1000}, &Policy::energy_race_min_rounds},
+      {{"energy_race_max_rounds", 2, 1000}, &Policy::energy_race_max_rounds},
+      {{"energy_race_noise", 0, 1}, &Policy::energy_race_noise},
+      {{"energy_warmup_ms", 0, 60000}, &Policy::energy_warmup_ms},
       {{"statistic", 0, 0}, &Policy::statistic},
       {{"tie_margin", 0, 0.5}, &Policy::tie_margin},
   }};
@@ -159,6 +163,23 @@ void Policy::check() const {
         "first_placements " + std::to_string(first_placements) + " exceeds placements " + std::to_string(placements));
   order(race_min_rounds <= race_max_rounds, "race_min_rounds " + std::to_string(race_min_rounds) +
                                                 " exceeds race_max_rounds " + std::to_string(race_max_rounds));
+  order(energy_race_min_rounds <= energy_race_max_rounds,
+        "energy_race_min_rounds " + std::to_string(energy_race_min_rounds) + " exceeds energy_race_max_rounds " +
+            std::to_string(energy_race_max_rounds));
+}
+
+std::string Policy::describe_energy_race() const {
+  return "the energy contenders at each size (within " + number(100 * energy_widen) +
+         "% of the least first-pass energy, up to " + std::to_string(energy_contenders) + "), after up to " +
+         number(energy_warmup_ms) + " ms of warm-up on the least one, measured again in " +
+         std::to_string(energy_race_min_rounds) + " to " + std::to_string(energy_race_max_rounds) +
+         " rounds of one window of " + std::to_string(energy_race_updates) +
+         " updates each, back to back in alternating order, each window relative to the board's level at its "
+         "moment (the rounds' geometric means, interpolated), until the leader is separated or each is known "
+         "within " +
+         number(100 * energy_race_noise) +
+         "%; the energy verdict ranks the raced contenders alone, and among those within the tie margin of the "
+         "least (or within its noise where smaller) the faster in time is used";
 }
 
 std::string Policy::describe() const {

@@ -55,13 +55,20 @@ struct Policy {
   // Energy (run/energy.h), measured only with --objective energy|edp: whole updates of NVML's energy
   // counter each configuration's window spans, each a sample of its power.
   int energy_updates = 3;
-  // The energy race at each size: the configurations within energy_widen of the least first-pass
-  // energy (at most energy_contenders) measured again in two rounds (the second in reverse order)
-  // of energy_race_updates counter updates each. A first pass's window is short, and the
-  // counter's updates reach the host with a few ms of jitter: about 3% per 200 ms window.
+  // The energy race at each size (decision/energy_race.h): the configurations within energy_widen of
+  // the least first-pass energy (at most energy_contenders), after energy_warmup_ms of the least
+  // one's launches (the board's power rises as it warms), measured again in rounds of one window
+  // each (energy_race_updates counter updates), between energy_race_min_rounds and
+  // energy_race_max_rounds, until the leader is separated or each is known within
+  // energy_race_noise. A first pass's window is short, and the counter's updates reach the host
+  // with a few ms of jitter: about 3% per 200 ms window.
   std::size_t energy_contenders = 8;
   double energy_widen = 0.06;
-  int energy_race_updates = 4;
+  int energy_race_updates = 3;
+  int energy_race_min_rounds = 3;
+  int energy_race_max_rounds = 6;
+  double energy_race_noise = 0.005;
+  double energy_warmup_ms = 1000;
 
   // The verdict (decision.h).
   Statistic statistic = Statistic::mean;  // Tune.statistic: Kernel Tuner's `time` is the mean
@@ -82,6 +89,8 @@ struct Policy {
   // The method in words: the run's stored description (store::RunInfo::timing) and the "timing:"
   // line above its table.
   std::string describe() const;
+  // The energy race and the energy verdict, in words (run/energy.h's method line carries it).
+  std::string describe_energy_race() const;
 };
 
 // One settable key of Policy: its name and bounds, for errors and documentation.

@@ -75,6 +75,9 @@ TEST(Policy, ChecksValuesAgainstEachOther) {
   p = Policy{};
   p.assign("race_min_rounds=5");
   EXPECT_TRUE(has(refusal([&] { p.check(); }), "race_min_rounds 5 exceeds race_max_rounds 4"));
+  p = Policy{};
+  p.assign("energy_race_max_rounds=2");
+  EXPECT_TRUE(has(refusal([&] { p.check(); }), "energy_race_min_rounds 3 exceeds energy_race_max_rounds 2"));
   EXPECT_EQ(refusal([] { Policy{}.check(); }), "");
 }
 

@@ -157,5 +157,43 @@ TEST(Energy, TheEnergyRaceDecidesAmongItsContenders) {
   EXPECT_EQ(query::best(db, q).size(), 1u);
 }
 
+// Energies within the tie margin do not repeat from run to run, times do: among the raced
+// contenders tied with the least energy, the faster is used, so that two runs choose alike. The
+// values are run b's at 4096x4096 on an H200 (bench/results/energy3_h200_2026-11-29/): its least race
+// energy (20.40 mJ) was 0.7% below the configuration run a chose (20.55 mJ), which is 0.9% faster;
+// the least-energy one was no contender in run a (its first pass there read 7% higher).
+TEST(Energy, AmongEnergyTiesTheFasterIsUsed) {
+  TempDir dir;
+  auto db = store::Store::open(dir.file("t.db"), store::Store::Mode::read_write);
+  store::RunInfo info;
+  info.spec_path = "spaces/transpose.json";
+  info.spec_hash = "h";
+  info.kernel = "transpose";
+  info.device = "NVIDIA H200";
+  const std::int64_t run = db.begin_run(info);
+  auto record = [&](int tile, double joules, double relative_hw, float ms) {
+    store::Measurement m;
+    m.config_id = db.upsert_configuration("transpose", "s", ojson{{"tile", tile}});
+    m.run_id = run;
+    m.device = "NVIDIA H200";
+    m.size = sizes::Size::parse_label("4096x4096");
+    m.samples_ms = {ms, ms * 1.001f, ms * 0.999f};
+    m.energy_j = joules;
+    m.energy_hw_j = joules * relative_hw;
+    m.power_w = joules / ms * 1e3;
+    m.extra = R"({"energy_first_pass":{"energy_j":0.0199},"energy_rounds":6})";
+    db.record(m);
+  };
+  record(1, 0.020402, 0.016, 0.037600f);  // the least energy
+  record(2, 0.020545, 0.025, 0.037266f);  // 0.7% more, tied, faster
+  record(3, 0.021342, 0.040, 0.036527f);  // the fastest, but 4.6% more energy: not tied
+  query::BestQuery q;
+  q.kernel = "transpose";
+  q.objective = decision::Objective::energy;
+  const auto best = query::best(db, q);
+  ASSERT_EQ(best.size(), 1u);
+  EXPECT_EQ(best[0].params, R"({"tile":2})");
+}
+
 }  // namespace
 }  // namespace tune::interop

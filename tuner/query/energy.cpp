@@ -41,7 +41,8 @@ std::vector<SizeFront> pareto(store::Store& db, const std::string& kernel, const
   for (const auto& v : verdicts(db, kernel, device, {}, decision::Objective::energy)) {
     SizeFront f;
     f.size = v.size;
-    for (const auto& c : v.all) f.points.push_back({c.params, c.time_ms, *c.energy_j, c.power_w, false});
+    for (const auto& c : v.all)
+      f.points.push_back({c.params, c.time_ms, *c.energy_j, c.power_w, false, c.energy_raced});
     std::sort(f.points.begin(), f.points.end(),
               [](const EnergyPoint& a, const EnergyPoint& b) { return a.time_ms < b.time_ms; });
     std::vector<decision::TimeEnergyPoint> xy;
@@ -142,7 +143,8 @@ std::string pareto_json(store::Store& db, const std::string& kernel, const std::
                           {"time_ms", p.time_ms},
                           {"energy_j", p.energy_j},
                           {"power_w", p.power_w ? nlohmann::ordered_json(*p.power_w) : nlohmann::ordered_json()},
-                          {"front", p.front}});
+                          {"front", p.front},
+                          {"raced", p.raced}});
       nlohmann::ordered_json row = {{"device", device}, {"size", f.size}, {"points", points}};
       if (const auto t = trade.find(f.size); t != trade.end()) {
         row["time_optimal"] = nlohmann::ordered_json::parse(t->second.time_best);

@@ -16,6 +16,7 @@ struct EnergyPoint {
   double time_ms = 0, energy_j = 0;
   std::optional<double> power_w;
   bool front = false;  // on the size's Pareto front
+  bool raced = false;  // its energy from the size's energy race (else a first pass)
 };
 
 struct SizeFront {

@@ -1,6 +1,7 @@
 #include "query/verdict.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 
 namespace tune::query {
@@ -125,6 +126,15 @@ std::vector<SizeVerdict> verdicts(store::Store& db, const std::string& kernel, c
     std::vector<std::pair<std::int64_t, double>> values;
     for (const auto& c : out[s].tied) values.emplace_back(c.config_id, c.estimate.value);
     tied[s] = decision::eligible(values, out[s].tie_margin, out[s].noise);
+    // for energy, the tie-break prefers the faster in time: energies within the tie margin do not
+    // repeat from run to run, times do
+    if (objective == decision::Objective::energy) {
+      double fastest = std::numeric_limits<double>::infinity();
+      for (const auto& c : out[s].all)
+        if (c.time_ms > 0) fastest = std::min(fastest, c.time_ms);
+      for (const auto& c : out[s].all) relative[s].emplace(c.config_id, c.time_ms > 0 ? c.time_ms / fastest : 1.0);
+      continue;
+    }
     const double best = out[s].all.front().estimate.value;  // sorted, positive
     for (const auto& c : out[s].all) relative[s].emplace(c.config_id, c.estimate.value / best);
   }

@@ -16,11 +16,15 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
-// The launches queued ahead of the GPU, at most: a few ms, and never near the launch queue's depth.
-constexpr double kLeadMs = 3.0;
-constexpr double kMaxQueued = 256;
+// The launches queued ahead of the GPU, at most: an NVML read takes milliseconds, and a queue that
+// runs dry while the host waits on one leaves the GPU idle inside the window (less power, a longer
+// period per launch); never more than the launch queue holds.
+constexpr double kLeadMs = 20.0;
+constexpr double kMaxQueued = 1000;
 // Updates in the first ms of a window are not used: the board's power is still rising.
 constexpr double kRampMs = 5.0;
+// Warm: a window's power within this of the window's before it.
+constexpr double kSteadyPower = 0.005;
 
 const Nvml& require_nvml(Session& session) {
   const Nvml* n = session.nvml();
@@ -156,17 +160,36 @@ EnergyReading EnergyMeter::measure(const LaunchFn& launch, double ms_per_launch,
   return r;
 }
 
+std::vector<double> EnergyMeter::warm_up(const LaunchFn& launch, double ms_per_launch, LaunchStatus& status,
+                                         double max_ms) {
+  warmed_ = true;
+  const double limit = max_ms > 0 ? max_ms : options_.warmup_ms;
+  std::vector<double> watts;
+  const auto t0 = Clock::now();
+  while (ms_since(t0) < limit) {
+    const EnergyReading r = measure(launch, ms_per_launch, 0, status, 2);
+    if (!status.ok()) break;
+    if (!r.resolved) continue;
+    watts.push_back(r.power.watts);
+    if (watts.size() >= 2 && std::abs(watts.back() / watts[watts.size() - 2] - 1) < kSteadyPower) break;
+  }
+  return watts;
+}
+
 std::string EnergyMeter::describe() const {
   return "energy: NVML's total-energy counter (mJ, updated every " + fixed(period_ms_, 1) +
-         " ms here) read while each configuration's launches run back to back (a few ms queued ahead), over " +
+         " ms here) read while each configuration's launches run back to back (up to 20 ms and 1000 launches queued "
+         "ahead), over " +
          std::to_string(options_.updates) +
-         " whole counter updates after the first 5 ms (the energy contenders at each size again in 2 rounds, "
-         "longer: decision/policy.h); J per launch = the window's average power x the host's "
-         "period per launch over the window; the 95% interval from the updates' powers; a window the counter "
-         "does not resolve (fewer updates in " +
+         " whole counter updates after the first 5 ms (a first pass; the run's first window after up to " +
+         fixed(options_.warmup_ms, 0) +
+         " ms of warm-up, until a window's power is within 0.5% of the one before); J per launch = the window's "
+         "average power x the host's period per launch over the window; the 95% interval from the updates' powers; "
+         "a window the counter does not resolve (fewer updates in " +
          fixed(options_.max_window_ms, 0) + " ms, steps under " + std::to_string(kMinStepMj) +
-         " mJ) is marked unresolved, not stored; idle baseline " + fixed(idle_.watts, 1) + " W (" +
-         std::to_string(idle_.intervals) + " updates, the GPU idle, this run); clocks and power limits untouched";
+         " mJ) is marked unresolved, not stored; " + (options_.race.empty() ? "" : options_.race + "; ") +
+         "idle baseline " + fixed(idle_.watts, 1) + " W (" + std::to_string(idle_.intervals) +
+         " updates, the GPU idle, this run); clocks and power limits untouched";
 }
 
 }  // namespace tune::run

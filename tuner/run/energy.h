@@ -8,7 +8,8 @@
 //   - the idle baseline: the board's average power over whole counter updates with nothing running,
 //     in the same run (stored with it: runs.idle_power_w);
 //   - a window per configuration and size: the launches of the first placement run back to back
-//     (the host keeps a few milliseconds of them queued, and no more), while the host polls the
+//     (the host keeps up to 20 ms of them queued, at most 1000 launches: an NVML read takes
+//     milliseconds, and the GPU must not run dry while the host waits on one), while the host polls the
 //     counter; the window opens at the first update after the launches started and closes at the
 //     update that completes `updates` whole intervals, all of them inside the back-to-back run. Its
 //     average power is (E_close - E_open) / (t_close - t_open), each interval a sample of it
@@ -41,6 +42,8 @@ struct EnergyOptions {
   int updates = 3;              // whole counter intervals a window spans (each a sample of the power)
   double max_window_ms = 2000;  // a window that has not closed by then is unresolved
   double probe_ms = 1500;       // at most, to find the counter's period and the idle baseline
+  double warmup_ms = 1000;      // at most, of warm-up before a run's first window (warm_up())
+  std::string race;             // how the energy contenders are measured again (decision/policy.h), for describe()
 };
 
 // One reading of the counter: host time (ms, steady clock) and energy (mJ).
@@ -93,6 +96,13 @@ class EnergyMeter {
   EnergyReading measure(const LaunchFn& launch, double ms_per_launch, double time_relative_hw, LaunchStatus& status,
                         int updates = 0);
 
+  // The board warmed before a measurement: windows of `launch` (2 updates each) until one's power is
+  // within 0.5% of the one before (the board's power rises as it warms) or `max_ms` (0: the
+  // options') has passed. Returns each window's power (W), in order; stops at a failed launch.
+  std::vector<double> warm_up(const LaunchFn& launch, double ms_per_launch, LaunchStatus& status, double max_ms = 0);
+  // Whether warm_up() ran in this run (the first window of a run warms the board first).
+  bool warmed() const { return warmed_; }
+
   double period_ms() const { return period_ms_; }
   const PowerEstimate& idle() const { return idle_; }
   // The method, with this run's period and idle baseline: stored with the run (runs.energy).
@@ -104,6 +114,7 @@ class EnergyMeter {
   EnergyOptions options_;
   double period_ms_ = 0;
   PowerEstimate idle_;
+  bool warmed_ = false;
 };
 
 }  // namespace tune::run

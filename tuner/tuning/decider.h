@@ -32,9 +32,10 @@ class Decider {
   // Races the contenders of size `s` and stores its verdict.
   void decide(std::size_t s, SizeState& st);
   // With an energy objective (run.energy): the configurations of least first-pass energy at size
-  // `s` measured again, longer, in two rounds (decision/policy.h: energy_contenders, energy_widen,
-  // energy_race_updates); their stored energy becomes the rounds' mean (the first pass kept in
-  // extra.energy_first_pass). decide() calls it after the time verdict.
+  // `s` measured again in rounds after a warm-up (decision/energy_race.h; decision/policy.h:
+  // energy_*); their stored energy becomes the race's estimate (the first pass kept in
+  // extra.energy_first_pass, the race's windows in extra.energy_race). decide() calls it after the
+  // time verdict.
   void race_energy(std::size_t s, SizeState& st);
   // The other contexts go before the device is reset (SizeStates::recover); made again on next use.
   void forget_contexts() { others_.clear(); }

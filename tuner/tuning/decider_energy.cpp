@@ -7,17 +7,10 @@
 #include <cmath>
 #include <optional>
 
+#include "decision/energy_race.h"
 #include "tuning/decider.h"
 
 namespace tune::tuning {
-
-namespace {
-
-// Rounds of the energy race: the second in reverse order; each contender is measured between two
-// windows of the race's reference.
-constexpr int kEnergyRounds = 2;
-
-}  // namespace
 
 void Decider::race_energy(std::size_t s, SizeState& st) {
   const decision::Policy& policy = run_.policy();
@@ -51,15 +44,13 @@ void Decider::race_energy(std::size_t s, SizeState& st) {
     runnable.push_back(i);
   }
   if (runnable.size() < 2) return;
-  // Each contender's window is bracketed by two windows of the reference (the least first-pass
-  // energy, runnable[0]); its figure is its ratio to the mean of the two, so the board's drift
-  // over the race (its power rises as it warms) cancels, times the reference's mean over the race.
   const auto t0 = Clock::now();
-  bool stop = false;
-  auto window = [&](std::size_t k) -> std::optional<run::EnergyReading> {
+  bool stop = false;  // a fault that needs the context recovered
+  // One window of runnable contender k; nullopt when it failed or the counter did not resolve it.
+  auto window = [&](std::size_t k, int updates) -> std::optional<run::EnergyReading> {
     const store::StoredMeasurement& m = rows[runnable[k]];
     run::LaunchStatus status;
-    run::EnergyReading r = run_.energy->measure(launches[k], *m.objective, 0, status, policy.energy_race_updates);
+    run::EnergyReading r = run_.energy->measure(launches[k], *m.objective, 0, status, updates);
     if (!status.ok()) {
       spdlog::warn("{} at {}: the energy race failed ({}); its first pass stands", m.params, f.size.value(),
                    status.message);
@@ -72,52 +63,64 @@ void Decider::race_energy(std::size_t s, SizeState& st) {
     if (!r.resolved) return std::nullopt;
     return r;
   };
-  struct Ratios {
-    std::vector<double> energy, power;
-  };
-  std::vector<Ratios> ratios(runnable.size());
-  std::vector<run::EnergyReading> refs;
-  for (int round = 0; round < kEnergyRounds && !stop; ++round) {
-    std::optional<run::EnergyReading> before = window(0);
-    if (before) refs.push_back(*before);
-    for (std::size_t j = 1; j < runnable.size() && !stop; ++j) {
-      const std::size_t k = round % 2 == 0 ? j : runnable.size() - j;
-      const std::optional<run::EnergyReading> mine = window(k);
-      std::optional<run::EnergyReading> after = stop ? std::nullopt : window(0);
-      if (after) refs.push_back(*after);
-      if (mine && before && after) {
-        const double e = (before->energy.joules + after->energy.joules) / 2;
-        const double w = (before->power.watts + after->power.watts) / 2;
-        if (e > 0 && w > 0) {
-          ratios[k].energy.push_back(mine->energy.joules / e);
-          ratios[k].power.push_back(mine->power.watts / w);
-        }
-      }
-      before = std::move(after);
+  // The board warmed on the least first-pass energy's launches (its power rises as it warms).
+  {
+    run::LaunchStatus status;
+    const std::vector<double> warm =
+        run_.energy->warm_up(launches[0], *rows[runnable[0]].objective, status, policy.energy_warmup_ms);
+    if (status.sticky()) {
+      run_.configs[run_.config_index.at(rows[runnable[0]].params)].compiled.faulted = true;
+      states_.recover(st);
+      return;
     }
+    if (!warm.empty())
+      spdlog::debug("{} at {}: energy warm-up {} windows, {:.1f} to {:.1f} W", run_.kernel, f.size.value(), warm.size(),
+                    warm.front(), warm.back());
   }
+  // Rounds of one window per contender in alternating order (decision/energy_race.h). A contender
+  // whose window fails or is not resolved leaves the race (its first pass stands); the round is
+  // taken again without it.
+  const decision::EnergyRaceRule rule{policy.energy_race_min_rounds, policy.energy_race_max_rounds,
+                                      policy.energy_race_noise, run_.rule};
+  std::vector<std::size_t> racing(runnable.size());  // indices into runnable
+  for (std::size_t k = 0; k < racing.size(); ++k) racing[k] = k;
+  std::vector<std::vector<double>> joules, watts;  // [round][position in racing]
+  for (int attempt = 0; !stop && racing.size() >= 2 && attempt < rule.max_rounds + static_cast<int>(rows.size());
+       ++attempt) {
+    if (decision::energy_race_done(joules, rule)) break;
+    std::vector<double> j_row(racing.size()), w_row(racing.size());
+    std::optional<std::size_t> dropped;
+    for (std::size_t i : decision::energy_round_order(racing.size(), static_cast<int>(joules.size()))) {
+      const std::optional<run::EnergyReading> r = window(racing[i], policy.energy_race_updates);
+      if (stop) break;
+      if (!r || !(r->energy.joules > 0) || !(r->power.watts > 0)) {
+        dropped = i;
+        break;
+      }
+      j_row[i] = r->energy.joules;
+      w_row[i] = r->power.watts;
+    }
+    if (stop) break;
+    if (dropped) {
+      racing.erase(racing.begin() + static_cast<std::ptrdiff_t>(*dropped));
+      for (auto* rounds : {&joules, &watts})
+        for (auto& row : *rounds) row.erase(row.begin() + static_cast<std::ptrdiff_t>(*dropped));
+      continue;
+    }
+    joules.push_back(std::move(j_row));
+    watts.push_back(std::move(w_row));
+  }
+  run_.count.decide_ms += ms_since(t0);
   if (stop) {
     states_.recover(st);
     return;
   }
-  run_.count.decide_ms += ms_since(t0);
-  if (refs.size() < 2) return;
-  // The reference's figure is its mean over the race; each window of it, relative to that mean,
-  // is a sample of its ratio (1 on average), as a contender's windows are of its own.
-  std::vector<double> ref_j, ref_w;
-  for (const auto& r : refs) {
-    ref_j.push_back(r.energy.joules);
-    ref_w.push_back(r.power.watts);
-  }
-  const double level_j = decision::estimate(ref_j, decision::Statistic::mean).value;
-  const double level_w = decision::estimate(ref_w, decision::Statistic::mean).value;
-  for (std::size_t i = 0; i < refs.size(); ++i) {
-    ratios[0].energy.push_back(ref_j[i] / level_j);
-    ratios[0].power.push_back(ref_w[i] / level_w);
-  }
-  for (std::size_t k = 0; k < runnable.size(); ++k) {
-    if (ratios[k].energy.empty()) continue;
-    const store::StoredMeasurement& m = rows[runnable[k]];
+  if (racing.size() < 2 || joules.size() < 2) return;
+  const std::vector<decision::Estimate> energy = decision::energy_race_estimates(joules);
+  const std::vector<decision::Estimate> power = decision::energy_race_estimates(watts);
+  const std::vector<double> levels = decision::energy_round_levels(joules);
+  for (std::size_t i = 0; i < racing.size(); ++i) {
+    const store::StoredMeasurement& m = rows[runnable[racing[i]]];
     store::Measurement again = m;
     // the time's relative interval (measured once, in the time race)
     const double time_rel =
@@ -125,22 +128,24 @@ void Decider::race_energy(std::size_t s, SizeState& st) {
             ? decision::estimate(std::vector<double>(m.samples_ms.begin(), m.samples_ms.end()), run_.rule.statistic)
                   .relative()
             : 0;
-    const decision::Estimate ratio_j = decision::estimate(ratios[k].energy, decision::Statistic::mean);
-    const decision::Estimate ratio_w = decision::estimate(ratios[k].power, decision::Statistic::mean);
-    again.energy_j = ratio_j.value * level_j;
-    again.power_w = ratio_w.value * level_w;
-    again.energy_hw_j = *again.energy_j * std::hypot(ratio_j.relative(), time_rel);
-    again.power_hw_w = ratio_w.half_width * level_w;
+    again.energy_j = energy[i].value;
+    again.energy_hw_j = energy[i].value * std::hypot(energy[i].relative(), time_rel);
+    again.power_w = power[i].value;
+    again.power_hw_w = power[i].half_width;
     nlohmann::ordered_json extra = nlohmann::ordered_json::parse(m.extra.empty() ? "{}" : m.extra);
     if (!extra.contains("energy_first_pass")) extra["energy_first_pass"] = {{"energy_j", *m.energy_j}};
-    extra["energy_rounds"] = ratios[k].energy.size();
-    extra["energy_reference"] = k == 0 ? "is the race's reference" : rows[runnable[0]].params;
+    extra["energy_rounds"] = joules.size();
+    // the raw race, for its noise: this contender's windows by round, its place in the order, the levels
+    std::vector<double> mine;
+    mine.reserve(joules.size());
+    for (const auto& row : joules) mine.push_back(row[i]);
+    extra["energy_race"] = {{"windows_j", mine}, {"index", i}, {"contenders", racing.size()}, {"levels_j", levels}};
     again.extra = extra.dump();
     again.measured_at.clear();
     run_.db.record(again);
   }
   spdlog::debug("{} at {}: {} energy contenders measured again in {} rounds", run_.kernel, f.size.value(),
-                runnable.size(), kEnergyRounds);
+                racing.size(), joules.size());
 }
 
 }  // namespace tune::tuning

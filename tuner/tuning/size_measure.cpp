@@ -122,7 +122,14 @@ store::Measurement SizeStates::measure(std::size_t c, SizeState& st, spec::Geome
     const auto te = Clock::now();
     run::LaunchStatus es;
     const auto launch = placements(kern, g, std::span(sets).first(1));
-    const run::EnergyReading r = run_.energy->measure(launch.at(0), t, time.relative(), es);
+    if (!run_.energy->warmed()) {  // the run's first window: the board warmed first
+      const std::vector<double> watts = run_.energy->warm_up(launch.at(0), t, es);
+      if (es.ok() && !watts.empty())
+        spdlog::info("energy: the board warmed for {} windows, {:.1f} to {:.1f} W", watts.size(), watts.front(),
+                     watts.back());
+    }
+    const run::EnergyReading r =
+        es.ok() ? run_.energy->measure(launch.at(0), t, time.relative(), es) : run::EnergyReading{};
     m.benchmark_ms = *m.benchmark_ms + ms_since(te);
     if (!es.ok()) {
       m.status = es.sticky() ? store::MeasurementStatus::runtime_error : store::MeasurementStatus::launch_failed;

@@ -65,7 +65,10 @@ GpuRun::GpuRun(const Options& opts, Prepared prepared)
       session(opts.device),
       arch(spec::target_arch(spec, session.device().arch)),
       energy(decision::needs_energy(opts.objective)
-                 ? std::make_unique<run::EnergyMeter>(session, run::EnergyOptions{.updates = ext.policy.energy_updates})
+                 ? std::make_unique<run::EnergyMeter>(session,
+                                                      run::EnergyOptions{.updates = ext.policy.energy_updates,
+                                                                         .warmup_ms = ext.policy.energy_warmup_ms,
+                                                                         .race = ext.policy.describe_energy_race()})
                  : nullptr),
       db(store::Store::open(opts.db, store::Store::Mode::read_write)),
       timing(first_pass_timing(ext.policy)),
