@@ -159,7 +159,9 @@ TEST(KernelSource, TheComputeKernelsShareTheirHelpersAndCompile) {
   };
   const Case cases[] = {
       {"gemm.cu", {"common/mma_tf32.cuh"}, tensor_cores({{"use_shared", "1"}, {"vector", "4"}})},
-      {"matching.cu", {"common/row_stages.cuh", "common/mma_tf32.cuh"}, tensor_cores({{"chunk", "4"}})},
+      {"matching.cu",
+       {"common/match.cuh", "common/row_stages.cuh", "common/mma_tf32.cuh"},
+       tensor_cores({{"chunk", "4"}})},
       {"pairwise.cu",
        {"common/row_stages.cuh", "common/mma_tf32.cuh"},
        tensor_cores({{"use_shared", "1"}, {"expand", "1"}})},
