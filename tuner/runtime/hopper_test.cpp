@@ -157,3 +157,68 @@ TEST(RuntimeHopper, LaunchOnAHopperGpuCopiesTheInput) {
 }
 
 }  // namespace
+
+namespace {
+
+// The 3xTF32 GEMM on wgmma (spaces/gemm_wgmma.json) as the application sees it: a table of the
+// H200's best at 1000x777x260 (tile 128 x 64, one consumer warpgroup, 5 stages) and 4096^3
+// (tile 128 x 256, two consumers, 3 stages), both over 48 KiB of shared memory.
+const std::string kGemm = std::string(TUNE_SOURCE_DIR) + "/spaces/gemm_wgmma.json";
+
+std::filesystem::path write_gemm_table(const std::filesystem::path& dir) {
+  const spec::Spec s = spec::load(kGemm);
+  nlohmann::json t;
+  t["format"] = "tune-table";
+  t["version"] = 2;
+  t["kernel"] = "gemm_wgmma";
+  t["kernel_name"] = "gemm_wgmma";
+  t["space_hash"] = spec::space_hash(s);
+  t["parameters"] = {"tile_m", "tile_n", "consumers", "stages", "group", "split_ring"};
+  t["variants"] = {{128, 64, 1, 5, 1, 0}, {128, 256, 2, 3, 1, 0}};
+  t["default"] = 1;
+  t["devices"] = {{{"name", "NVIDIA H200"},
+                   {"compute_capability", {9, 0}},
+                   {"fallback", 1},
+                   {"entries", {{1000, 777, 260, 0, 0.0269, 0.0269}, {4096, 4096, 4096, 1, 1.1567, 1.1567}}},
+                   {"candidates", {{0, 1, 1, 1}, {1, 1, 1, 1}}},
+                   {"regret", {{0, 10000}, {10000, 0}}}}};
+  auto path = dir / "gemm_wgmma_table.json";
+  std::ofstream(path) << t.dump();
+  return path;
+}
+
+TEST(RuntimeHopper, TheGemmSelectionCarriesItsSharedMemoryAndGrid) {
+  store::testing::TempDir dir;
+  runtime::Kernel k(kGemm, write_gemm_table(dir.path()), no_disk());
+  const runtime::Selection odd = k.select({1000, 777, 260}, "NVIDIA H200", 9, 0);
+  EXPECT_EQ(odd.match, runtime::Match::exact);
+  EXPECT_EQ(odd.dynamic_smem, 5u * (128 + 64) * 128 + 5u * 128 * 128 + 1024);  // 201 KiB: opt-in
+  EXPECT_EQ(odd.grid, (std::array<unsigned, 3>{16, 7, 1}));                    // 1000 / 64, 777 / 128 rounded up
+  EXPECT_EQ(odd.block, (std::array<unsigned, 3>{256, 1, 1}));
+  const runtime::Selection big = k.select({4096, 4096, 4096}, "NVIDIA H200", 9, 0);
+  EXPECT_EQ(big.dynamic_smem, 3u * (128 + 256) * 128 + 3u * 128 * 128 + 1024);
+  EXPECT_EQ(big.grid, (std::array<unsigned, 3>{16, 32, 1}));
+  EXPECT_EQ(big.block, (std::array<unsigned, 3>{384, 1, 1}));
+}
+
+// The example's call (examples/gemm_wgmma): two maps, C, A, B, M, N, K, alpha, beta; A must hold
+// M x K floats at size N x M x K.
+TEST(RuntimeHopper, TheGemmArgumentsAreTwoMapsThreeBuffersAndFiveScalars) {
+  store::testing::TempDir dir;
+  runtime::Kernel k(kGemm, write_gemm_table(dir.path()), no_disk());
+  const int n = 1000, m = 777, kk = 260;
+  float* c = reinterpret_cast<float*>(0x1000);
+  const float* a = reinterpret_cast<const float*>(0x2000);
+  const float* b = reinterpret_cast<const float*>(0x3000);
+  auto call = [&](std::size_t a_count) {
+    return error_of([&] {
+      k.check_arguments({n, m, kk}, {Arg::tensor_map(), Arg::tensor_map(), Arg::buffer(c, std::size_t(m) * n),
+                                     Arg::buffer(a, a_count), Arg::buffer(b, std::size_t(kk) * n), Arg::scalar(m),
+                                     Arg::scalar(n), Arg::scalar(kk), Arg::scalar(1.0f), Arg::scalar(0.5f)});
+    });
+  };
+  EXPECT_EQ(call(std::size_t(m) * kk), "");
+  EXPECT_NE(call(std::size_t(m) * kk - 1).find("'A'"), std::string::npos);
+}
+
+}  // namespace
