@@ -71,9 +71,11 @@ def main():
               f"(bound {r['bound']:.2e}){'' if r['verified'] else ' FAILED'}")
     for r in rows:
         if r.get("runtime_host_us") is not None:
+            extra = r["runtime_host_us"] - r["dispatch_host_us"]
             print(f"host time per launch call at {r['size']}: runtime {r['runtime_host_us']:.2f} us, "
-                  f"dispatch {r['dispatch_host_us']:.2f} us (runtime +{r['runtime_host_us'] - r['dispatch_host_us']:.2f} "
-                  f"us; the kernel takes {r['runtime_ms'] * 1e3:.1f} us)")
+                  f"dispatch {r['dispatch_host_us']:.2f} us (runtime +{extra:.2f} us; the kernel takes "
+                  f"{r['runtime_ms'] * 1e3:.1f} us; target runtime <= dispatch + 5 us: "
+                  f"{'met' if extra <= 5 else 'NOT met'})")
     for n in notes:
         print("note:", n)
     stats = [r for r in (json.loads(line) for line in open(sys.argv[3]) if line.strip().startswith("{"))
