@@ -10,8 +10,9 @@
 // For every size (square n x n, or CxR): both tuned paths and cublasSgeam transpose the same
 // input; their outputs must be identical; each is timed as `tune` times (legacy default stream,
 // warm L2, the mean over --reps batches of back-to-back launches of at least 50 us each, the
-// stream held while a batch is queued: mean_ms below). --overhead measures the host time of a cached launch through the runtime
-// against a plain cudaLaunchKernel of the same kernel. --json prints one JSON object per line.
+// stream held while a batch is queued: examples/common/timing.cuh). --overhead measures the host
+// time of a cached launch through the runtime against a plain cudaLaunchKernel of the same kernel.
+// --json prints one JSON object per line.
 #ifdef TUNE_EXAMPLE_CUBLAS
 #include <cublas_v2.h>
 #endif
