@@ -45,7 +45,7 @@ if [ -z "$bin" ]; then
       -DTUNE_GENERATED_DIR="$gen" >/dev/null && cmake --build "$work/build" -j "$(nproc)" 2>&1 | tail -2
   else
     mkdir -p "$work/build"
-    nvcc -O3 -std=c++17 -arch=sm_90 -I"$prefix/include" -I"$gen" -o "$bin" examples/transpose/main.cu \
+    nvcc -O3 -std=c++17 -arch=sm_90 -I"$prefix/include" -I"$gen" -Iexamples/common -o "$bin" examples/transpose/main.cu \
       "$prefix/lib/libtune_runtime.a" -lnvrtc -lcublas -lpthread -ldl
   fi
 fi

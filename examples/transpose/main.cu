@@ -10,8 +10,9 @@
 // For every size (square n x n, or CxR): both tuned paths and cublasSgeam transpose the same
 // input; their outputs must be identical; each is timed as `tune` times (legacy default stream,
 // warm L2, the mean over --reps batches of back-to-back launches of at least 50 us each, the
-// stream held while a batch is queued: mean_ms below). --overhead measures the host time of a cached launch through the runtime
-// against a plain cudaLaunchKernel of the same kernel. --json prints one JSON object per line.
+// stream held while a batch is queued: examples/common/timing.cuh). --overhead measures the host
+// time of a cached launch through the runtime against a plain cudaLaunchKernel of the same kernel.
+// --json prints one JSON object per line.
 #ifdef TUNE_EXAMPLE_CUBLAS
 #include <cublas_v2.h>
 #endif
@@ -26,12 +27,15 @@
 #include <string>
 #include <vector>
 
+#include "timing.cuh"  // examples/common: mean_ms, timed as tune times
 #include "transpose_dispatch.cuh"
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
 using tune::runtime::Arg;
+using tune_example::host_us;
+using tune_example::mean_ms;
 
 [[noreturn]] void die(const std::string& why, int code = 1) {
   std::fprintf(stderr, "transpose_example: %s\n", why.c_str());
@@ -71,61 +75,6 @@ std::vector<Size> parse_sizes(const std::string& text) {
 __global__ void fill(float* p, long long n) {
   for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
     p[i] = float(i % 65521) * 0.25f - 100.0f;
-}
-
-// Holds the stream for `ns` nanoseconds, so that the launches queued behind it run back to back
-// on the GPU, whatever the host's time per launch (as tune's timing does).
-__global__ void hold(long long ns) {
-  long long t0 = 0, t = 0;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-  do {
-    __nanosleep(1000);
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  } while (t - t0 < ns);
-}
-
-// Milliseconds per launch, timed as tune times (run/timing.h): batches of back-to-back launches
-// of at least 50 us each between a pair of CUDA events, the stream held while a batch is queued,
-// warm L2; the mean over `batches` batches after a warm-up batch.
-template <class F>
-double mean_ms(F launch, int batches) {
-  cudaEvent_t start = nullptr, stop = nullptr;
-  check(cudaEventCreate(&start), "cudaEventCreate");
-  check(cudaEventCreate(&stop), "cudaEventCreate");
-  auto batch = [&](int k) {
-    hold<<<1, 1>>>(200000 + 4000LL * k);  // longer than queuing k launches takes the host
-    check(cudaEventRecord(start, nullptr), "cudaEventRecord");
-    for (int i = 0; i < k; ++i) launch();
-    check(cudaEventRecord(stop, nullptr), "cudaEventRecord");
-    check(cudaEventSynchronize(stop), "timed launches");
-    float ms = 0;
-    check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
-    return double(ms);
-  };
-  const double one = batch(1);
-  const int k = std::clamp(static_cast<int>(0.05 / std::max(one, 1e-4)) + 1, 1, 1000);
-  (void)batch(k);  // warm-up
-  double total = 0;
-  for (int b = 0; b < batches; ++b) total += batch(k);
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  return total / (double(batches) * k);
-}
-
-// Host microseconds per call of `launch`, median over batches of 256 calls (the GPU drains
-// between batches, outside the timing).
-template <class F>
-double host_us(F launch) {
-  std::vector<double> per_call;
-  for (int batch = 0; batch < 40; ++batch) {
-    check(cudaDeviceSynchronize(), "drain");
-    const auto t0 = Clock::now();
-    for (int i = 0; i < 256; ++i) launch();
-    per_call.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count() / 256);
-  }
-  check(cudaDeviceSynchronize(), "drain");
-  std::sort(per_call.begin(), per_call.end());
-  return per_call[per_call.size() / 2];
 }
 
 }  // namespace

@@ -10,15 +10,23 @@
 #include <vector>
 
 #include "run/dtype.h"
+#include "run/tensor_map.h"
 #include "runtime/disk_cache.h"
 #include "runtime/online.h"
 #include "runtime/table.h"
+#include "sizes/sizes.h"
 #include "spec/spec.h"
 #include "tune/runtime.h"
 
 namespace tune::runtime {
 
 inline constexpr std::size_t kMaxArguments = 64;
+
+namespace detail {
+// The spec's problem size from a launch's Size; InputError when it has more dimensions than the
+// spec's ProblemSize.
+sizes::Size spec_size(const spec::Spec& spec, Size s);
+}  // namespace detail
 
 struct Kernel::Impl {
   struct ArgInfo {  // one argument of the spec
@@ -65,6 +73,11 @@ struct Kernel::Impl {
     std::string device_name;
     std::atomic<bool> captured{false};
   };
+  struct HopperPlan {  // a Hopper launch at one (device, variant, size), computed on its first launch
+    std::vector<run::TensorMapSpec> maps;
+    std::vector<std::uint64_t> counts;  // elements of each argument's buffer (the spec's Size)
+    mutable std::once_flag opt_in;      // the kernel's dynamic shared memory limit raised on this device
+  };
   struct DeviceId {
     std::string name, arch;
     int major = 0, minor = 0;
@@ -88,6 +101,8 @@ struct Kernel::Impl {
   std::map<std::pair<std::string, std::size_t>, std::unique_ptr<Compiled>> compiled;
   std::map<std::tuple<int, long long, long long, long long>, std::unique_ptr<Resolved>> resolved;
   std::map<int, DeviceId> devices;
+  mutable std::map<std::tuple<int, std::size_t, long long, long long, long long>, std::unique_ptr<HopperPlan>>
+      hopper_plans;  // (device, variant, size)
   Stats stats;
 
   // "kernel 'transpose' (block_size_x=32 ...) at 4096x4096x1: " for messages.
@@ -105,8 +120,11 @@ struct Kernel::Impl {
   std::vector<std::uint64_t> counts(const Selection* s, Size size) const;  // each buffer's Size
   void launch_variant(const Selection& s, const Compiled& c, cudaStream_t stream, Size size, void** slots) const;
   // A launch with a cluster shape, dynamic shared memory or tensor maps (runtime/launch_hopper.cpp):
-  // the maps encoded over the buffers in `slots`, cudaLaunchKernelEx.
+  // the maps encoded over the buffers in `slots`, cudaLaunchKernelEx. What does not depend on the
+  // arguments (the maps' shapes, the buffers' sizes, the shared-memory opt-in) is worked out once
+  // per device, variant and size (hopper_plan), not at every launch.
   void launch_hopper(const Selection& s, const Compiled& c, cudaStream_t stream, Size size, void** slots) const;
+  const HopperPlan& hopper_plan(const Selection& s, Size size) const;
   // Online tuning (runtime/online_launch.cpp): the candidates at a size without an exact entry,
   // null when there are fewer than two; one launch of the rotation (or of the winner).
   std::unique_ptr<Online> start_online(const DeviceId& id, const detail::Pick& pick, Size size);

@@ -4,7 +4,6 @@
 #include "common/error.h"
 #include "compile/compile.h"
 #include "compile/source.h"
-#include "run/tensor_map.h"
 #include "runtime/impl.h"
 #include "spec/bind.h"
 #include "spec/launch.h"
@@ -13,11 +12,11 @@ namespace tune::runtime {
 
 namespace {
 
-constexpr unsigned kDefaultDynamicSmem = 48 * 1024;  // a kernel's dynamic shared memory without opting in
-
 std::string size_text(Size s) { return std::to_string(s.x) + "x" + std::to_string(s.y) + "x" + std::to_string(s.z); }
 
-sizes::Size spec_size(const spec::Spec& spec, Size s) {
+}  // namespace
+
+sizes::Size detail::spec_size(const spec::Spec& spec, Size s) {
   const int rank = spec::problem_rank(spec);
   if (s.x < 1 || s.y < 1 || s.z < 1) throw InputError("a problem size must be positive in every dimension");
   if ((rank < 2 && s.y != 1) || (rank < 3 && s.z != 1))
@@ -27,8 +26,6 @@ sizes::Size spec_size(const spec::Spec& spec, Size s) {
   out.rank = rank;
   return out;
 }
-
-}  // namespace
 
 const char* match_name(Match m) noexcept {
   switch (m) {
@@ -147,7 +144,8 @@ Selection Kernel::Impl::make_selection(const detail::Pick& pick, Size size) cons
   s.config = config_text[pick.variant];
   s.options = variant_options[pick.variant];
   try {
-    const auto g = spec::geometry(spec, spec::bind_config(spec, table.variants[pick.variant], spec_size(spec, size)));
+    const auto g =
+        spec::geometry(spec, spec::bind_config(spec, table.variants[pick.variant], detail::spec_size(spec, size)));
     s.grid = {g.grid[0], g.grid[1], g.grid[2]};
     s.block = {g.block[0], g.block[1], g.block[2]};
     s.cluster = {g.cluster[0], g.cluster[1], g.cluster[2]};
@@ -236,7 +234,7 @@ void Kernel::Impl::load(Compiled& c, const std::string& arch, std::size_t varian
 std::vector<std::uint64_t> Kernel::Impl::counts(const Selection* s, Size size) const {
   std::vector<std::uint64_t> out;
   try {
-    for (const auto& plan : spec::arguments(spec, spec_size(spec, size))) out.push_back(plan.count);
+    for (const auto& plan : spec::arguments(spec, detail::spec_size(spec, size))) out.push_back(plan.count);
   } catch (const tune::Error& e) {
     fail(s, size, e.what());
   }
@@ -307,61 +305,6 @@ void Kernel::Impl::launch_variant(const Selection& s, const Compiled& c, cudaStr
          "cudaLaunchKernel with grid (" + std::to_string(s.grid[0]) + "," + std::to_string(s.grid[1]) + "," +
              std::to_string(s.grid[2]) + ") block (" + std::to_string(s.block[0]) + "," + std::to_string(s.block[1]) +
              "," + std::to_string(s.block[2]) + "): " + cudaGetErrorString(e));
-}
-
-}  // namespace tune::runtime
-
-namespace tune::runtime {
-
-void Kernel::Impl::launch_hopper(const Selection& s, const Compiled& c, cudaStream_t stream, Size size,
-                                 void** slots) const {
-  const auto* handle = reinterpret_cast<const void*>(c.kernel);
-  if (s.dynamic_smem > kDefaultDynamicSmem)
-    if (const cudaError_t e =
-            cudaFuncSetAttribute(handle, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(s.dynamic_smem));
-        e != cudaSuccess)
-      fail(&s, size,
-           "raising the dynamic shared memory limit to " + std::to_string(s.dynamic_smem) +
-               " bytes: " + cudaGetErrorString(e));
-  std::vector<spec::TensorMapBinding> bindings;
-  try {
-    bindings =
-        spec::geometry(spec, spec::bind_config(spec, table.variants[s.variant], spec_size(spec, size))).tensor_maps;
-  } catch (const tune::Error& e) {
-    fail(&s, size, e.what());
-  }
-  std::vector<void*> args(slots, slots + this->args.size());
-  std::vector<run::TensorMap> maps(bindings.size());
-  for (std::size_t k = 0; k < bindings.size(); ++k) {
-    const spec::TensorMapBinding& b = bindings[k];
-    const run::TensorMapSpec m{b.argument, b.buffer, b.dims, b.box, b.swizzle};
-    void* buffer = *static_cast<void**>(slots[b.buffer]);
-    const std::uint64_t count = spec::arguments(spec, spec_size(spec, size))[b.buffer].count;
-    try {
-      maps[k] = run::encode(m, this->args[b.buffer].dtype, count, buffer);
-    } catch (const tune::Error& e) {
-      fail(&s, size, "tensor map '" + this->args[b.argument].name + "': " + e.what());
-    }
-    args[b.argument] = &maps[k];
-  }
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(s.grid[0], s.grid[1], s.grid[2]);
-  config.blockDim = dim3(s.block[0], s.block[1], s.block[2]);
-  config.dynamicSmemBytes = s.dynamic_smem;
-  config.stream = stream;
-  cudaLaunchAttribute cluster{};
-  if (s.cluster != std::array<unsigned, 3>{1, 1, 1}) {
-    cluster.id = cudaLaunchAttributeClusterDimension;
-    cluster.val.clusterDim = {s.cluster[0], s.cluster[1], s.cluster[2]};
-    config.attrs = &cluster;
-    config.numAttrs = 1;
-  }
-  if (const cudaError_t e = cudaLaunchKernelExC(&config, handle, args.data()); e != cudaSuccess)
-    fail(&s, size,
-         "cudaLaunchKernelEx with grid (" + std::to_string(s.grid[0]) + "," + std::to_string(s.grid[1]) + "," +
-             std::to_string(s.grid[2]) + ") cluster (" + std::to_string(s.cluster[0]) + "," +
-             std::to_string(s.cluster[1]) + "," + std::to_string(s.cluster[2]) + ") dynamic smem " +
-             std::to_string(s.dynamic_smem) + ": " + cudaGetErrorString(e));
 }
 
 }  // namespace tune::runtime
