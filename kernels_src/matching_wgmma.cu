@@ -13,7 +13,8 @@
 // Parameters: tile_m (set-1 points a tile, wgmma's N: 128 or 256), tile_n (set-2 points a tile),
 // consumers, stages, group: as in gemm_wgmma.cu (split_ring 0: one small-part buffer a stage);
 // persistent (common/wgmma_tf32.cuh): 1, a block per multiprocessor loops over the tiles (at a
-// short dim the fill of the pipeline and the epilogue are a large part of a tile's time).
+// short dim the fill of the pipeline and the epilogue are a large part of a tile's time); the
+// space launches min(132, tiles) blocks, an H100 or H200 SXM's multiprocessors.
 #ifndef tile_m
 #define tile_m 128
 #endif
