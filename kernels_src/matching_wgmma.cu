@@ -8,10 +8,13 @@
 //
 // Output: match[i] packs the best score and its index (common/match.cuh): each block folds its
 // tile's columns per row in registers and across the lanes that share the row, then through a
-// shared-memory atomicMin per warp, then one global atomicMin per row and block. The poison (all
+// shared-memory atomicMin per warp, then one global atomicMin per row and tile. The poison (all
 // ones) means "nothing yet", so no initialisation pass; launches are idempotent.
-// Parameters: tile_m (set-1 points a block, wgmma's N: 128 or 256), tile_n (set-2 points a block),
-// consumers, stages, group: as in gemm_wgmma.cu (split_ring 0: one small-part buffer a stage).
+// Parameters: tile_m (set-1 points a tile, wgmma's N: 128 or 256), tile_n (set-2 points a tile),
+// consumers, stages, group: as in gemm_wgmma.cu (split_ring 0: one small-part buffer a stage);
+// persistent (common/wgmma_tf32.cuh): 1, a block per multiprocessor loops over the tiles (at a
+// short dim the fill of the pipeline and the epilogue are a large part of a tile's time); the
+// space launches min(132, tiles) blocks, an H100 or H200 SXM's multiprocessors.
 #ifndef tile_m
 #define tile_m 128
 #endif
@@ -27,6 +30,9 @@
 #ifndef group
 #define group 1
 #endif
+#ifndef persistent
+#define persistent 0
+#endif
 #define split_ring 0
 #define B_K_MAJOR 1  // set 2 is n2 x dim: its tile's rows are points, K-major
 #include "common/wgmma_tf32.cuh"
@@ -39,11 +45,16 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
   (void)set1;  // both read through their maps
   (void)set2;
   unsigned long long* match = reinterpret_cast<unsigned long long*>(match_out);  // n1 packed pairs
-  __shared__ unsigned long long best[tile_m];  // the block's best per row of its tile
-  for (int i = threadIdx.x; i < tile_m; i += kThreads) best[i] = ~0ull;  // ordered by the body's barrier
+  // The best per row of a tile, a pair of buffers per group of warpgroups sharing a tile: tile j's
+  // is flushed and reset after the group's barrier while tile j + 1 may already be folding in.
+  __shared__ unsigned long long best[kRings][2][tile_m];
+  for (int i = threadIdx.x; i < kRings * 2 * tile_m; i += kThreads) best[0][0][i] = ~0ull;  // the body's barrier
+  int tile_count = 0;  // this thread's tiles so far: which buffer
   wgmma_tf32_body(set1_map, set2_map, n1, n2, dim,
                   [&](float (&acc)[kBlocks][kAcc], int m0, int n0, int nw, int t) {
                     const int lane = threadIdx.x % 32;
+                    const int ring = kRings == 1 ? 0 : (threadIdx.x - 128) / 128;
+                    unsigned long long* const row_best = best[ring][tile_count++ & 1];
 #pragma unroll
                     for (int j = 0; j < kAcc / 4; ++j)
 #pragma unroll
@@ -67,11 +78,17 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
                           const unsigned long long other = __shfl_xor_sync(0xffffffffu, packed, off);
                           packed = other < packed ? other : packed;
                         }
-                        if (lane < 4 && packed != ~0ull) atomicMin(&best[8 * j + 2 * t + h], packed);
+                        if (lane < 4 && packed != ~0ull) atomicMin(&row_best[8 * j + 2 * t + h], packed);
                       }
-                    asm volatile("bar.sync 1, %0;" ::"n"(128 * consumers) : "memory");  // consumers only
-                    for (int i = threadIdx.x - 128; i < tile_m; i += 128 * consumers)
-                      if (m0 + i < n1 && best[i] != ~0ull) atomicMin(match + m0 + i, best[i]);
+                    constexpr int kGroupThreads = 128 * kTileGroups;  // the warpgroups of this tile
+                    asm volatile("bar.sync %0, %1;" ::"r"(1 + ring), "n"(kGroupThreads) : "memory");
+                    for (int i = (threadIdx.x - 128) % kGroupThreads; i < tile_m; i += kGroupThreads) {
+                      const unsigned long long b = row_best[i];
+                      if (b != ~0ull) {
+                        if (m0 + i < n1) atomicMin(match + m0 + i, b);
+                        row_best[i] = ~0ull;  // for this buffer's next tile, two barriers on
+                      }
+                    }
                   });
 }
 

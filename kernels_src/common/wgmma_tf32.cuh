@@ -1,8 +1,14 @@
 // The 3xTF32 GEMM engine on Hopper's wgmma and TMA, shared by gemm_wgmma.cu and matching_wgmma.cu
 // (gemm_wgmma.cu describes the design; tune writes this file into each program). It uses the
 // includer's macros tile_m, tile_n, consumers, stages, split_ring, group and B_K_MAJOR (how B's
-// tensor map lays out its tile: 0, K x N row-major; 1, N x K row-major), and needs sm_90a.
+// tensor map lays out its tile: 0, K x N row-major; 1, N x K row-major), and persistent if defined
+// (1: the grid's blocks loop over the tiles, the producer loading the next tile while the consumers
+// finish the last; with two consumer warpgroups each takes every other tile whole, with a ring of
+// `stages` stages of its own, so that one's epilogue overlaps the other's products), and needs sm_90a.
 #pragma once
+#ifndef persistent
+#define persistent 0
+#endif
 
 // The driver's CUtensorMap: 128 opaque bytes, 64-byte aligned (no cuda.h under NVRTC).
 struct alignas(64) TensorMap128 {
@@ -12,12 +18,16 @@ struct alignas(64) TensorMap128 {
 namespace {
 
 constexpr int kBK = 32;                              // floats of K a stage: one 128-byte swizzled row
-constexpr int kBlocks = tile_n / (64 * consumers);   // m64 blocks of C^T a consumer warpgroup owns
+constexpr int kRings = persistent && consumers == 2 ? 2 : 1;  // stage rings: one per tile in flight
+constexpr int kTileGroups = consumers / kRings;      // consumer warpgroups sharing a tile
+constexpr int kBlocks = tile_n / (64 * kTileGroups);  // m64 blocks of C^T a consumer warpgroup owns
+constexpr int kSlots = stages * kRings;              // stages in all rings
 constexpr int kAcc = tile_m / 2;                     // accumulator floats a thread holds per block
 constexpr unsigned kABytes = tile_m * kBK * 4;       // A's tile (and its small part) a stage
 constexpr unsigned kBBytes = tile_n * kBK * 4;       // B's tile a stage: tile_n / 32 boxes of 4 KiB
 constexpr unsigned kSplitThreads = 96;               // warps 1-3 of the producer warpgroup
-constexpr int kSmall = split_ring == 0 ? stages : split_ring;  // buffers of A's small part
+constexpr int kSmall = split_ring == 0 ? kSlots : split_ring;  // buffers of A's small part
+static_assert(!persistent || split_ring == 0, "persistent blocks keep one small-part buffer a stage");
 constexpr int kThreads = 128 * (consumers + 1);
 
 __device__ __forceinline__ unsigned smem(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
@@ -126,139 +136,164 @@ __device__ __forceinline__ void wgmma(float (&d)[kAcc], const unsigned (&a)[4], 
 
 }  // namespace
 
-// The block's tile of D = A B (M x N; A M x K row-major through a_map, box 32 x tile_m; B through
-// b_map as B_K_MAJOR says, box 32 x 32 or 32 x tile_n; wgmma computes D^T), then
-// epilogue(acc, m0, n0, nw, t) in each consumer thread: acc[r][4 j + v] is
+// Where tile `id` of a gx x gy grid of tiles lies: group > 1 walks `group` tile rows at a time
+// down each column (rasterisation), so that the blocks in flight share A's and B's tiles in L2.
+__device__ __forceinline__ void tile_origin(int id, int gx, int gy, int& bm, int& bn) {
+#if group > 1
+  const int per = group * gx, first = id / per * group, rows = min(gy - first, group);
+  bm = first + id % per % rows;
+  bn = id % per / rows;
+#else
+  (void)gy;
+  bm = id / gx;
+  bn = id % gx;
+#endif
+}
+
+// The block's tiles of D = A B (M x N; A M x K row-major through a_map, box 32 x tile_m; B through
+// b_map as B_K_MAJOR says, box 32 x 32 or 32 x tile_n; wgmma computes D^T): its one tile, or with
+// persistent tiles blockIdx.x, + gridDim.x, ... Per tile, epilogue(acc, m0, n0, nw, t) in each
+// consumer thread of the warpgroups that computed it: acc[r][4 j + v] is
 // D(m0 + 8 j + 2 t + v % 2, n0 + nw + 64 r + 8 (v / 2)). Called by all kThreads threads of the block.
 template <class Epilogue>
 __device__ __forceinline__ void wgmma_tf32_body(const TensorMap128& a_map, const TensorMap128& b_map, int M, int N,
                                                 int K, Epilogue&& epilogue) {
   extern __shared__ unsigned char smem_raw[];
-  __shared__ __align__(8) unsigned long long full[stages], ready[stages], empty[stages], small_free[kSmall];
+  __shared__ __align__(8) unsigned long long full[kSlots], ready[kSlots], empty[kSlots], small_free[kSmall];
   const unsigned raw = smem(smem_raw);
   const unsigned base = (raw + 1023u) & ~1023u;  // swizzled tiles need 1024-byte alignment
   unsigned char* const sp = smem_raw + (base - raw);
-  const unsigned a_big = base, a_small = base + stages * kABytes, b_tile = a_small + kSmall * kABytes;
+  const unsigned a_big = base, a_small = base + kSlots * kABytes, b_tile = a_small + kSmall * kABytes;
 
-  int bm = blockIdx.y, bn = blockIdx.x;
-#if group > 1
-  {
-    const int id = blockIdx.y * gridDim.x + blockIdx.x, per = group * gridDim.x;
-    const int first = id / per * group, rows = min(static_cast<int>(gridDim.y) - first, group);
-    bm = first + id % per % rows;
-    bn = id % per / rows;
-  }
-#endif
-  const int m0 = bm * tile_m, n0 = bn * tile_n;
+#if persistent
+  const int gx = (N + tile_n - 1) / tile_n, gy = (M + tile_m - 1) / tile_m;
+  const int tiles = gx * gy, first_tile = blockIdx.x, tile_step = gridDim.x;
+#else
   (void)M;  // the maps bound the loads; the epilogue bounds the stores
   (void)N;
+  const int gx = gridDim.x, gy = gridDim.y;
+  const int first_tile = blockIdx.y * gridDim.x + blockIdx.x, tiles = first_tile + 1, tile_step = 1;
+#endif
   const int kt = (K + kBK - 1) / kBK;
   const int tid = threadIdx.x;
 
   if (tid == 0) {
-    for (int s = 0; s < stages; ++s) {
+    for (int s = 0; s < kSlots; ++s) {
       bar_init(smem(&full[s]), 1);
       bar_init(smem(&ready[s]), kSplitThreads);
-      bar_init(smem(&empty[s]), 4 * consumers);
+      bar_init(smem(&empty[s]), 4 * kTileGroups);
     }
     for (int q = 0; q < kSmall; ++q) bar_init(smem(&small_free[q]), 4 * consumers);
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
   __syncthreads();
 
+  // Tile j of the block (0, 1, ...) goes to ring j % kRings; its k-step k is that ring's step
+  // j / kRings * kt + k, in slot ring * stages + step % stages, phase step / stages.
   if (tid < 128) {
 #if consumers == 2
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
 #endif
     if (tid == 0) {
-      for (int it = 0; it < kt; ++it) {
-        const int s = it % stages;
-        const unsigned phase = (it / stages) & 1;
-        bar_wait(smem(&empty[s]), phase ^ 1);
-        const unsigned bar = smem(&full[s]);
-        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(kABytes + kBBytes)
-                     : "memory");
-        tma_load(a_big + s * kABytes, a_map, it * kBK, m0, bar);
+      for (int id = first_tile, j = 0; id < tiles; id += tile_step, ++j) {
+        int bm, bn;
+        tile_origin(id, gx, gy, bm, bn);
+        const int m0 = bm * tile_m, n0 = bn * tile_n;
+        for (int k = 0; k < kt; ++k) {
+          const int step = j / kRings * kt + k, s = j % kRings * stages + step % stages;
+          bar_wait(smem(&empty[s]), ((step / stages) & 1) ^ 1);
+          const unsigned bar = smem(&full[s]);
+          asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(kABytes + kBBytes)
+                       : "memory");
+          tma_load(a_big + s * kABytes, a_map, k * kBK, m0, bar);
 #if B_K_MAJOR
-        tma_load(b_tile + s * kBBytes, b_map, it * kBK, n0, bar);
+          tma_load(b_tile + s * kBBytes, b_map, k * kBK, n0, bar);
 #else
 #pragma unroll
-        for (int b = 0; b < tile_n / 32; ++b) tma_load(b_tile + s * kBBytes + b * 4096, b_map, n0 + 32 * b, it * kBK, bar);
+          for (int b = 0; b < tile_n / 32; ++b)
+            tma_load(b_tile + s * kBBytes + b * 4096, b_map, n0 + 32 * b, k * kBK, bar);
 #endif
+        }
       }
     } else if (tid >= 32) {
-      for (int it = 0; it < kt; ++it) {
-        const int s = it % stages;
-        const int q = it % kSmall;
-        bar_wait(smem(&full[s]), (it / stages) & 1);
+      for (int id = first_tile, j = 0; id < tiles; id += tile_step, ++j)
+        for (int k = 0; k < kt; ++k) {
+          const int step = j / kRings * kt + k, s = j % kRings * stages + step % stages;
+          const int q = split_ring == 0 ? s : step % kSmall;
+          bar_wait(smem(&full[s]), (step / stages) & 1);
 #if split_ring
-        bar_wait(smem(&small_free[q]), ((it / kSmall) & 1) ^ 1);  // the wgmma that read it are done
+          bar_wait(smem(&small_free[q]), ((step / kSmall) & 1) ^ 1);  // the wgmma that read it are done
 #endif
-        float4* big = reinterpret_cast<float4*>(sp + s * kABytes);
-        float4* small = reinterpret_cast<float4*>(sp + (a_small - base) + q * kABytes);
-        for (unsigned i = tid - 32; i < kABytes / 16; i += kSplitThreads) {
-          const float4 x = big[i];
-          const float4 b = make_float4(tf32(x.x), tf32(x.y), tf32(x.z), tf32(x.w));
-          small[i] = make_float4(x.x - b.x, x.y - b.y, x.z - b.z, x.w - b.w);
-          big[i] = b;
+          float4* big = reinterpret_cast<float4*>(sp + s * kABytes);
+          float4* small = reinterpret_cast<float4*>(sp + (a_small - base) + q * kABytes);
+          for (unsigned i = tid - 32; i < kABytes / 16; i += kSplitThreads) {
+            const float4 x = big[i];
+            const float4 b = make_float4(tf32(x.x), tf32(x.y), tf32(x.z), tf32(x.w));
+            small[i] = make_float4(x.x - b.x, x.y - b.y, x.z - b.z, x.w - b.w);
+            big[i] = b;
+          }
+          asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // wgmma reads what we wrote
+          bar_arrive(smem(&ready[s]));
         }
-        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // wgmma reads what we wrote
-        bar_arrive(smem(&ready[s]));
-      }
     }
   } else {
 #if consumers == 2
     asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
 #endif
     const int ct = tid - 128, lane = tid % 32, g = lane / 4, t = lane % 4;
-    const int nw = (ct / 128) * 64 * kBlocks + (ct / 32 % 4) * 16 + g;  // this thread's first column of C^T rows
-    float acc[kBlocks][kAcc];
-#pragma unroll
-    for (int r = 0; r < kBlocks; ++r)
-#pragma unroll
-      for (int j = 0; j < kAcc; ++j) acc[r][j] = 0.0f;
-
-    for (int it = 0; it < kt; ++it) {
-      const int s = it % stages;
-      bar_wait(smem(&ready[s]), (it / stages) & 1);
-      const unsigned char* bt = sp + (b_tile - base) + s * kBBytes;
-      unsigned big[kBlocks][4][4], small[kBlocks][4][4];
+    const int ring = kRings == 1 ? 0 : ct / 128;  // with two rings, warpgroup c takes tiles c, c + 2, ...
+    const int nw = (kRings == 1 ? ct / 128 : 0) * 64 * kBlocks + (ct / 32 % 4) * 16 + g;  // first column of C^T rows
+    for (int id = first_tile + ring * tile_step, j = ring; id < tiles; id += kRings * tile_step, j += kRings) {
+      int bm, bn;
+      tile_origin(id, gx, gy, bm, bn);
+      float acc[kBlocks][kAcc];
 #pragma unroll
       for (int r = 0; r < kBlocks; ++r)
 #pragma unroll
-        for (int kk = 0; kk < 4; ++kk)
+        for (int i = 0; i < kAcc; ++i) acc[r][i] = 0.0f;
+
+      for (int k = 0; k < kt; ++k) {
+        const int step = j / kRings * kt + k, s = ring * stages + step % stages;
+        const int q = split_ring == 0 ? s : step % kSmall;
+        bar_wait(smem(&ready[s]), (step / stages) & 1);
+        const unsigned char* bt = sp + (b_tile - base) + s * kBBytes;
+        unsigned big[kBlocks][4][4], small[kBlocks][4][4];
 #pragma unroll
-          for (int q = 0; q < 4; ++q) {
-            const unsigned k = kk * 8 + t + (q / 2) * 4, n = nw + r * 64 + (q % 2) * 8;
-            const float x = *reinterpret_cast<const float*>(bt + b_offset(k, n));
-            const float b = tf32(x);
-            big[r][kk][q] = __float_as_uint(b);
-            small[r][kk][q] = __float_as_uint(x - b);
+        for (int r = 0; r < kBlocks; ++r)
+#pragma unroll
+          for (int kk = 0; kk < 4; ++kk)
+#pragma unroll
+            for (int v = 0; v < 4; ++v) {
+              const unsigned kx = kk * 8 + t + (v / 2) * 4, n = nw + r * 64 + (v % 2) * 8;
+              const float x = *reinterpret_cast<const float*>(bt + b_offset(kx, n));
+              const float b = tf32(x);
+              big[r][kk][v] = __float_as_uint(b);
+              small[r][kk][v] = __float_as_uint(x - b);
+            }
+        asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#pragma unroll
+        for (int kk = 0; kk < 4; ++kk) {
+          const unsigned long long db = descriptor(a_big + s * kABytes + kk * 32);
+          const unsigned long long ds = descriptor(a_small + q * kABytes + kk * 32);
+#pragma unroll
+          for (int r = 0; r < kBlocks; ++r) {
+            wgmma(acc[r], small[r][kk], db);
+            wgmma(acc[r], big[r][kk], ds);
+            wgmma(acc[r], big[r][kk], db);
           }
-      asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-#pragma unroll
-      for (int kk = 0; kk < 4; ++kk) {
-        const unsigned long long db = descriptor(a_big + s * kABytes + kk * 32);
-        const unsigned long long ds = descriptor(a_small + it % kSmall * kABytes + kk * 32);
-#pragma unroll
-        for (int r = 0; r < kBlocks; ++r) {
-          wgmma(acc[r], small[r][kk], db);
-          wgmma(acc[r], big[r][kk], ds);
-          wgmma(acc[r], big[r][kk], db);
+        }
+        asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+        asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+        __syncwarp();
+        if (lane == 0) {
+          bar_arrive(smem(&empty[s]));
+#if split_ring
+          bar_arrive(smem(&small_free[q]));
+#endif
         }
       }
-      asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-      asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-      __syncwarp();
-      if (lane == 0) {
-        bar_arrive(smem(&empty[s]));
-#if split_ring
-        bar_arrive(smem(&small_free[it % kSmall]));
-#endif
-      }
-    }
 
-    epilogue(acc, m0, n0, nw, t);
+      epilogue(acc, bm * tile_m, bn * tile_n, nw, t);
+    }
   }
 }
-
