@@ -13,8 +13,10 @@
 // Parameters: tile_m (set-1 points a tile, wgmma's N: 128 or 256), tile_n (set-2 points a tile),
 // consumers, stages, group: as in gemm_wgmma.cu (split_ring 0: one small-part buffer a stage);
 // persistent (common/wgmma_tf32.cuh): 1, a block per multiprocessor loops over the tiles (at a
-// short dim the fill of the pipeline and the epilogue are a large part of a tile's time); the
-// space launches min(132, tiles) blocks, an H100 or H200 SXM's multiprocessors.
+// short dim the fill of the pipeline and the epilogue are a large part of a tile's time); 2, as 1
+// with the block's band of set 1 held whole in shared memory (common/wgmma_tf32_resident.cuh);
+// fold: 0, the warps fold their rows into the tile's best by shared-memory atomicMin; 1, each
+// warp stores its rows and one pass folds them (64-bit shared atomics are compare-and-swap loops).
 #ifndef tile_m
 #define tile_m 128
 #endif
@@ -33,9 +35,12 @@
 #ifndef persistent
 #define persistent 0
 #endif
+#ifndef fold
+#define fold 1
+#endif
 #define split_ring 0
 #define B_K_MAJOR 1  // set 2 is n2 x dim: its tile's rows are points, K-major
-#include "common/wgmma_tf32.cuh"
+#include "common/wgmma_tf32_resident.cuh"
 #include "common/match.cuh"
 
 extern "C" __global__ void __launch_bounds__(kThreads, 1)
@@ -45,16 +50,29 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
   (void)set1;  // both read through their maps
   (void)set2;
   unsigned long long* match = reinterpret_cast<unsigned long long*>(match_out);  // n1 packed pairs
+#if fold
+  // Each warp's best per row of the tile, folded across the warps after the group's barrier.
+  __shared__ unsigned long long warp_best[kRings][4 * kTileGroups][tile_m];
+#else
   // The best per row of a tile, a pair of buffers per group of warpgroups sharing a tile: tile j's
   // is flushed and reset after the group's barrier while tile j + 1 may already be folding in.
   __shared__ unsigned long long best[kRings][2][tile_m];
   for (int i = threadIdx.x; i < kRings * 2 * tile_m; i += kThreads) best[0][0][i] = ~0ull;  // the body's barrier
+#endif
   int tile_count = 0;  // this thread's tiles so far: which buffer
+#if persistent == 2
+  wgmma_tf32_resident_body(set1_map, set2_map, n1, n2, dim,
+#else
   wgmma_tf32_body(set1_map, set2_map, n1, n2, dim,
+#endif
                   [&](float (&acc)[kBlocks][kAcc], int m0, int n0, int nw, int t) {
                     const int lane = threadIdx.x % 32;
                     const int ring = kRings == 1 ? 0 : (threadIdx.x - 128) / 128;
+#if fold
+                    unsigned long long* const row_best = warp_best[ring][(threadIdx.x - 128) / 32 % (4 * kTileGroups)];
+#else
                     unsigned long long* const row_best = best[ring][tile_count++ & 1];
+#endif
 #pragma unroll
                     for (int j = 0; j < kAcc / 4; ++j)
 #pragma unroll
@@ -78,10 +96,24 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
                           const unsigned long long other = __shfl_xor_sync(0xffffffffu, packed, off);
                           packed = other < packed ? other : packed;
                         }
+#if fold
+                        if (lane < 4) row_best[8 * j + 2 * t + h] = packed;
+#else
                         if (lane < 4 && packed != ~0ull) atomicMin(&row_best[8 * j + 2 * t + h], packed);
+#endif
                       }
                     constexpr int kGroupThreads = 128 * kTileGroups;  // the warpgroups of this tile
                     asm volatile("bar.sync %0, %1;" ::"r"(1 + ring), "n"(kGroupThreads) : "memory");
+#if fold
+                    for (int i = (threadIdx.x - 128) % kGroupThreads; i < tile_m; i += kGroupThreads) {
+                      unsigned long long b = ~0ull;
+#pragma unroll
+                      for (int w = 0; w < 4 * kTileGroups; ++w) b = min(b, warp_best[ring][w][i]);
+                      if (b != ~0ull && m0 + i < n1) atomicMin(match + m0 + i, b);
+                    }
+                    asm volatile("bar.sync %0, %1;" ::"r"(1 + ring), "n"(kGroupThreads) : "memory");  // read before reuse
+                    (void)tile_count;
+#else
                     for (int i = (threadIdx.x - 128) % kGroupThreads; i < tile_m; i += kGroupThreads) {
                       const unsigned long long b = row_best[i];
                       if (b != ~0ull) {
@@ -89,6 +121,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
                         row_best[i] = ~0ull;  // for this buffer's next tile, two barriers on
                       }
                     }
+#endif
                   });
 }
 

@@ -1,0 +1,140 @@
+// The wgmma 3xTF32 engine (common/wgmma_tf32.cuh) with A's rows held whole: for a short K (feature
+// matching's dim), a persistent block keeps its band of tile_m rows of A, all of K, in shared
+// memory, split into its TF32 parts once, and streams only B's tiles through the stage ring. Each
+// block takes a contiguous run of the tiles in band order, so it loads and splits a band once or
+// twice instead of once per tile. Shared memory: 2 * ceil(K / 32) * tile_m * 128 bytes for the band
+// plus the ring's stages of B (the caller's dynamic shared memory; K up to about 150 at tile_m 128).
+// Roles as in wgmma_tf32_body: thread 0 loads, warps 1-3 split the band, the consumer warpgroups
+// compute (with two, each takes every other tile of the run, with a ring of its own).
+#pragma once
+#include "wgmma_tf32.cuh"  // beside this file: tune writes includes in relative to the includer
+
+// As wgmma_tf32_body (the same epilogue contract), with B_K_MAJOR 1 and split_ring 0.
+template <class Epilogue>
+__device__ __forceinline__ void wgmma_tf32_resident_body(const TensorMap128& a_map, const TensorMap128& b_map, int M,
+                                                         int N, int K, Epilogue&& epilogue) {
+  static_assert(B_K_MAJOR == 1 && split_ring == 0, "the resident band streams B's K-major tiles");
+  extern __shared__ unsigned char smem_raw[];
+  __shared__ __align__(8) unsigned long long full[kSlots], empty[kSlots], band_full, band_ready, band_empty;
+  const unsigned raw = smem(smem_raw);
+  const unsigned base = (raw + 1023u) & ~1023u;  // swizzled tiles need 1024-byte alignment
+  unsigned char* const sp = smem_raw + (base - raw);
+  const int kt = (K + kBK - 1) / kBK;
+  const unsigned a_big = base, a_small = base + kt * kABytes, b_ring = a_small + kt * kABytes;
+
+  const int gx = (N + tile_n - 1) / tile_n, gy = (M + tile_m - 1) / tile_m, tiles = gx * gy;
+  const int first = static_cast<int>(static_cast<long long>(tiles) * blockIdx.x / gridDim.x);
+  const int last = static_cast<int>(static_cast<long long>(tiles) * (blockIdx.x + 1) / gridDim.x);
+  const int tid = threadIdx.x;
+
+  if (tid == 0) {
+    for (int s = 0; s < kSlots; ++s) {
+      bar_init(smem(&full[s]), 1);
+      bar_init(smem(&empty[s]), 4 * kTileGroups);
+    }
+    bar_init(smem(&band_full), 1);
+    bar_init(smem(&band_ready), kSplitThreads);
+    bar_init(smem(&band_empty), 4 * consumers);
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  __syncthreads();
+
+  // The run [first, last) in bands: tile id lies in band id / gx, column id % gx. Tile j of the run
+  // goes to ring j % kRings; its k-step k is that ring's step j / kRings * kt + k.
+  if (tid < 128) {
+#if consumers == 2
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
+#endif
+    if (tid == 0) {
+      for (int id = first, band = 0; id < last; ++band) {
+        const int bm = id / gx, end = min(last, (bm + 1) * gx);
+        bar_wait(smem(&band_empty), (band & 1) ^ 1);
+        const unsigned bar = smem(&band_full);
+        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(kt * kABytes) : "memory");
+        for (int k = 0; k < kt; ++k) tma_load(a_big + k * kABytes, a_map, k * kBK, bm * tile_m, bar);
+        for (; id < end; ++id) {
+          const int j = id - first;
+          for (int k = 0; k < kt; ++k) {
+            const int step = j / kRings * kt + k, s = j % kRings * stages + step % stages;
+            bar_wait(smem(&empty[s]), ((step / stages) & 1) ^ 1);
+            const unsigned b = smem(&full[s]);
+            asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(b), "r"(kBBytes) : "memory");
+            tma_load(b_ring + s * kBBytes, b_map, k * kBK, id % gx * tile_n, b);
+          }
+        }
+      }
+    } else if (tid >= 32) {
+      for (int id = first, band = 0; id < last; ++band) {
+        id = min(last, (id / gx + 1) * gx);
+        bar_wait(smem(&band_full), band & 1);
+        float4* big = reinterpret_cast<float4*>(sp);
+        float4* small = reinterpret_cast<float4*>(sp + (a_small - base));
+        for (unsigned i = tid - 32; i < kt * kABytes / 16; i += kSplitThreads) {
+          const float4 x = big[i];
+          const float4 b = make_float4(tf32(x.x), tf32(x.y), tf32(x.z), tf32(x.w));
+          small[i] = make_float4(x.x - b.x, x.y - b.y, x.z - b.z, x.w - b.w);
+          big[i] = b;
+        }
+        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // wgmma reads what we wrote
+        bar_arrive(smem(&band_ready));
+      }
+    }
+  } else {
+#if consumers == 2
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
+#endif
+    const int ct = tid - 128, lane = tid % 32, g = lane / 4, t = lane % 4;
+    const int ring = kRings == 1 ? 0 : ct / 128;
+    const int nw = (kRings == 1 ? ct / 128 : 0) * 64 * kBlocks + (ct / 32 % 4) * 16 + g;  // first column of C^T rows
+    for (int id = first, band = 0; id < last; ++band) {
+      const int bm = id / gx, end = min(last, (bm + 1) * gx);
+      bar_wait(smem(&band_ready), band & 1);
+      for (; id < end; ++id) {
+        const int j = id - first;
+        if (j % kRings != ring) continue;
+        float acc[kBlocks][kAcc];
+#pragma unroll
+        for (int r = 0; r < kBlocks; ++r)
+#pragma unroll
+          for (int i = 0; i < kAcc; ++i) acc[r][i] = 0.0f;
+        for (int k = 0; k < kt; ++k) {
+          const int step = j / kRings * kt + k, s = ring * stages + step % stages;
+          bar_wait(smem(&full[s]), (step / stages) & 1);
+          const unsigned char* bt = sp + (b_ring - base) + s * kBBytes;
+          unsigned big[kBlocks][4][4], small[kBlocks][4][4];
+#pragma unroll
+          for (int r = 0; r < kBlocks; ++r)
+#pragma unroll
+            for (int kk = 0; kk < 4; ++kk)
+#pragma unroll
+              for (int v = 0; v < 4; ++v) {
+                const unsigned kx = kk * 8 + t + (v / 2) * 4, n = nw + r * 64 + (v % 2) * 8;
+                const float x = *reinterpret_cast<const float*>(bt + b_offset(kx, n));
+                const float b = tf32(x);
+                big[r][kk][v] = __float_as_uint(b);
+                small[r][kk][v] = __float_as_uint(x - b);
+              }
+          asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#pragma unroll
+          for (int kk = 0; kk < 4; ++kk) {
+            const unsigned long long db = descriptor(a_big + k * kABytes + kk * 32);
+            const unsigned long long ds = descriptor(a_small + k * kABytes + kk * 32);
+#pragma unroll
+            for (int r = 0; r < kBlocks; ++r) {
+              wgmma(acc[r], small[r][kk], db);
+              wgmma(acc[r], big[r][kk], ds);
+              wgmma(acc[r], big[r][kk], db);
+            }
+          }
+          asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+          asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+          __syncwarp();
+          if (lane == 0) bar_arrive(smem(&empty[s]));
+        }
+        epilogue(acc, bm * tile_m, id % gx * tile_n, nw, t);
+      }
+      __syncwarp();
+      if (lane == 0) bar_arrive(smem(&band_empty));  // this warp is done with the band
+    }
+  }
+}
