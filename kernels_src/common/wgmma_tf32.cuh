@@ -32,6 +32,24 @@ constexpr int kThreads = 128 * (consumers + 1);
 
 __device__ __forceinline__ unsigned smem(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
 
+// Shared-memory accesses by 32-bit shared address. NVRTC forms the address of a plain access to
+// shared memory in 64 bits where nvcc uses 32 (bench/journal.md, 2026-11-29): the B fragments'
+// loads and the split of A go through these, so that both compilers emit the same code.
+__device__ __forceinline__ float lds_f32(unsigned addr) {
+  float v;
+  asm volatile("ld.shared.f32 %0, [%1];" : "=f"(v) : "r"(addr));
+  return v;
+}
+__device__ __forceinline__ float4 lds_f32x4(unsigned addr) {
+  float4 v;
+  asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];" : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "r"(addr));
+  return v;
+}
+__device__ __forceinline__ void sts_f32x4(unsigned addr, float4 v) {
+  asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};" ::"r"(addr), "f"(v.x), "f"(v.y), "f"(v.z), "f"(v.w)
+               : "memory");
+}
+
 __device__ __forceinline__ void bar_init(unsigned bar, unsigned count) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
 }
@@ -61,6 +79,17 @@ __device__ __forceinline__ float tf32(float x) {
   unsigned r;
   asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
   return __uint_as_float(r);
+}
+
+// A's tile split in place: big = tf32(x) where x was, small = x - big at `small` (bytes apart).
+__device__ __forceinline__ void split_tile(unsigned big, unsigned small, unsigned bytes, unsigned first,
+                                           unsigned stride) {
+  for (unsigned i = first; i < bytes / 16; i += stride) {
+    const float4 x = lds_f32x4(big + 16 * i);
+    const float4 b = make_float4(tf32(x.x), tf32(x.y), tf32(x.z), tf32(x.w));
+    sts_f32x4(small + 16 * i, make_float4(x.x - b.x, x.y - b.y, x.z - b.z, x.w - b.w));
+    sts_f32x4(big + 16 * i, b);
+  }
 }
 
 // A shared-memory matrix descriptor: K-major, 128-byte swizzle, 8-row groups 1024 bytes apart
@@ -162,7 +191,6 @@ __device__ __forceinline__ void wgmma_tf32_body(const TensorMap128& a_map, const
   __shared__ __align__(8) unsigned long long full[kSlots], ready[kSlots], empty[kSlots], small_free[kSmall];
   const unsigned raw = smem(smem_raw);
   const unsigned base = (raw + 1023u) & ~1023u;  // swizzled tiles need 1024-byte alignment
-  unsigned char* const sp = smem_raw + (base - raw);
   const unsigned a_big = base, a_small = base + kSlots * kABytes, b_tile = a_small + kSmall * kABytes;
 
 #if persistent
@@ -224,14 +252,7 @@ __device__ __forceinline__ void wgmma_tf32_body(const TensorMap128& a_map, const
 #if split_ring
           bar_wait(smem(&small_free[q]), ((step / kSmall) & 1) ^ 1);  // the wgmma that read it are done
 #endif
-          float4* big = reinterpret_cast<float4*>(sp + s * kABytes);
-          float4* small = reinterpret_cast<float4*>(sp + (a_small - base) + q * kABytes);
-          for (unsigned i = tid - 32; i < kABytes / 16; i += kSplitThreads) {
-            const float4 x = big[i];
-            const float4 b = make_float4(tf32(x.x), tf32(x.y), tf32(x.z), tf32(x.w));
-            small[i] = make_float4(x.x - b.x, x.y - b.y, x.z - b.z, x.w - b.w);
-            big[i] = b;
-          }
+          split_tile(a_big + s * kABytes, a_small + q * kABytes, kABytes, tid - 32, kSplitThreads);
           asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // wgmma reads what we wrote
           bar_arrive(smem(&ready[s]));
         }
@@ -256,7 +277,7 @@ __device__ __forceinline__ void wgmma_tf32_body(const TensorMap128& a_map, const
         const int step = j / kRings * kt + k, s = ring * stages + step % stages;
         const int q = split_ring == 0 ? s : step % kSmall;
         bar_wait(smem(&ready[s]), (step / stages) & 1);
-        const unsigned char* bt = sp + (b_tile - base) + s * kBBytes;
+        const unsigned bt = b_tile + s * kBBytes;
         unsigned big[kBlocks][4][4], small[kBlocks][4][4];
 #pragma unroll
         for (int r = 0; r < kBlocks; ++r)
@@ -265,7 +286,7 @@ __device__ __forceinline__ void wgmma_tf32_body(const TensorMap128& a_map, const
 #pragma unroll
             for (int v = 0; v < 4; ++v) {
               const unsigned kx = kk * 8 + t + (v / 2) * 4, n = nw + r * 64 + (v % 2) * 8;
-              const float x = *reinterpret_cast<const float*>(bt + b_offset(kx, n));
+              const float x = lds_f32(bt + b_offset(kx, n));
               const float b = tf32(x);
               big[r][kk][v] = __float_as_uint(b);
               small[r][kk][v] = __float_as_uint(x - b);

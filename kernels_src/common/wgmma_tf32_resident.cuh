@@ -18,7 +18,6 @@ __device__ __forceinline__ void wgmma_tf32_resident_body(const TensorMap128& a_m
   __shared__ __align__(8) unsigned long long full[kSlots], empty[kSlots], band_full, band_ready, band_empty;
   const unsigned raw = smem(smem_raw);
   const unsigned base = (raw + 1023u) & ~1023u;  // swizzled tiles need 1024-byte alignment
-  unsigned char* const sp = smem_raw + (base - raw);
   const int kt = (K + kBK - 1) / kBK;
   const unsigned a_big = base, a_small = base + kt * kABytes, b_ring = a_small + kt * kABytes;
 
@@ -67,14 +66,7 @@ __device__ __forceinline__ void wgmma_tf32_resident_body(const TensorMap128& a_m
       for (int id = first, band = 0; id < last; ++band) {
         id = min(last, (id / gx + 1) * gx);
         bar_wait(smem(&band_full), band & 1);
-        float4* big = reinterpret_cast<float4*>(sp);
-        float4* small = reinterpret_cast<float4*>(sp + (a_small - base));
-        for (unsigned i = tid - 32; i < kt * kABytes / 16; i += kSplitThreads) {
-          const float4 x = big[i];
-          const float4 b = make_float4(tf32(x.x), tf32(x.y), tf32(x.z), tf32(x.w));
-          small[i] = make_float4(x.x - b.x, x.y - b.y, x.z - b.z, x.w - b.w);
-          big[i] = b;
-        }
+        split_tile(a_big, a_small, kt * kABytes, tid - 32, kSplitThreads);
         asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // wgmma reads what we wrote
         bar_arrive(smem(&band_ready));
       }
@@ -100,7 +92,7 @@ __device__ __forceinline__ void wgmma_tf32_resident_body(const TensorMap128& a_m
         for (int k = 0; k < kt; ++k) {
           const int step = j / kRings * kt + k, s = ring * stages + step % stages;
           bar_wait(smem(&full[s]), (step / stages) & 1);
-          const unsigned char* bt = sp + (b_ring - base) + s * kBBytes;
+          const unsigned bt = b_ring + s * kBBytes;
           unsigned big[kBlocks][4][4], small[kBlocks][4][4];
 #pragma unroll
           for (int r = 0; r < kBlocks; ++r)
@@ -109,7 +101,7 @@ __device__ __forceinline__ void wgmma_tf32_resident_body(const TensorMap128& a_m
 #pragma unroll
               for (int v = 0; v < 4; ++v) {
                 const unsigned kx = kk * 8 + t + (v / 2) * 4, n = nw + r * 64 + (v % 2) * 8;
-                const float x = *reinterpret_cast<const float*>(bt + b_offset(kx, n));
+                const float x = lds_f32(bt + b_offset(kx, n));
                 const float b = tf32(x);
                 big[r][kk][v] = __float_as_uint(b);
                 small[r][kk][v] = __float_as_uint(x - b);
