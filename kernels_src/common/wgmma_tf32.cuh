@@ -179,6 +179,41 @@ __device__ __forceinline__ void tile_origin(int id, int gx, int gy, int& bm, int
 #endif
 }
 
+// One k-step of a consumer warpgroup (kBK = 32 of K): its B fragments loaded from the stage at
+// `b` and split into big and small TF32 parts in registers, then per k8 and m64 block the three
+// products small_B big_A + big_B small_A + big_B big_A against A's parts at `a_big` and `a_small`;
+// returns when they are done. nw: the warp's first column of C^T rows, t: its lane % 4.
+__device__ __forceinline__ void k_step(float (&acc)[kBlocks][kAcc], unsigned b, unsigned a_big, unsigned a_small,
+                                       int nw, int t) {
+  unsigned big[kBlocks][4][4], small[kBlocks][4][4];
+#pragma unroll
+  for (int r = 0; r < kBlocks; ++r)
+#pragma unroll
+    for (int kk = 0; kk < 4; ++kk)
+#pragma unroll
+      for (int v = 0; v < 4; ++v) {
+        const unsigned kx = kk * 8 + t + (v / 2) * 4, n = nw + r * 64 + (v % 2) * 8;
+        const float x = lds_f32(b + b_offset(kx, n));
+        const float bx = tf32(x);
+        big[r][kk][v] = __float_as_uint(bx);
+        small[r][kk][v] = __float_as_uint(x - bx);
+      }
+  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#pragma unroll
+  for (int kk = 0; kk < 4; ++kk) {
+    const unsigned long long db = descriptor(a_big + kk * 32);
+    const unsigned long long ds = descriptor(a_small + kk * 32);
+#pragma unroll
+    for (int r = 0; r < kBlocks; ++r) {
+      wgmma(acc[r], small[r][kk], db);
+      wgmma(acc[r], big[r][kk], ds);
+      wgmma(acc[r], big[r][kk], db);
+    }
+  }
+  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+  asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+}
+
 // The block's tiles of D = A B (M x N; A M x K row-major through a_map, box 32 x tile_m; B through
 // b_map as B_K_MAJOR says, box 32 x 32 or 32 x tile_n; wgmma computes D^T): its one tile, or with
 // persistent tiles blockIdx.x, + gridDim.x, ... Per tile, epilogue(acc, m0, n0, nw, t) in each
@@ -277,34 +312,7 @@ __device__ __forceinline__ void wgmma_tf32_body(const TensorMap128& a_map, const
         const int step = j / kRings * kt + k, s = ring * stages + step % stages;
         const int q = split_ring == 0 ? s : step % kSmall;
         bar_wait(smem(&ready[s]), (step / stages) & 1);
-        const unsigned bt = b_tile + s * kBBytes;
-        unsigned big[kBlocks][4][4], small[kBlocks][4][4];
-#pragma unroll
-        for (int r = 0; r < kBlocks; ++r)
-#pragma unroll
-          for (int kk = 0; kk < 4; ++kk)
-#pragma unroll
-            for (int v = 0; v < 4; ++v) {
-              const unsigned kx = kk * 8 + t + (v / 2) * 4, n = nw + r * 64 + (v % 2) * 8;
-              const float x = lds_f32(bt + b_offset(kx, n));
-              const float b = tf32(x);
-              big[r][kk][v] = __float_as_uint(b);
-              small[r][kk][v] = __float_as_uint(x - b);
-            }
-        asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-#pragma unroll
-        for (int kk = 0; kk < 4; ++kk) {
-          const unsigned long long db = descriptor(a_big + s * kABytes + kk * 32);
-          const unsigned long long ds = descriptor(a_small + q * kABytes + kk * 32);
-#pragma unroll
-          for (int r = 0; r < kBlocks; ++r) {
-            wgmma(acc[r], small[r][kk], db);
-            wgmma(acc[r], big[r][kk], ds);
-            wgmma(acc[r], big[r][kk], db);
-          }
-        }
-        asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-        asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+        k_step(acc, b_tile + s * kBBytes, a_big + s * kABytes, a_small + q * kABytes, nw, t);
         __syncwarp();
         if (lane == 0) {
           bar_arrive(smem(&empty[s]));

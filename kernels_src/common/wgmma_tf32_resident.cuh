@@ -92,34 +92,7 @@ __device__ __forceinline__ void wgmma_tf32_resident_body(const TensorMap128& a_m
         for (int k = 0; k < kt; ++k) {
           const int step = j / kRings * kt + k, s = ring * stages + step % stages;
           bar_wait(smem(&full[s]), (step / stages) & 1);
-          const unsigned bt = b_ring + s * kBBytes;
-          unsigned big[kBlocks][4][4], small[kBlocks][4][4];
-#pragma unroll
-          for (int r = 0; r < kBlocks; ++r)
-#pragma unroll
-            for (int kk = 0; kk < 4; ++kk)
-#pragma unroll
-              for (int v = 0; v < 4; ++v) {
-                const unsigned kx = kk * 8 + t + (v / 2) * 4, n = nw + r * 64 + (v % 2) * 8;
-                const float x = lds_f32(bt + b_offset(kx, n));
-                const float b = tf32(x);
-                big[r][kk][v] = __float_as_uint(b);
-                small[r][kk][v] = __float_as_uint(x - b);
-              }
-          asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-#pragma unroll
-          for (int kk = 0; kk < 4; ++kk) {
-            const unsigned long long db = descriptor(a_big + k * kABytes + kk * 32);
-            const unsigned long long ds = descriptor(a_small + k * kABytes + kk * 32);
-#pragma unroll
-            for (int r = 0; r < kBlocks; ++r) {
-              wgmma(acc[r], small[r][kk], db);
-              wgmma(acc[r], big[r][kk], ds);
-              wgmma(acc[r], big[r][kk], db);
-            }
-          }
-          asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-          asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+          k_step(acc, b_ring + s * kBBytes, a_big + k * kABytes, a_small + k * kABytes, nw, t);
           __syncwarp();
           if (lane == 0) bar_arrive(smem(&empty[s]));
         }

@@ -50,24 +50,22 @@ std::vector<Size> design(std::int64_t a, std::int64_t b, std::int64_t n, std::st
     out.emplace(x, y);
     out.emplace(y, x);
   };
-  // the alignment classes: odd (16m - 1) and 2 mod 4 (16m + 2) squares, 3 each, spread evenly
-  const std::int64_t offset[2] = {-1, 2};
-  for (int c = 0; c < 2; ++c)
-    for (int j = 0; j < 3; ++j) {
-      auto m = static_cast<std::int64_t>(std::llround(at((j + (c + 0.5) / 2.0) / 3.0) / 16.0));
-      while (16 * m + offset[c] > b) --m;
-      while (16 * m + offset[c] < a) ++m;
-      out.emplace(16 * m + offset[c], 16 * m + offset[c]);
-    }
-  // mixed classes: near-squares (about 8:7) whose extents fall in different classes of the
-  // vector widths (odd, 2 mod 4, a multiple of 16), both ways, in and above L2: each axis's loads
-  // and stores take their own path (odd rows with 16-byte columns, and the reverse)
-  auto of_class = [&](double v, std::int64_t off) {  // 16m + off, inside A..B
+  auto of_class = [&](double v, std::int64_t off) {  // 16m + off nearest v, inside A..B
     auto m = static_cast<std::int64_t>(std::llround(v / 16.0));
     while (16 * m + off > b) --m;
     while (16 * m + off < a) ++m;
     return 16 * m + off;
   };
+  // the alignment classes: odd (16m - 1) and 2 mod 4 (16m + 2) squares, 3 each, spread evenly
+  const std::int64_t offset[2] = {-1, 2};
+  for (int c = 0; c < 2; ++c)
+    for (int j = 0; j < 3; ++j) {
+      const std::int64_t v = of_class(at((j + (c + 0.5) / 2.0) / 3.0), offset[c]);
+      out.emplace(v, v);
+    }
+  // mixed classes: near-squares (about 8:7) whose extents fall in different classes of the
+  // vector widths (odd, 2 mod 4, a multiple of 16), both ways, in and above L2: each axis's loads
+  // and stores take their own path (odd rows with 16-byte columns, and the reverse)
   struct Mixed {
     std::int64_t off_x, off_y;
     double f;

@@ -97,21 +97,49 @@ bool shape_reads_problem_size(const Spec& spec) {
   return false;
 }
 
-Geometry geometry(const Spec& spec, std::span<const expr::Value> bound) {
-  const auto& k = spec.kernel;
-  Geometry g;
+namespace {
+
+// Tune.cluster and Tune.dynamic_shared_memory of a bound configuration, within launch.h's bounds:
+// the one rule of geometry() and check_launch_bounds().
+struct LaunchShape {
+  std::array<std::uint32_t, 3> cluster{1, 1, 1};
+  std::uint32_t dynamic_smem = 0;
+};
+LaunchShape launch_shape(const Spec& spec, std::span<const expr::Value> bound) {
+  LaunchShape out;
+  std::int64_t blocks = 1;
   for (int d = 0; d < 3; ++d) {
-    if (k.local_size[d]) g.block[d] = dim(positive_int(spec, *k.local_size[d], bound), spec, "block size");
-    if (spec.launch.cluster[d])
-      g.cluster[d] = dim(positive_int(spec, *spec.launch.cluster[d], bound), spec, "cluster size");
+    const auto& axis = spec.launch.cluster[d];
+    if (!axis) continue;
+    const std::int64_t n = positive_int(spec, *axis, bound);
+    blocks = n > kMaxClusterBlocks ? n : blocks * n;
+    if (blocks > kMaxClusterBlocks)
+      throw InputError(spec.path.string() + ": " + axis->json_path + ": `" + axis->program.source() +
+                       "` makes a cluster of more than " + std::to_string(kMaxClusterBlocks) +
+                       " blocks, more than any GPU launches (with " + describe(spec, bound) + ")");
+    out.cluster[d] = static_cast<std::uint32_t>(n);
   }
   if (const auto& e = spec.launch.dynamic_shared) {
     const std::int64_t bytes = whole_number(spec, *e, bound);
-    if (bytes < 0)
+    if (bytes < 0 || bytes > kMaxDynamicSharedBytes)
       throw InputError(spec.path.string() + ": " + e->json_path + ": `" + e->program.source() + "` gives " +
-                       std::to_string(bytes) + " bytes, not a size (with " + describe(spec, bound) + ")");
-    g.dynamic_smem = dim(bytes, spec, "dynamic shared memory");
+                       std::to_string(bytes) + " bytes; dynamic shared memory is 0 to " +
+                       std::to_string(kMaxDynamicSharedBytes) + " bytes (16 MiB) (with " + describe(spec, bound) + ")");
+    out.dynamic_smem = static_cast<std::uint32_t>(bytes);
   }
+  return out;
+}
+
+}  // namespace
+
+Geometry geometry(const Spec& spec, std::span<const expr::Value> bound) {
+  const auto& k = spec.kernel;
+  Geometry g;
+  for (int d = 0; d < 3; ++d)
+    if (k.local_size[d]) g.block[d] = dim(positive_int(spec, *k.local_size[d], bound), spec, "block size");
+  const LaunchShape shape = launch_shape(spec, bound);
+  g.cluster = shape.cluster;
+  g.dynamic_smem = shape.dynamic_smem;
   g.tensor_maps = tensor_maps(spec, bound);
 
   const expr::Value& ps = bound.back();
@@ -181,25 +209,7 @@ std::array<std::int64_t, 3> alignment(const Spec& spec, std::span<const expr::Va
   return out;
 }
 
-void check_launch_bounds(const Spec& spec, std::span<const expr::Value> bound) {
-  std::int64_t blocks = 1;
-  for (const auto& axis : spec.launch.cluster) {
-    if (!axis) continue;
-    const std::int64_t n = positive_int(spec, *axis, bound);
-    blocks = n > kMaxClusterBlocks ? n : blocks * n;
-    if (blocks > kMaxClusterBlocks)
-      throw InputError(spec.path.string() + ": " + axis->json_path + ": `" + axis->program.source() +
-                       "` makes a cluster of more than " + std::to_string(kMaxClusterBlocks) +
-                       " blocks, more than any GPU launches (with " + describe(spec, bound) + ")");
-  }
-  if (const auto& e = spec.launch.dynamic_shared) {
-    const std::int64_t bytes = whole_number(spec, *e, bound);
-    if (bytes < 0 || bytes > kMaxDynamicSharedBytes)
-      throw InputError(spec.path.string() + ": " + e->json_path + ": `" + e->program.source() + "` gives " +
-                       std::to_string(bytes) + " bytes; dynamic shared memory is 0 to " +
-                       std::to_string(kMaxDynamicSharedBytes) + " bytes (16 MiB) (with " + describe(spec, bound) + ")");
-  }
-}
+void check_launch_bounds(const Spec& spec, std::span<const expr::Value> bound) { (void)launch_shape(spec, bound); }
 
 std::vector<std::pair<std::string, std::string>> defines(const Spec& spec, std::span<const expr::Value> values) {
   std::vector<std::pair<std::string, std::string>> out;
