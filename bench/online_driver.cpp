@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <random>
@@ -47,6 +47,7 @@ void check(cudaError_t e, const char* what) {
 struct Args {
   std::string spec, main_db, bf_db, sizes, out;
   int launches = 64;
+  tune::runtime::OnlineOptions online;  // --candidates, --min-samples, --batch (the runtime's defaults)
 };
 
 Args parse(int argc, char** argv) {
@@ -67,11 +68,19 @@ Args parse(int argc, char** argv) {
       a.out = v;
     else if (k == "--launches")
       a.launches = std::stoi(v);
+    else if (k == "--candidates")
+      a.online.candidates = std::stoi(v);
+    else if (k == "--min-samples")
+      a.online.min_samples = std::stoi(v);
+    else if (k == "--batch")
+      a.online.batch = std::stoi(v);
     else
       die("unknown option " + k, 2);
   }
   if (a.spec.empty() || a.main_db.empty() || a.bf_db.empty() || a.sizes.empty())
-    die("usage: online_bench --spec S --main-db M --bf-db B --sizes LIST [--launches N] [--out FILE]", 2);
+    die("usage: online_bench --spec S --main-db M --bf-db B --sizes LIST [--launches N] [--candidates N]"
+        " [--min-samples N] [--batch N] [--out FILE]",
+        2);
   if (a.launches < 8 || a.launches > 64) die("--launches must be in 8..64", 2);
   return a;
 }
@@ -121,10 +130,10 @@ int main(int argc, char** argv) try {
   }
   auto bf = tune::store::Store::open(a.bf_db, tune::store::Store::Mode::read_only);
   tune::runtime::Options o;
+  o.online = a.online;
   o.online.enabled = true;
   o.online.dir = work / "online";
   o.online.launches = a.launches;
-  o.online.min_samples = a.launches / 8;
   tune::runtime::Kernel plain(a.spec, table, {});
   tune::runtime::Kernel online(a.spec, table, o);
   cudaDeviceProp prop{};
@@ -224,9 +233,16 @@ int main(int argc, char** argv) try {
         "column), cuBLAS Sgeam measured in it as the ceiling. "
         "x / best: the pick's time over the best configuration's at that size (1.000 is the best); vs cuBLAS: "
         "cuBLAS's time over the pick's (above 1 is faster than cuBLAS). Rotation cost: the GPU time of the "
-     << a.launches << " online launches beyond " << a.launches << " launches of the eventual winner.\n\n"
+     << a.launches << " online launches (their timed batches on scratch outputs included) beyond " << a.launches
+     << " launches of the eventual winner.\n\n"
+     << "Online rule: up to " << o.online.candidates << " candidates, " << o.online.min_samples << " samples each, "
+     << (o.online.batch == 0 ? std::string("batches sized per size") : "batch " + std::to_string(o.online.batch))
+     << "; NVRTC compiles of the online candidates: " << online.stats().compiled << " in "
+     << static_cast<long>(online.stats().compile_ms) << " ms of host time.\n\n"
      << "Table's pick: " << summary(table_r) << "; online after " << a.launches << " launches: " << summary(online_r)
-     << "; table's pick slower than cuBLAS at " << below_cublas << " of " << rows.size() << " sizes.\n";
+     << ", within 1.02 at " << std::count_if(online_r.begin(), online_r.end(), [](double x) { return x <= 1.02; })
+     << " of " << online_r.size() << "; table's pick slower than cuBLAS at " << below_cublas << " of " << rows.size()
+     << " sizes.\n";
   if (a.out.empty())
     std::fputs(md.str().c_str(), stdout);
   else

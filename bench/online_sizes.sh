@@ -14,7 +14,8 @@
 # LAUNCHES (64), SIZES (the list below), BF_LOG (a file to keep the brute-force run's output in),
 # BF_DB (a file to keep the brute-force database in: every configuration at every size, for
 # evaluating the selection model on the CPU), ONLINE_KEEP (a folder to keep online tuning's result
-# files in: every candidate's samples at every size).
+# files in: every candidate's samples at every size), ONLINE_ARGS (online_bench's rule options, e.g.
+# "--candidates 16 --min-samples 4 --batch 1"; the runtime's defaults otherwise).
 # Build both binaries first:
 #   bash scripts/build.sh tune online_bench
 # GPU time on an H200: about 1 minute of brute force (374 configurations x 36 sizes) and some
@@ -50,7 +51,7 @@ fi
 bf_s=$((SECONDS - start))
 echo "online tuning ($launches launches per size) and the table's pick ..." >&2
 "$bench" --spec spaces/transpose.json --main-db "$main_db" --bf-db "$work/bf.db" --sizes "$sizes" \
-  --launches "$launches" --out "$work/table.md"
+  --launches "$launches" --out "$work/table.md" ${ONLINE_ARGS:-}
 {
   cat "$work/table.md"
   echo

@@ -1,5 +1,6 @@
 // Internal to the runtime library: the state behind tune::runtime::Kernel.
 #pragma once
+#include <array>
 #include <atomic>
 #include <deque>
 #include <map>
@@ -7,6 +8,7 @@
 #include <mutex>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "run/dtype.h"
@@ -44,14 +46,20 @@ struct Kernel::Impl {
     Selection selection;
     Compiled* compiled = nullptr;
   };
-  struct EventPair {  // the events that time one launch, destroyed with the pair
-    cudaEvent_t start = nullptr, stop = nullptr;
-    EventPair() = default;
-    EventPair(EventPair&& o) noexcept;
-    EventPair& operator=(EventPair&& o) noexcept;
-    EventPair(const EventPair&) = delete;
-    EventPair& operator=(const EventPair&) = delete;
-    ~EventPair();
+  struct EventDestroy {
+    void operator()(cudaEvent_t e) const noexcept;
+  };
+  using Event = std::unique_ptr<std::remove_pointer_t<cudaEvent_t>, EventDestroy>;
+  struct Events {  // one sample's start and stop
+    std::array<Event, 2> e;
+    bool create();  // false when the driver gives none
+  };
+  struct CudaFree {  // releases a batch's scratch output (runtime/online_batch.cpp)
+    void operator()(void* p) const noexcept;
+  };
+  using Scratch = std::unique_ptr<void, CudaFree>;  // device memory a batch's outputs go to
+  struct Batches {                                  // what batched samples need at one size
+    std::vector<Scratch> scratch;                   // per argument: the output buffers' stand-ins (null otherwise)
   };
   struct Online {   // online tuning at one (device, size) (runtime/online_launch.cpp)
     std::mutex mu;  // guards everything but `winner`
@@ -59,9 +67,10 @@ struct Kernel::Impl {
     detail::Rotation rotation;
     std::string arch;
     int cc_major = 0, cc_minor = 0;
-    Candidate chosen;                                       // the winner, with Selection::online set
-    std::deque<std::pair<std::size_t, EventPair>> pending;  // (candidate, events) not read yet
-    std::vector<EventPair> spare;
+    Candidate chosen;                                    // the winner, with Selection::online set
+    std::deque<std::pair<std::size_t, Events>> pending;  // (candidate, events) not read yet
+    std::vector<Events> spare;
+    Batches batches;
     std::atomic<const Candidate*> winner{nullptr};
     Online(std::size_t n, detail::OnlineRule rule) : rotation(n, rule) {}
   };
@@ -127,8 +136,16 @@ struct Kernel::Impl {
   const HopperPlan& hopper_plan(const Selection& s, Size size) const;
   // Online tuning (runtime/online_launch.cpp): the candidates at a size without an exact entry,
   // null when there are fewer than two; one launch of the rotation (or of the winner).
-  std::unique_ptr<Online> start_online(const DeviceId& id, const detail::Pick& pick, Size size);
+  std::unique_ptr<Online> start_online(const DeviceId& id, const detail::Pick& pick, Size size,
+                                       const std::vector<std::uint64_t>& counts);
   const Selection& launch_online(Resolved& r, cudaStream_t stream, Size size, void** slots);
+  // Batched samples (runtime/online_batch.cpp): scratch outputs at a size (false when an
+  // allocation fails: the samples then time the application's launches). One sample on `stream`:
+  // behind a hold released once all are queued, batch / 2 untimed launches of `cand`, then
+  // `batch` between the events, all on the scratch outputs (false when it could not be queued).
+  bool prepare_batches(Batches& b, const std::vector<std::uint64_t>& counts) const;
+  bool launch_batch(Online& o, const Candidate& cand, cudaStream_t stream, Size size, void** slots,
+                    const Events& ev) const;
   void poll(Online& o);                                  // reads completed events, o.mu held
   void settle(Online& o, const Resolved& r, Size size);  // records the winner and writes its file
   // The capture of this launch (runtime/capture_hook.cpp): launches it itself, between copies of

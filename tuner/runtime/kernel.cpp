@@ -261,7 +261,7 @@ Kernel::Impl::Resolved& Kernel::Impl::resolve(int device, Size size) {
   r->selection = make_selection(pick, size);
   r->counts = counts(&r->selection, size);
   r->compiled = &compiled_slot(id.arch, r->selection.variant);
-  if (online && r->selection.match != Match::exact) r->online = start_online(id, pick, size);
+  if (online && r->selection.match != Match::exact) r->online = start_online(id, pick, size, r->counts);
   Compiled& c = *r->compiled;
   std::call_once(c.once, [&] { load(c, id.arch, r->selection.variant, r->selection, size); });
   std::lock_guard lock(mu);

@@ -6,6 +6,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <string>
 
 #include "spec/spec.h"
 
@@ -14,6 +15,8 @@ namespace tune::runtime::detail {
 Rotation::Rotation(std::size_t candidates, OnlineRule rule) : rule_(rule) {
   if (rule.launches < 1 || rule.min_samples < 1 || rule.candidates < 1 || rule.launches < rule.min_samples)
     throw std::invalid_argument("online rule: launches >= min_samples >= 1 and candidates >= 1");
+  if (rule.batch < 1 || rule.batch > kMaxBatch)
+    throw std::invalid_argument("online rule: batch must be in 1.." + std::to_string(kMaxBatch));
   if (candidates == 0) throw std::invalid_argument("online tuning needs at least one candidate");
   const auto most = static_cast<std::size_t>(std::min(rule.candidates, rule.launches / rule.min_samples));
   samples_.resize(std::min(candidates, most));
@@ -84,10 +87,18 @@ double Rotation::median(std::size_t candidate) const {
 double Rotation::extra_ms() const {
   if (!settled_) return 0;
   const double best = median(winner_);
+  // A batch's launches are all extra: batch / 2 untimed and batch timed.
+  const double batch = rule_.batch > 1 ? rule_.batch + rule_.batch / 2 : 0;
   double extra = 0;
   for (const auto& s : samples_)
-    for (double ms : s) extra += ms - best;
-  return extra;
+    for (double ms : s) extra += ms - best + batch * ms;
+  return std::max(0.0, extra);  // single launches' noise can put rivals' samples below the winner's median
+}
+
+int batch_for(double expected_ms) {
+  if (!(expected_ms > 0) || !std::isfinite(expected_ms)) return kMaxBatch / 8;
+  const double n = std::ceil(kSampleMs / expected_ms);
+  return n >= kMaxBatch ? kMaxBatch : std::max(1, static_cast<int>(n));
 }
 
 std::vector<std::size_t> online_candidates(const Table& table, const std::string& device_name, int cc_major,
@@ -130,6 +141,7 @@ std::string online_file_text(const OnlineResult& r) {
   j["tune_params"] = std::move(values);
   j["rule"] = {{"launches", r.rule.launches},
                {"min_samples", r.rule.min_samples},
+               {"batch", r.rule.batch},
                {"statistic", "min"},
                {"pick_margin", kMargin}};
   j["winner"] = r.rotation->winner();

@@ -2,14 +2,17 @@
 // CUDA (the launches and events are runtime/online_launch.cpp's).
 //
 // The rule (Rotation): the first `launches` launches at the size run the candidates in turn
-// (launch i runs candidate i % n, n at most launches / min_samples); each launch is timed by a
-// pair of events read later, when it has completed. Once `launches` launches have been issued
-// and every candidate has min_samples samples, the candidate with the fastest launch wins (the
+// (launch i runs candidate i % n, n at most launches / min_samples); each gives one sample from
+// events read later, when it has completed: around the launch itself (batch 1), or around `batch`
+// launches of the candidate on scratch outputs right after it, behind batch / 2 untimed ones (the
+// time per launch). Once `launches` launches have been issued
+// and every candidate has min_samples samples, the candidate with the fastest sample wins (the
 // table's pick, candidate 0, unless a rival's is kMargin faster) and every later launch runs it:
-// single launches of a few microseconds are slowed by what runs beside them, never sped up, so
-// the fastest of a few is the steadiest estimate. Launches issued after the first `launches`
+// launches of a few microseconds are slowed by what runs beside them, never sped up, so the
+// fastest of a few is the steadiest estimate. Launches issued after the first `launches`
 // while samples are still outstanding run a candidate short of samples, else the best so far.
-// What the rotation cost: for each sample, its time minus the winner's median (extra_ms).
+// What the rotation cost (extra_ms): for each sample, its time minus the winner's median, and with
+// batches the batch's own launches (1.5 x batch).
 #pragma once
 #include <array>
 #include <cstddef>
@@ -22,17 +25,26 @@ namespace tune::runtime::detail {
 
 // A rival replaces the table's pick only when its fastest launch is this much faster.
 inline constexpr double kMargin = 0.01;
+// A batched sample lasts about this long (tune's own batches last at least 50 us), with at most
+// kMaxBatch launches.
+inline constexpr double kSampleMs = 0.05;
+inline constexpr int kMaxBatch = 64;
 
 struct OnlineRule {
   int launches = 64;    // launches that rotate among the candidates
-  int min_samples = 8;  // timed launches each candidate needs before one can win
-  int candidates = 8;   // at most this many (and at most launches / min_samples)
+  int min_samples = 2;  // samples each candidate needs before one can win
+  int candidates = 32;  // at most this many (and at most launches / min_samples)
+  int batch = 1;        // launches per sample (1: the application's launch is the sample)
 };
+
+// The launches per sample for a launch expected to take `expected_ms`: enough for kSampleMs, at
+// most kMaxBatch, 1 when one launch lasts that long; kMaxBatch / 8 when nothing is known (<= 0).
+int batch_for(double expected_ms);
 
 class Rotation {
  public:
-  // Throws std::invalid_argument for no candidates or a rule with launches < min_samples or a
-  // non-positive field.
+  // Throws std::invalid_argument for no candidates or a rule with launches < min_samples, a batch
+  // over kMaxBatch or a non-positive field.
   Rotation(std::size_t candidates, OnlineRule rule);
 
   std::size_t size() const noexcept { return samples_.size(); }

@@ -10,37 +10,54 @@
 
 namespace tune::runtime {
 
-Kernel::Impl::EventPair::EventPair(EventPair&& o) noexcept
-    : start(std::exchange(o.start, nullptr)), stop(std::exchange(o.stop, nullptr)) {}
+void Kernel::Impl::EventDestroy::operator()(cudaEvent_t e) const noexcept { (void)cudaEventDestroy(e); }
 
-Kernel::Impl::EventPair& Kernel::Impl::EventPair::operator=(EventPair&& o) noexcept {
-  if (this != &o) {
-    EventPair old(std::move(*this));
-    start = std::exchange(o.start, nullptr);
-    stop = std::exchange(o.stop, nullptr);
+bool Kernel::Impl::Events::create() {
+  for (auto& x : e) {
+    cudaEvent_t ev = nullptr;
+    if (cudaEventCreate(&ev) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return false;
+    }
+    x.reset(ev);
   }
-  return *this;
+  return true;
 }
 
-Kernel::Impl::EventPair::~EventPair() {
-  if (start != nullptr) (void)cudaEventDestroy(start);
-  if (stop != nullptr) (void)cudaEventDestroy(stop);
+namespace {
+
+// The elapsed time between two completed events, < 0 when it cannot be read.
+double elapsed_ms(cudaEvent_t a, cudaEvent_t b) {
+  float ms = -1;
+  if (cudaEventElapsedTime(&ms, a, b) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return -1;
+  }
+  return ms;
 }
+
+}  // namespace
 
 std::unique_ptr<Kernel::Impl::Online> Kernel::Impl::start_online(const DeviceId& id, const detail::Pick& pick,
-                                                                 Size size) {
+                                                                 Size size, const std::vector<std::uint64_t>& counts) {
   const OnlineOptions& o = options.online;
-  detail::OnlineRule rule{o.launches, o.min_samples, o.candidates};
+  if (o.batch < 0 || o.batch > detail::kMaxBatch)
+    fail(nullptr, size, "Options::online.batch must be in 0.." + std::to_string(detail::kMaxBatch));
+  detail::OnlineRule rule{o.launches, o.min_samples, o.candidates,
+                          o.batch == 0 ? detail::batch_for(pick.expected_ms) : o.batch};
   // The one place that ranks the candidates.
   const auto variants = detail::online_candidates(table, id.name, id.major, id.minor, pick, {size.x, size.y, size.z},
                                                   static_cast<std::size_t>(rule.candidates));
   if (variants.size() < 2) return nullptr;
+  Batches batches;
+  if (rule.batch > 1 && !prepare_batches(batches, counts)) rule.batch = 1;
   std::unique_ptr<Online> online;
   try {
     online = std::make_unique<Online>(variants.size(), rule);
   } catch (const std::invalid_argument& e) {
     fail(nullptr, size, std::string("Options::online: ") + e.what());
   }
+  online->batches = std::move(batches);
   online->arch = id.arch;
   online->cc_major = id.major;
   online->cc_minor = id.minor;
@@ -53,18 +70,20 @@ std::unique_ptr<Kernel::Impl::Online> Kernel::Impl::start_online(const DeviceId&
 }
 
 void Kernel::Impl::poll(Online& o) {
+  const int batch = o.rotation.rule().batch;
   for (auto it = o.pending.begin(); it != o.pending.end();) {
-    const cudaError_t q = cudaEventQuery(it->second.stop);
+    const Events& ev = it->second;
+    const cudaError_t q = cudaEventQuery(ev.e[1].get());
     if (q == cudaErrorNotReady) {
       ++it;
       continue;
     }
-    float ms = -1;
-    if (q != cudaSuccess || cudaEventElapsedTime(&ms, it->second.start, it->second.stop) != cudaSuccess) {
+    double ms = -1;
+    if (q != cudaSuccess)
       (void)cudaGetLastError();
-      ms = -1;
-    }
-    o.rotation.sample(it->first, ms);
+    else
+      ms = elapsed_ms(ev.e[0].get(), ev.e[1].get());
+    o.rotation.sample(it->first, ms >= 0 ? ms / batch : ms);
     o.spare.push_back(std::move(it->second));
     it = o.pending.erase(it);
   }
@@ -76,6 +95,7 @@ void Kernel::Impl::settle(Online& o, const Resolved& r, Size size) {
   o.winner.store(&o.chosen, std::memory_order_release);
   o.pending.clear();
   o.spare.clear();
+  o.batches = Batches();  // cudaFree: waits for the device once per settled size
   std::string note;
   bool written = false;
   if (!online_dir.empty()) {
@@ -144,17 +164,24 @@ const Selection& Kernel::Impl::launch_online(Resolved& r, cudaStream_t stream, S
   Candidate& cand = o.candidates[c];
   std::call_once(cand.compiled->once,
                  [&] { load(*cand.compiled, o.arch, cand.selection.variant, cand.selection, size); });
-  EventPair ev;
+  Events ev;
+  bool timed = true;
   if (!o.spare.empty()) {
     ev = std::move(o.spare.back());
     o.spare.pop_back();
-  } else if (cudaEventCreate(&ev.start) != cudaSuccess || cudaEventCreate(&ev.stop) != cudaSuccess) {
-    (void)cudaGetLastError();
-    ev = EventPair();
+  } else {
+    timed = ev.create();
   }
-  const bool timed = ev.stop != nullptr && cudaEventRecord(ev.start, stream) == cudaSuccess;
-  launch_variant(cand.selection, *cand.compiled, stream, size, slots);
-  if (timed && cudaEventRecord(ev.stop, stream) == cudaSuccess) {
+  // Batched: the application's launch untimed, then the batch on the scratch outputs.
+  if (o.rotation.rule().batch > 1) {
+    launch_variant(cand.selection, *cand.compiled, stream, size, slots);
+    timed = timed && launch_batch(o, cand, stream, size, slots, ev);
+  } else {
+    timed = timed && cudaEventRecord(ev.e[0].get(), stream) == cudaSuccess;
+    launch_variant(cand.selection, *cand.compiled, stream, size, slots);
+    timed = timed && cudaEventRecord(ev.e[1].get(), stream) == cudaSuccess;
+  }
+  if (timed) {
     o.pending.emplace_back(c, std::move(ev));
   } else {
     (void)cudaGetLastError();

@@ -3,6 +3,7 @@
 // whole path (every launch right, the winner settled, its file written).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <numeric>
@@ -106,6 +107,54 @@ TEST(OnlineRotation, ACandidateWithoutEnoughSamplesIsLaunchedAgain) {
   }
   ASSERT_TRUE(r.settled());
   EXPECT_EQ(r.winner(), 0u);
+}
+
+// A batched sample lasts about kSampleMs: a 2 us launch gets 25 launches, one of 50 us or more
+// none beside the application's own (batch 1), and the batch is capped.
+TEST(OnlineRotation, BatchesLastAboutFiftyMicroseconds) {
+  EXPECT_EQ(runtime::detail::batch_for(0.002), 25);
+  EXPECT_EQ(runtime::detail::batch_for(0.003), 17);
+  EXPECT_EQ(runtime::detail::batch_for(0.05), 1);
+  EXPECT_EQ(runtime::detail::batch_for(4.0), 1);
+  EXPECT_EQ(runtime::detail::batch_for(0.0001), runtime::detail::kMaxBatch);
+  EXPECT_EQ(runtime::detail::batch_for(0), runtime::detail::kMaxBatch / 8);  // no time known
+  EXPECT_EQ(runtime::detail::batch_for(std::nan("")), runtime::detail::kMaxBatch / 8);
+  EXPECT_THROW(Rotation(2, OnlineRule{64, 2, 8, 0}), std::invalid_argument);
+  EXPECT_THROW(Rotation(2, OnlineRule{64, 2, 8, runtime::detail::kMaxBatch + 1}), std::invalid_argument);
+}
+
+// With batches every sample's launches are extra work: the cost is the application's launches
+// beyond the winner's time plus each batch's launches (batch / 2 untimed, batch timed).
+TEST(OnlineRotation, TheCostCountsTheBatches) {
+  Rotation r(2, OnlineRule{8, 2, 8, 10});
+  for (int i = 0; i < 8; ++i) {
+    const std::size_t c = r.next();
+    r.sample(c, c == 0 ? 0.003 : 0.002);
+  }
+  ASSERT_TRUE(r.settled());
+  EXPECT_EQ(r.winner(), 1u);
+  EXPECT_NEAR(r.extra_ms(), 4 * (0.001 + 15 * 0.003) + 4 * (15 * 0.002), 1e-12);
+}
+
+// The table knows how long the pick takes near a size: its expected time is the nearest measured
+// size's best time scaled by elements and by the pick's regret, which sizes the batches.
+TEST(OnlineRotation, ThePickCarriesItsExpectedTime) {
+  Recorded rec;
+  const auto table = runtime::detail::load_table(rec.table, rec.spec);
+  const auto& dev = table.devices.at(0);
+  const tune_select::Point& e = dev.entries.at(dev.entries.size() / 2);
+  const auto at = runtime::detail::select(table, dev.name, dev.cc_major, dev.cc_minor, {e.x, e.y, e.z});
+  ASSERT_EQ(at.match, runtime::Match::exact);
+  EXPECT_NEAR(at.expected_ms, e.time_ms, 1e-3 * e.time_ms);  // the decided configuration's time there
+  const auto big = runtime::detail::select(table, dev.name, dev.cc_major, dev.cc_minor, {e.x + 1, e.y * 2, e.z});
+  ASSERT_NE(big.match, runtime::Match::exact);
+  const auto near = std::find_if(dev.entries.begin(), dev.entries.end(), [&](const tune_select::Point& p) {
+    return std::array<long long, 3>{p.x, p.y, p.z} == big.measured;
+  });
+  ASSERT_NE(near, dev.entries.end());
+  const double elements = double(e.x + 1) * double(e.y * 2) / (double(near->x) * double(near->y) * double(near->z));
+  EXPECT_NEAR(big.expected_ms, near->best_ms * elements * big.regret, 1e-9);
+  EXPECT_GE(big.regret, 1.0);
 }
 
 TEST(OnlineRotation, CandidatesAreCappedSoEachGetsItsSamples) {
@@ -233,14 +282,17 @@ bool have_gpu() {
 }
 }  // namespace
 
-// On a GPU: 80 launches at a size the table lacks are all right, the rotation settles within
-// them on a candidate, and its file is written and imported.
-TEST(OnlineGpu, EveryLaunchIsRightAndTheWinnerIsWritten) {
-  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+namespace {
+
+// On a GPU: launches at 1001x997, a size the table lacks, with `batch` (0: sized from the table)
+// are all right, the rotation settles within 80 on a candidate, and its file is written and
+// imported; `rule` is the file's.
+void online_at_1001x997(int batch, nlohmann::json& rule) {
   Recorded rec;
   runtime::Options o;
   o.disk_cache = false;
   o.online.enabled = true;
+  o.online.batch = batch;
   o.online.dir = rec.dir.path() / "online";
   runtime::Kernel k(runtime::testing::spec_path(), rec.table, o);
   const long long cols = 1001, rows = 997;
@@ -253,14 +305,19 @@ TEST(OnlineGpu, EveryLaunchIsRightAndTheWinnerIsWritten) {
   ASSERT_EQ(cudaMemcpy(in, host.data(), n * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
   std::set<std::string> configs;
   bool settled = false;
-  for (int i = 0; i < 80; ++i) {
+  for (int i = 0; i < 80 && !settled; ++i) {
+    // The rotation's samples are read once they have completed: past its 64 launches the
+    // application waits for its work once, as a loop that reads its results does.
+    if (i == 64) {
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    }
     ASSERT_EQ(cudaMemset(out, 0, n * sizeof(float)), cudaSuccess);
     const auto& s = k.launch(nullptr, {cols, rows},
                              {runtime::Arg::buffer(out, n), runtime::Arg::buffer(static_cast<const float*>(in), n),
                               runtime::Arg::scalar(int(rows)), runtime::Arg::scalar(int(cols))});
     configs.insert(s.config);
     settled = s.online;
-    if (i < 16 || settled) {  // every candidate's output, and the winner's
+    if (i < 32 || settled) {  // every candidate's output, and the winner's
       ASSERT_EQ(cudaMemcpy(back.data(), out, n * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
       for (long long rr = 0; rr < rows; ++rr)
         for (long long c = 0; c < cols; ++c)
@@ -275,14 +332,35 @@ TEST(OnlineGpu, EveryLaunchIsRightAndTheWinnerIsWritten) {
   EXPECT_GE(st.online_extra_ms, 0.0);
   std::printf("online at %lldx%lld: %zu configurations tried, %.3f ms beyond the winner\n", cols, rows, configs.size(),
               st.online_extra_ms);
-  bool found = false;
   for (const auto& e : fs::directory_iterator(o.online.dir)) {
-    found = true;
+    std::ifstream f(e.path());
+    const auto j = nlohmann::json::parse(f);
+    rule = j.at("rule");
+    for (const auto& c : j.at("candidates"))
+      EXPECT_GE(c.at("samples_ms").size(), static_cast<std::size_t>(o.online.min_samples));
     const auto r = interop::import_file(rec.db, e.path(), {});
     EXPECT_EQ(r.format, "tune online");
     EXPECT_EQ(r.added, configs.size());
   }
-  EXPECT_TRUE(found);
+  EXPECT_FALSE(rule.is_null()) << "no result file";
   cudaFree(in);
   cudaFree(out);
+}
+
+}  // namespace
+
+// Batches sized from the table: a launch of about 3 us gets more than one launch per sample, on
+// scratch outputs, and the application's buffers still get every launch's right output.
+TEST(OnlineGpu, EveryLaunchIsRightAndTheWinnerIsWritten) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  nlohmann::json rule;
+  online_at_1001x997(0, rule);
+  EXPECT_GT(rule.value("batch", 0), 1);
+}
+
+TEST(OnlineGpu, SingleLaunchSamplesStillWork) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  nlohmann::json rule;
+  online_at_1001x997(1, rule);
+  EXPECT_EQ(rule.value("batch", 0), 1);
 }

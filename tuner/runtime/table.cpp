@@ -171,7 +171,12 @@ Pick select(const Table& table, const std::string& device_name, int cc_major, in
   p.variant = c.variant;
   p.match = other ? Match::other_device : match_of(c.how);
   p.regret = c.regret;
-  if (c.nearest < m.num_sizes) p.measured = {m.sizes[c.nearest].x, m.sizes[c.nearest].y, m.sizes[c.nearest].z};
+  if (c.nearest < m.num_sizes) {
+    const tune_select::Point& e = m.sizes[c.nearest];
+    p.measured = {e.x, e.y, e.z};
+    const double elements = double(size[0]) * double(size[1]) * double(size[2]);
+    p.expected_ms = e.best_ms * elements / (double(e.x) * double(e.y) * double(e.z)) * c.regret;
+  }
   for (unsigned k = 0; k < c.count; ++k) {
     const tune_select::Point& e = m.sizes[c.evidence[k].size];
     p.evidence.push_back({e.x, e.y, e.z});

@@ -46,8 +46,10 @@ struct Pick {
   Match match = Match::default_config;
   int device = -1;  // index into Table::devices; -1 for default_config
   std::size_t variant = 0;
-  std::array<long long, 3> measured{1, 1, 1};      // the nearest measured size (the asked one by default)
-  double regret = 1;                               // predicted time / the best time (measured when exact)
+  std::array<long long, 3> measured{1, 1, 1};  // the nearest measured size (the asked one by default)
+  double regret = 1;                           // predicted time / the best time (measured when exact)
+  double expected_ms = 0;                      // the variant's time there: the nearest measured size's best, scaled by
+                                               // elements, times regret (0: unknown)
   std::vector<std::array<long long, 3>> evidence;  // the measured sizes the choice rests on, nearest first
 };
 

@@ -200,8 +200,16 @@ struct OnlineOptions {
   bool enabled = false;       // or TUNE_ONLINE=1 in the environment
   std::filesystem::path dir;  // where each result's file goes: empty means $TUNE_ONLINE_DIR (none: no file)
   int launches = 64;          // launches that rotate among the candidates
-  int min_samples = 8;        // timed launches per candidate before one can win
-  int candidates = 8;         // at most this many (and at most launches / min_samples)
+  int min_samples = 2;        // timed samples per candidate before one can win
+  int candidates = 32;        // at most this many (and at most launches / min_samples)
+  // Launches per timed sample. Each launch of the rotation runs its candidate on the
+  // application's buffers (untimed), then `batch` launches of it back to back on scratch copies
+  // of the output buffers between two events: a sample of a 2 us kernel is no longer one launch
+  // against the events' 0.5 us resolution. 0: chosen per size from the table's time there (a
+  // sample of about 50 us, at most 64 launches; 1 where a launch lasts that long: then the
+  // application's launch is timed itself and nothing else runs). The scratch buffers live until
+  // the size settles. Needs a kernel whose time does not depend on what its outputs held.
+  int batch = 0;
 };
 
 struct Options {
@@ -227,7 +235,7 @@ struct Stats {
   std::string cache_note;          // why the on-disk cache is off, when it is
   std::size_t online_settled = 0;  // sizes online tuning has settled in this process
   std::size_t online_files = 0;    // result files written
-  double online_extra_ms = 0;      // the rotations' GPU time beyond their winners' medians
+  double online_extra_ms = 0;      // the rotations' GPU time beyond their winners' (scratch batches included)
   std::string online_note;         // why a result file was not written, when one was not
 };
 

@@ -1,0 +1,95 @@
+// Online tuning's batched samples: batch / 2 untimed launches of a candidate, then `batch` timed
+// between two events, on scratch copies of the output buffers, queued behind a host function
+// that holds the stream until they are all queued. Launched one by one from the host, launches
+// of 2 us run no faster than the host issues them: the events would time the host. Held, the
+// GPU runs them back to back from its queue, as tune's own batches run behind their blocker
+// (run/timing.h); the untimed launches take the first launches' ramp after the hold.
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+
+#include "runtime/impl.h"
+
+namespace tune::runtime {
+
+namespace {
+
+// The stream waits in wait_for_release until release(); at most kHoldLimit, so that a host that
+// never releases it cannot stall the application's stream.
+constexpr auto kHoldLimit = std::chrono::milliseconds(100);
+
+struct Hold {
+  std::mutex m;
+  std::condition_variable cv;
+  bool released = false;
+  void release() {
+    {
+      std::lock_guard lock(m);
+      released = true;
+    }
+    cv.notify_all();
+  }
+};
+
+// A host function on the stream (a CUDA thread runs it): waits for the release. It owns one
+// reference to the hold.
+void CUDART_CB wait_for_release(void* p) {
+  const std::unique_ptr<std::shared_ptr<Hold>> token(static_cast<std::shared_ptr<Hold>*>(p));
+  Hold& h = **token;
+  std::unique_lock lock(h.m);
+  h.cv.wait_for(lock, kHoldLimit, [&] { return h.released; });
+}
+
+// Releases the stream when the batch is queued, or when queuing it failed.
+struct Releaser {
+  std::shared_ptr<Hold> hold;
+  ~Releaser() { hold->release(); }
+};
+
+}  // namespace
+
+void Kernel::Impl::CudaFree::operator()(void* p) const noexcept { (void)cudaFree(p); }
+
+bool Kernel::Impl::prepare_batches(Batches& b, const std::vector<std::uint64_t>& counts) const {
+  b.scratch.clear();
+  b.scratch.resize(args.size());
+  for (std::size_t i = 0; i < args.size() && i < counts.size(); ++i) {
+    if (!args[i].output || args[i].scalar || args[i].tensor_map || counts[i] == 0) continue;
+    void* p = nullptr;
+    if (cudaMalloc(&p, counts[i] * args[i].dtype.size()) != cudaSuccess) {
+      (void)cudaGetLastError();
+      b = Batches();
+      return false;
+    }
+    b.scratch[i].reset(p);
+  }
+  return true;
+}
+
+bool Kernel::Impl::launch_batch(Online& o, const Candidate& cand, cudaStream_t stream, Size size, void** slots,
+                                const Events& ev) const {
+  void* scratch_ptrs[kMaxArguments];
+  void* batch_slots[kMaxArguments];
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    batch_slots[i] = slots[i];
+    if (i < o.batches.scratch.size() && o.batches.scratch[i]) {
+      scratch_ptrs[i] = o.batches.scratch[i].get();
+      batch_slots[i] = &scratch_ptrs[i];
+    }
+  }
+  const int batch = o.rotation.rule().batch;
+  const Releaser releaser{std::make_shared<Hold>()};
+  auto token = std::make_unique<std::shared_ptr<Hold>>(releaser.hold);
+  if (cudaLaunchHostFunc(stream, wait_for_release, token.get()) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  (void)token.release();  // wait_for_release owns it now
+  for (int k = 0; k < batch / 2; ++k) launch_variant(cand.selection, *cand.compiled, stream, size, batch_slots);
+  if (cudaEventRecord(ev.e[0].get(), stream) != cudaSuccess) return false;
+  for (int k = 0; k < batch; ++k) launch_variant(cand.selection, *cand.compiled, stream, size, batch_slots);
+  return cudaEventRecord(ev.e[1].get(), stream) == cudaSuccess;
+}
+
+}  // namespace tune::runtime
