@@ -3,10 +3,12 @@
 //   {"format": "tune-online", "version": 1, "kernel_name", "space_hash" (32 hex digits),
 //    "device_name", "compute_capability": [major, minor], "problem_size": [x, y, ...],
 //    "parameters": [names], "tune_params": {name: [the spec's values]},
-//    "rule": {"launches", "min_samples", "statistic": "median"}, "winner": index, "extra_ms",
-//    "candidates": [{"values": [one per parameter], "samples_ms": [...], "median_ms"}]}
-// Each candidate becomes a measurement (samples_ms its samples, the median its objective) of
-// the file's kernel, device, size and space hash, as a Kernel Tuner cache entry would.
+//    "rule": {"launches", "min_samples", "batch", "statistic": "min" or "median"}, "winner": index,
+//    "extra_ms", "candidates": [{"values": [one per parameter], "samples_ms": [...], "min_ms",
+//    "median_ms"}]}
+// Each candidate becomes a measurement (samples_ms its samples, per launch; the rule's statistic
+// of them its objective) of the file's kernel, device, size and space hash, as a Kernel Tuner
+// cache entry would.
 #pragma once
 #include <filesystem>
 #include <optional>

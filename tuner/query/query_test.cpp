@@ -70,18 +70,18 @@ TEST(Query, BestPerDeviceAndSizeAndNearest) {
   EXPECT_EQ(near[0].size, "1500x1500");
   EXPECT_EQ(near[0].measured_size, "1024x1024");
   EXPECT_EQ(near[0].params, R"({"tile":64})");
-  // 4096x4096 has 7.5 times the elements and lies beyond kFarLarger: not evidence here.
+  // 4096x4096 has 7.5 times the elements: it reaches only kFar / 7.5, not this far.
   ASSERT_EQ(near[0].evidence.size(), 1u);
   EXPECT_EQ(near[0].evidence[0].size, "1024x1024");
 
-  auto between = query::best(db, {"transpose", "H100", "2000x2000"});  // within kFarLarger of both
+  auto between = query::best(db, {"transpose", "H100", "3000x3000"});  // 1.9 times: it reaches
   ASSERT_EQ(between.size(), 1u);
-  EXPECT_EQ(between[0].measured_size, "1024x1024");
-  EXPECT_EQ(between[0].params, R"({"tile":64})");
+  EXPECT_EQ(between[0].measured_size, "4096x4096");
+  EXPECT_EQ(between[0].params, R"({"tile":32})");
   ASSERT_EQ(between[0].evidence.size(), 2u);
-  EXPECT_EQ(between[0].evidence[0].size, "1024x1024");
-  EXPECT_EQ(between[0].evidence[1].size, "4096x4096");
-  EXPECT_DOUBLE_EQ(between[0].evidence[1].regret, 1.125);
+  EXPECT_EQ(between[0].evidence[0].size, "4096x4096");
+  EXPECT_EQ(between[0].evidence[1].size, "1024x1024");
+  EXPECT_DOUBLE_EQ(between[0].evidence[1].regret, 1.3333);
 
   auto square = query::best(db, {"transpose", "H100", "1000"});  // 1000 means 1000x1000 here
   ASSERT_EQ(square.size(), 1u);

@@ -23,8 +23,8 @@
 // axis the greatest common divisor of the extent and the least common multiple of every candidate's
 // alignment: 1001, 1002 and 1004 are three classes when a 4-wide vector is a candidate), else of
 // the candidate's own class (the same with its own alignment), by inverse-distance weights (1 /
-// d^4). Class evidence counts within kFar only (kFarLarger from a size over kLarger times the
-// asked one's elements): a size of the class 7 times larger on an axis says less about the asked
+// d^4). Class evidence counts within kFar only (kFar / r from a size of r > 1 times the asked
+// one's elements): a size of the class 7 times larger on an axis says less about the asked
 // size than sizes of its own scale do (a 326x128 transpose is bound by its few blocks, not by the
 // vector path of a 2274x1984 one); the lowest predicted ratio wins, and the reported regret is
 // that ratio times the reference's own regret, interpolated alike. Candidates without evidence in
@@ -52,9 +52,6 @@ inline constexpr double kSlack =
     0.005;  // predictions this close tie; the nearest size's decision wins within it
 inline constexpr double kFar =
     4.0;  // class evidence reaches this far (distance2: a factor of e^2 = 7.4 on one axis)
-inline constexpr double kFarLarger =
-    2.0;  // ... and this far from a size of over kLarger times the elements (4.1 on one axis)
-inline constexpr double kLarger = 2.0;
 
 // How a selection matched: the measured size itself; predicted from measured sizes around it (every
 // extent inside the measured range of its axis); extrapolated beyond the measured range; none: the
@@ -263,14 +260,13 @@ inline bool before(const Choice& a, const Choice& b) {
 }
 
 // Measured size s is evidence of (x, y, z)'s class for candidate c: the same class, within kFar,
-// or within kFarLarger when s has over kLarger times the elements (a configuration that wins with
-// the blocks of a larger size may leave much of the GPU idle at the asked one).
+// or within kFar / r when s has r > 1 times the elements (a configuration that wins with the blocks
+// of a larger size may leave much of the GPU idle at the asked one).
 inline bool in_class(const Model& m, const std::vector<double>& d2, const Candidate& c, unsigned s,
                      long long x, long long y, long long z) {
   const Point& p = m.sizes[s];
-  const bool larger =
-      double(p.x) * double(p.y) * double(p.z) > kLarger * double(x) * double(y) * double(z);
-  return d2[s] < (larger ? kFarLarger : kFar) && same_class(c, p.x, p.y, p.z, x, y, z);
+  const double r = double(p.x) * double(p.y) * double(p.z) / (double(x) * double(y) * double(z));
+  return d2[s] < (r > 1 ? kFar / r : kFar) && same_class(c, p.x, p.y, p.z, x, y, z);
 }
 
 inline Choice predict(const Model& m, const std::vector<double>& d2, const std::vector<double>& ref,
