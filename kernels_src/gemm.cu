@@ -16,17 +16,10 @@
 //   unroll                the inner k loop fully unrolled
 //   group                 blocks walk the C tiles in column bands `group` tiles tall (L2 reuse of B)
 //   min_blocks            __launch_bounds__ minimum blocks per SM (2 caps registers for two resident blocks)
-//   mma = 1               tensor cores instead of FP32 FMAs: mma.sync m16n8k8 in 3xTF32 (each operand
-//                         x = big + small, big = tf32(x); big*big + big*small + small*big accumulated in
-//                         FP32, the dropped small*small below 2^-22 relative): errors within FP32's
-//                         dot-product bound, about 4x the FMA kernel's and 1/100 of plain TF32's
-//                         (tuner/run/mma_accuracy_test.cpp measures it). Same block tile and threads as mma = 0; warps form a
-//                         (block_size_y / 8) x (block_size_x / 4) grid of (tile_size_y / 2) x
-//                         (tile_size_x / 2) m16n8 tiles each. As[m][k] in rows of T_LD (8, 24, 40)
-//                         floats with each lane's two k of a fragment adjacent (a dot product may take
-//                         k in any order, so logical k t and t + 4 are physical 2t and 2t + 1: one
-//                         64-bit conflict-free load), Bs[k][n] in rows of BN + 4 (conflict-free).
-//                         Uses the shared, row-major A, float4 path (transpose_a 0, vector 4).
+//   mma = 1               tensor cores instead of FP32 FMAs: mma.sync m16n8k8 in 3xTF32, errors within
+//                         FP32's dot-product bound; the same block tile and threads as mma = 0, on the
+//                         shared, row-major A, float4 path (transpose_a 0, vector 4). Its warp and
+//                         shared-memory layout: kernels_src/README.md ("The 3xTF32 GEMM family").
 #ifndef block_size_x
 #define block_size_x 16
 #endif
