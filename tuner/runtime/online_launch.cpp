@@ -161,6 +161,16 @@ const Selection& Kernel::Impl::launch_online(Resolved& r, cudaStream_t stream, S
     return w->selection;
   }
   const std::size_t c = o.rotation.next();
+  // A launch that throws (a compile or launch error reaches the application) gives no sample, so
+  // that the candidate is launched again rather than waited on.
+  struct NoSample {
+    detail::Rotation& rotation;
+    std::size_t candidate;
+    bool armed = true;
+    ~NoSample() {
+      if (armed) rotation.sample(candidate, -1);
+    }
+  } no_sample{o.rotation, c};
   Candidate& cand = o.candidates[c];
   std::call_once(cand.compiled->once,
                  [&] { load(*cand.compiled, o.arch, cand.selection.variant, cand.selection, size); });
@@ -181,6 +191,7 @@ const Selection& Kernel::Impl::launch_online(Resolved& r, cudaStream_t stream, S
     launch_variant(cand.selection, *cand.compiled, stream, size, slots);
     timed = timed && cudaEventRecord(ev.e[1].get(), stream) == cudaSuccess;
   }
+  no_sample.armed = false;
   if (timed) {
     o.pending.emplace_back(c, std::move(ev));
   } else {
