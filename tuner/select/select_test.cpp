@@ -38,9 +38,14 @@ TEST(Select, PredictsFromTheSizesAroundIt) {
   EXPECT_EQ(near_small.how, How::predicted);
   EXPECT_EQ(near_small.variant, 0u);
   EXPECT_EQ(near_small.nearest, 0u);
-  ASSERT_EQ(near_small.count, 2u);
+  // 512 has 3.8 times the elements of 264: it reaches kFar / 3.8 = 1.06, and 264 lies at 1.12
+  ASSERT_EQ(near_small.count, 1u);
   EXPECT_EQ(near_small.evidence[0].size, 0u);
-  EXPECT_EQ(near_small.evidence[1].size, 1u);
+  const Choice both = select(s.model(), 300, 300);  // 2.9 times: reach 1.37, distance 0.81
+  EXPECT_EQ(both.variant, 0u);
+  ASSERT_EQ(both.count, 2u);
+  EXPECT_EQ(both.evidence[0].size, 0u);
+  EXPECT_EQ(both.evidence[1].size, 1u);
   const Choice mid = select(s.model(), 720, 720);
   EXPECT_EQ(mid.variant, 1u);
   EXPECT_NEAR(mid.regret, 1.0, 0.01);  // the reference's regret there, interpolated
