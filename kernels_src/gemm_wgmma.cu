@@ -76,25 +76,13 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
   });
 }
 
-// The reference (gemm.cu's): one thread per element of C (16 x 16 blocks), A and B staged through
-// shared memory in 16 x 16 tiles, the dot product accumulated in double.
+#include "common/gemm_reference.cuh"
+
+// The reference (common/gemm_reference.cuh, as gemm.cu's); the maps are the kernel's arguments.
 extern "C" __global__ void gemm_wgmma_reference(const __grid_constant__ TensorMap128 a_map,
                                                 const __grid_constant__ TensorMap128 b_map, float* C, const float* A,
                                                 const float* B, int M, int N, int K, float alpha, float beta) {
   (void)a_map;
   (void)b_map;
-  __shared__ float as[16][17], bs[16][17];
-  const int tx = threadIdx.x, ty = threadIdx.y;
-  const int c = blockIdx.x * 16 + tx, r = blockIdx.y * 16 + ty;
-  double sum = 0.0;
-  for (int k0 = 0; k0 < K; k0 += 16) {
-    as[ty][tx] = r < M && k0 + tx < K ? A[(size_t)r * K + k0 + tx] : 0.0f;
-    bs[ty][tx] = k0 + ty < K && c < N ? B[(size_t)(k0 + ty) * N + c] : 0.0f;
-    __syncthreads();
-    for (int k = 0; k < 16; ++k) sum += (double)as[ty][k] * (double)bs[k][tx];
-    __syncthreads();
-  }
-  if (r >= M || c >= N) return;
-  const size_t at = (size_t)r * N + c;
-  C[at] = (float)((double)alpha * sum + (double)beta * (double)C[at]);
+  gemm_reference_body(C, A, B, M, N, K, alpha, beta);
 }

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "common/error.h"
 #include "compile/compile.h"
 #include "store/test_util.h"
@@ -144,6 +146,19 @@ TEST(KernelSource, BoundsAndMissingFilesAreInputErrorsNamingTheInclude) {
   EXPECT_EQ(t, "\nint s;\n\nint q;\nint p;\n");  // each include of a file already in: an empty line
 }
 
+// Both FP32 GEMMs verify against one reference: common/gemm_reference.cuh, no copy of its body.
+TEST(KernelSource, TheGemmsShareTheirReference) {
+  for (const char* file : {"gemm.cu", "gemm_wgmma.cu"}) {
+    SCOPED_TRACE(file);
+    const KernelSource s = read_kernel_source(kKernels / file, "test", {.name = file});
+    bool found = false;
+    for (const auto& f : s.files)
+      found = found || f.lexically_relative(kKernels).generic_string() == "common/gemm_reference.cuh";
+    EXPECT_TRUE(found);
+    EXPECT_EQ(slurp(kKernels / file).find("__shared__ float as[16][17]"), std::string::npos) << "a copy is back";
+  }
+}
+
 TEST(KernelSource, TheComputeKernelsShareTheirHelpersAndCompile) {
   struct Case {
     const char* file;
@@ -158,7 +173,9 @@ TEST(KernelSource, TheComputeKernelsShareTheirHelpersAndCompile) {
     return d;
   };
   const Case cases[] = {
-      {"gemm.cu", {"common/mma_tf32.cuh"}, tensor_cores({{"use_shared", "1"}, {"vector", "4"}})},
+      {"gemm.cu",
+       {"common/mma_tf32.cuh", "common/gemm_reference.cuh"},
+       tensor_cores({{"use_shared", "1"}, {"vector", "4"}})},
       {"matching.cu",
        {"common/match.cuh", "common/row_stages.cuh", "common/mma_tf32.cuh"},
        tensor_cores({{"chunk", "4"}})},
@@ -173,7 +190,8 @@ TEST(KernelSource, TheComputeKernelsShareTheirHelpersAndCompile) {
     for (std::size_t i = 0; i < c.headers.size(); ++i)
       EXPECT_EQ(s.files[i + 1].lexically_relative(kKernels).generic_string(), c.headers[i]);
     std::vector<std::string> helpers = {"void split(", "void mma_tf32("};
-    if (c.headers.size() > 1) helpers.insert(helpers.end(), {"struct Staged", "void load_stage(", "void store_rows("});
+    if (std::find(c.headers.begin(), c.headers.end(), "common/row_stages.cuh") != c.headers.end())
+      helpers.insert(helpers.end(), {"struct Staged", "void load_stage(", "void store_rows("});
     for (const auto& helper : helpers)
       EXPECT_EQ(slurp(kKernels / c.file).find(helper), std::string::npos) << "a copy of " << helper << " is back";
     // the program compiles for Hopper with the defaults and on tensor cores, and only through the

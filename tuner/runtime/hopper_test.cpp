@@ -22,23 +22,31 @@ namespace {
 
 const std::string kSpace = std::string(TUNE_SOURCE_DIR) + "/spaces/tma_copy.json";
 
-// A table with one configuration and no device: every device gets it (Match::default_config).
-// tile 32 x 256, 4 stages (129 KiB), 128-byte swizzle, clusters of 2, 256 threads.
-std::filesystem::path write_table(const std::filesystem::path& dir) {
-  const spec::Spec s = spec::load(kSpace);
+// A tune-table (version 2) of `kernel` for the spec at `space` with these variants and devices,
+// written as dir / "<kernel>_table.json".
+std::filesystem::path write_table_of(const std::filesystem::path& dir, const std::string& space,
+                                     const std::string& kernel, const nlohmann::json& parameters,
+                                     const nlohmann::json& variants, int fallback, const nlohmann::json& devices) {
   nlohmann::json t;
   t["format"] = "tune-table";
   t["version"] = 2;
-  t["kernel"] = "tma_copy";
-  t["kernel_name"] = "tma_copy";
-  t["space_hash"] = spec::space_hash(s);
-  t["parameters"] = {"tile_x", "tile_y", "stages", "swizzle", "cluster_x", "block_size_x"};
-  t["variants"] = {{32, 256, 4, 128, 2, 256}};
-  t["default"] = 0;
-  t["devices"] = nlohmann::json::array();
-  auto path = dir / "tma_copy_table.json";
+  t["kernel"] = kernel;
+  t["kernel_name"] = kernel;
+  t["space_hash"] = spec::space_hash(spec::load(space));
+  t["parameters"] = parameters;
+  t["variants"] = variants;
+  t["default"] = fallback;
+  t["devices"] = devices;
+  auto path = dir / (kernel + "_table.json");
   std::ofstream(path) << t.dump();
   return path;
+}
+
+// A table with one configuration and no device: every device gets it (Match::default_config).
+// tile 32 x 256, 4 stages (129 KiB), 128-byte swizzle, clusters of 2, 256 threads.
+std::filesystem::path write_table(const std::filesystem::path& dir) {
+  return write_table_of(dir, kSpace, "tma_copy", {"tile_x", "tile_y", "stages", "swizzle", "cluster_x", "block_size_x"},
+                        {{32, 256, 4, 128, 2, 256}}, 0, nlohmann::json::array());
 }
 
 std::string error_of(const std::function<void()>& f) {
@@ -168,25 +176,14 @@ namespace {
 const std::string kGemm = std::string(TUNE_SOURCE_DIR) + "/spaces/gemm_wgmma.json";
 
 std::filesystem::path write_gemm_table(const std::filesystem::path& dir) {
-  const spec::Spec s = spec::load(kGemm);
-  nlohmann::json t;
-  t["format"] = "tune-table";
-  t["version"] = 2;
-  t["kernel"] = "gemm_wgmma";
-  t["kernel_name"] = "gemm_wgmma";
-  t["space_hash"] = spec::space_hash(s);
-  t["parameters"] = {"tile_m", "tile_n", "consumers", "stages", "group", "split_ring"};
-  t["variants"] = {{128, 64, 1, 5, 1, 0}, {128, 256, 2, 3, 1, 0}};
-  t["default"] = 1;
-  t["devices"] = {{{"name", "NVIDIA H200"},
-                   {"compute_capability", {9, 0}},
-                   {"fallback", 1},
-                   {"entries", {{1000, 777, 260, 0, 0.0269, 0.0269}, {4096, 4096, 4096, 1, 1.1567, 1.1567}}},
-                   {"candidates", {{0, 1, 1, 1}, {1, 1, 1, 1}}},
-                   {"regret", {{0, 10000}, {10000, 0}}}}};
-  auto path = dir / "gemm_wgmma_table.json";
-  std::ofstream(path) << t.dump();
-  return path;
+  return write_table_of(dir, kGemm, "gemm_wgmma", {"tile_m", "tile_n", "consumers", "stages", "group", "split_ring"},
+                        {{128, 64, 1, 5, 1, 0}, {128, 256, 2, 3, 1, 0}}, 1,
+                        {{{"name", "NVIDIA H200"},
+                          {"compute_capability", {9, 0}},
+                          {"fallback", 1},
+                          {"entries", {{1000, 777, 260, 0, 0.0269, 0.0269}, {4096, 4096, 4096, 1, 1.1567, 1.1567}}},
+                          {"candidates", {{0, 1, 1, 1}, {1, 1, 1, 1}}},
+                          {"regret", {{0, 10000}, {10000, 0}}}}});
 }
 
 TEST(RuntimeHopper, TheGemmSelectionCarriesItsSharedMemoryAndGrid) {

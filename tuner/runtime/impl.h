@@ -58,11 +58,8 @@ struct Kernel::Impl {
     void operator()(void* p) const noexcept;
   };
   using Scratch = std::unique_ptr<void, CudaFree>;  // device memory a batch's outputs go to
-  struct Batches {                                  // what batched samples need at one size
-    std::vector<Scratch> scratch;                   // per argument: the output buffers' stand-ins (null otherwise)
-  };
-  struct Online {   // online tuning at one (device, size) (runtime/online_launch.cpp)
-    std::mutex mu;  // guards everything but `winner`
+  struct Online {                                   // online tuning at one (device, size) (runtime/online_launch.cpp)
+    std::mutex mu;                                  // guards everything but `winner`
     std::vector<Candidate> candidates;
     detail::Rotation rotation;
     std::string arch;
@@ -70,7 +67,7 @@ struct Kernel::Impl {
     Candidate chosen;                                    // the winner, with Selection::online set
     std::deque<std::pair<std::size_t, Events>> pending;  // (candidate, events) not read yet
     std::vector<Events> spare;
-    Batches batches;
+    std::vector<Scratch> scratch;  // per argument: the output buffers' stand-ins in batches
     std::atomic<const Candidate*> winner{nullptr};
     Online(std::size_t n, detail::OnlineRule rule) : rotation(n, rule) {}
   };
@@ -139,11 +136,12 @@ struct Kernel::Impl {
   std::unique_ptr<Online> start_online(const DeviceId& id, const detail::Pick& pick, Size size,
                                        const std::vector<std::uint64_t>& counts);
   const Selection& launch_online(Resolved& r, cudaStream_t stream, Size size, void** slots);
-  // Batched samples (runtime/online_batch.cpp): scratch outputs at a size (false when an
-  // allocation fails: the samples then time the application's launches). One sample on `stream`:
-  // behind a hold released once all are queued, batch / 2 untimed launches of `cand`, then
-  // `batch` between the events, all on the scratch outputs (false when it could not be queued).
-  bool prepare_batches(Batches& b, const std::vector<std::uint64_t>& counts) const;
+  // Batched samples (runtime/online_batch.cpp): scratch outputs at a size, one per argument
+  // (null but for output buffers; empty when an allocation fails: the samples then time the
+  // application's launches). One sample on `stream`: behind a hold released once all are queued,
+  // batch / 2 untimed launches of `cand`, then `batch` between the events, all on the scratch
+  // outputs (false when it could not be queued).
+  std::vector<Scratch> allocate_scratch(const std::vector<std::uint64_t>& counts) const;
   bool launch_batch(Online& o, const Candidate& cand, cudaStream_t stream, Size size, void** slots,
                     const Events& ev) const;
   void poll(Online& o);                                  // reads completed events, o.mu held

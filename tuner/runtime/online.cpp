@@ -88,10 +88,10 @@ double Rotation::extra_ms() const {
   if (!settled_) return 0;
   const double best = median(winner_);
   // A batch's launches are all extra: batch / 2 untimed and batch timed.
-  const double batch = rule_.batch > 1 ? rule_.batch + rule_.batch / 2 : 0;
+  const double batch_launches = rule_.batch > 1 ? rule_.batch + rule_.batch / 2 : 0;
   double extra = 0;
   for (const auto& s : samples_)
-    for (double ms : s) extra += ms - best + batch * ms;
+    for (double ms : s) extra += ms - best + batch_launches * ms;
   return std::max(0.0, extra);  // single launches' noise can put rivals' samples below the winner's median
 }
 

@@ -51,20 +51,18 @@ struct Releaser {
 
 void Kernel::Impl::CudaFree::operator()(void* p) const noexcept { (void)cudaFree(p); }
 
-bool Kernel::Impl::prepare_batches(Batches& b, const std::vector<std::uint64_t>& counts) const {
-  b.scratch.clear();
-  b.scratch.resize(args.size());
+std::vector<Kernel::Impl::Scratch> Kernel::Impl::allocate_scratch(const std::vector<std::uint64_t>& counts) const {
+  std::vector<Scratch> scratch(args.size());
   for (std::size_t i = 0; i < args.size() && i < counts.size(); ++i) {
     if (!args[i].output || args[i].scalar || args[i].tensor_map || counts[i] == 0) continue;
     void* p = nullptr;
     if (cudaMalloc(&p, counts[i] * args[i].dtype.size()) != cudaSuccess) {
       (void)cudaGetLastError();
-      b = Batches();
-      return false;
+      return {};
     }
-    b.scratch[i].reset(p);
+    scratch[i].reset(p);
   }
-  return true;
+  return scratch;
 }
 
 bool Kernel::Impl::launch_batch(Online& o, const Candidate& cand, cudaStream_t stream, Size size, void** slots,
@@ -73,8 +71,8 @@ bool Kernel::Impl::launch_batch(Online& o, const Candidate& cand, cudaStream_t s
   void* batch_slots[kMaxArguments];
   for (std::size_t i = 0; i < args.size(); ++i) {
     batch_slots[i] = slots[i];
-    if (i < o.batches.scratch.size() && o.batches.scratch[i]) {
-      scratch_ptrs[i] = o.batches.scratch[i].get();
+    if (i < o.scratch.size() && o.scratch[i]) {
+      scratch_ptrs[i] = o.scratch[i].get();
       batch_slots[i] = &scratch_ptrs[i];
     }
   }

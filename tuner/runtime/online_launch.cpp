@@ -49,15 +49,18 @@ std::unique_ptr<Kernel::Impl::Online> Kernel::Impl::start_online(const DeviceId&
   const auto variants = detail::online_candidates(table, id.name, id.major, id.minor, pick, {size.x, size.y, size.z},
                                                   static_cast<std::size_t>(rule.candidates));
   if (variants.size() < 2) return nullptr;
-  Batches batches;
-  if (rule.batch > 1 && !prepare_batches(batches, counts)) rule.batch = 1;
+  std::vector<Scratch> scratch;
+  if (rule.batch > 1) {
+    scratch = allocate_scratch(counts);
+    if (scratch.empty()) rule.batch = 1;
+  }
   std::unique_ptr<Online> online;
   try {
     online = std::make_unique<Online>(variants.size(), rule);
   } catch (const std::invalid_argument& e) {
     fail(nullptr, size, std::string("Options::online: ") + e.what());
   }
-  online->batches = std::move(batches);
+  online->scratch = std::move(scratch);
   online->arch = id.arch;
   online->cc_major = id.major;
   online->cc_minor = id.minor;
@@ -95,7 +98,7 @@ void Kernel::Impl::settle(Online& o, const Resolved& r, Size size) {
   o.winner.store(&o.chosen, std::memory_order_release);
   o.pending.clear();
   o.spare.clear();
-  o.batches = Batches();  // cudaFree: waits for the device once per settled size
+  o.scratch.clear();  // cudaFree: waits for the device once per settled size
   std::string note;
   bool written = false;
   if (!online_dir.empty()) {
@@ -161,8 +164,8 @@ const Selection& Kernel::Impl::launch_online(Resolved& r, cudaStream_t stream, S
     return w->selection;
   }
   const std::size_t c = o.rotation.next();
-  // A launch that throws (a compile or launch error reaches the application) gives no sample, so
-  // that the candidate is launched again rather than waited on.
+  // A launch that is not timed, or throws (a compile or launch error reaches the application),
+  // gives no sample, so that the candidate is launched again rather than waited on.
   struct NoSample {
     detail::Rotation& rotation;
     std::size_t candidate;
@@ -191,12 +194,11 @@ const Selection& Kernel::Impl::launch_online(Resolved& r, cudaStream_t stream, S
     launch_variant(cand.selection, *cand.compiled, stream, size, slots);
     timed = timed && cudaEventRecord(ev.e[1].get(), stream) == cudaSuccess;
   }
-  no_sample.armed = false;
   if (timed) {
     o.pending.emplace_back(c, std::move(ev));
+    no_sample.armed = false;
   } else {
     (void)cudaGetLastError();
-    o.rotation.sample(c, -1);  // this launch gives no sample
   }
   return cand.selection;
 }
