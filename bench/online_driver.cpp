@@ -50,6 +50,22 @@ struct Args {
   tune::runtime::OnlineOptions online;  // --candidates, --min-samples, --batch (the runtime's defaults)
 };
 
+// An option's whole value as an integer in [lo, hi]; else one line and exit 2.
+int int_option(const std::string& key, const std::string& v, int lo, int hi) {
+  std::size_t used = 0;
+  long long n = 0;
+  try {
+    n = std::stoll(v, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != v.size() || n < lo || n > hi)
+    die("option " + key + " needs a whole number in " + std::to_string(lo) + ".." + std::to_string(hi) + " (got '" +
+            v.substr(0, 40) + "')",
+        2);
+  return static_cast<int>(n);
+}
+
 Args parse(int argc, char** argv) {
   Args a;
   for (int i = 1; i < argc; ++i) {
@@ -67,13 +83,13 @@ Args parse(int argc, char** argv) {
     else if (k == "--out")
       a.out = v;
     else if (k == "--launches")
-      a.launches = std::stoi(v);
+      a.launches = int_option(k, v, 8, 64);
     else if (k == "--candidates")
-      a.online.candidates = std::stoi(v);
+      a.online.candidates = int_option(k, v, 1, 64);
     else if (k == "--min-samples")
-      a.online.min_samples = std::stoi(v);
+      a.online.min_samples = int_option(k, v, 1, 64);
     else if (k == "--batch")
-      a.online.batch = std::stoi(v);
+      a.online.batch = int_option(k, v, 0, 64);
     else
       die("unknown option " + k, 2);
   }
@@ -81,7 +97,6 @@ Args parse(int argc, char** argv) {
     die("usage: online_bench --spec S --main-db M --bf-db B --sizes LIST [--launches N] [--candidates N]"
         " [--min-samples N] [--batch N] [--out FILE]",
         2);
-  if (a.launches < 8 || a.launches > 64) die("--launches must be in 8..64", 2);
   return a;
 }
 

@@ -1,5 +1,6 @@
 #include <chrono>
 #include <cstdlib>
+#include <stdexcept>
 
 #include "common/error.h"
 #include "compile/compile.h"
@@ -112,6 +113,11 @@ Kernel::Kernel(const std::filesystem::path& spec_path, const std::filesystem::pa
     m.capture_max_bytes = std::strtoull(c, nullptr, 10);
   const char* online = std::getenv("TUNE_ONLINE");
   m.online = m.options.online.enabled || (online != nullptr && std::string(online) == "1");
+  if (m.online) try {
+      detail::check(m.options.online);
+    } catch (const std::invalid_argument& e) {
+      throw Error(std::string("tune::runtime: kernel '") + m.spec.kernel.name + "': Options::online: " + e.what());
+    }
   m.online_dir = m.options.online.dir;
   if (m.online_dir.empty())
     if (const char* c = std::getenv("TUNE_ONLINE_DIR"); c != nullptr && *c != 0) m.online_dir = c;

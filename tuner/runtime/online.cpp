@@ -12,11 +12,25 @@
 
 namespace tune::runtime::detail {
 
-Rotation::Rotation(std::size_t candidates, OnlineRule rule) : rule_(rule) {
+void check(const OnlineRule& rule) {
   if (rule.launches < 1 || rule.min_samples < 1 || rule.candidates < 1 || rule.launches < rule.min_samples)
     throw std::invalid_argument("online rule: launches >= min_samples >= 1 and candidates >= 1");
   if (rule.batch < 1 || rule.batch > kMaxBatch)
     throw std::invalid_argument("online rule: batch must be in 1.." + std::to_string(kMaxBatch));
+}
+
+OnlineRule online_rule(const OnlineOptions& o, double expected_ms) {
+  return {o.launches, o.min_samples, o.candidates, o.batch == 0 ? batch_for(expected_ms) : o.batch};
+}
+
+void check(const OnlineOptions& o) {
+  if (o.batch < 0 || o.batch > kMaxBatch)
+    throw std::invalid_argument("batch must be in 0.." + std::to_string(kMaxBatch) + " (0: sized per size)");
+  check(online_rule(o, 0));
+}
+
+Rotation::Rotation(std::size_t candidates, OnlineRule rule) : rule_(rule) {
+  check(rule);
   if (candidates == 0) throw std::invalid_argument("online tuning needs at least one candidate");
   const auto most = static_cast<std::size_t>(std::min(rule.candidates, rule.launches / rule.min_samples));
   samples_.resize(std::min(candidates, most));

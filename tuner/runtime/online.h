@@ -41,10 +41,17 @@ struct OnlineRule {
 // most kMaxBatch, 1 when one launch lasts that long; kMaxBatch / 8 when nothing is known (<= 0).
 int batch_for(double expected_ms);
 
+// Options::online as the rule at a size whose launch is expected to take `expected_ms` (its batch
+// from batch_for when Options::online.batch is 0).
+OnlineRule online_rule(const OnlineOptions& o, double expected_ms);
+// Throws std::invalid_argument naming the field: a rule with launches < min_samples, a
+// non-positive field or a batch over kMaxBatch; for the options also a batch below 0.
+void check(const OnlineRule& rule);
+void check(const OnlineOptions& o);
+
 class Rotation {
  public:
-  // Throws std::invalid_argument for no candidates or a rule with launches < min_samples, a batch
-  // over kMaxBatch or a non-positive field.
+  // Throws std::invalid_argument for no candidates or a rule that check() refuses.
   Rotation(std::size_t candidates, OnlineRule rule);
 
   std::size_t size() const noexcept { return samples_.size(); }

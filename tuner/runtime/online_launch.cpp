@@ -40,11 +40,7 @@ double elapsed_ms(cudaEvent_t a, cudaEvent_t b) {
 
 std::unique_ptr<Kernel::Impl::Online> Kernel::Impl::start_online(const DeviceId& id, const detail::Pick& pick,
                                                                  Size size, const std::vector<std::uint64_t>& counts) {
-  const OnlineOptions& o = options.online;
-  if (o.batch < 0 || o.batch > detail::kMaxBatch)
-    fail(nullptr, size, "Options::online.batch must be in 0.." + std::to_string(detail::kMaxBatch));
-  detail::OnlineRule rule{o.launches, o.min_samples, o.candidates,
-                          o.batch == 0 ? detail::batch_for(pick.expected_ms) : o.batch};
+  detail::OnlineRule rule = detail::online_rule(options.online, pick.expected_ms);  // checked by the constructor
   // The one place that ranks the candidates.
   const auto variants = detail::online_candidates(table, id.name, id.major, id.minor, pick, {size.x, size.y, size.z},
                                                   static_cast<std::size_t>(rule.candidates));
@@ -54,12 +50,7 @@ std::unique_ptr<Kernel::Impl::Online> Kernel::Impl::start_online(const DeviceId&
     scratch = allocate_scratch(counts);
     if (scratch.empty()) rule.batch = 1;
   }
-  std::unique_ptr<Online> online;
-  try {
-    online = std::make_unique<Online>(variants.size(), rule);
-  } catch (const std::invalid_argument& e) {
-    fail(nullptr, size, std::string("Options::online: ") + e.what());
-  }
+  auto online = std::make_unique<Online>(variants.size(), rule);
   online->scratch = std::move(scratch);
   online->arch = id.arch;
   online->cc_major = id.major;

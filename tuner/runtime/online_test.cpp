@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <numeric>
 #include <set>
@@ -155,6 +156,39 @@ TEST(OnlineRotation, ThePickCarriesItsExpectedTime) {
   const double elements = double(e.x + 1) * double(e.y * 2) / (double(near->x) * double(near->y) * double(near->z));
   EXPECT_NEAR(big.expected_ms, near->best_ms * elements * big.regret, 1e-9);
   EXPECT_GE(big.regret, 1.0);
+}
+
+// Options that no size could settle with are refused when the kernel is made, naming the field,
+// not at the first launch at a size without an exact entry.
+TEST(OnlineOptions, ARuleThatCannotSettleIsRefusedWhenTheKernelIsMade) {
+  Recorded rec;
+  const auto made = [&](auto change) {
+    runtime::Options o;
+    o.disk_cache = false;
+    o.online.enabled = true;
+    change(o.online);
+    try {
+      runtime::Kernel k(runtime::testing::spec_path(), rec.table, o);
+    } catch (const runtime::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(made([](runtime::OnlineOptions&) {}), "");
+  EXPECT_EQ(made([](runtime::OnlineOptions& o) { o.batch = runtime::detail::kMaxBatch; }), "");
+  EXPECT_NE(made([](runtime::OnlineOptions& o) { o.batch = -1; }).find("Options::online: batch"), std::string::npos);
+  EXPECT_NE(made([](runtime::OnlineOptions& o) { o.batch = runtime::detail::kMaxBatch + 1; }).find("batch"),
+            std::string::npos);
+  EXPECT_NE(made([](runtime::OnlineOptions& o) { o.min_samples = 0; }).find("min_samples"), std::string::npos);
+  EXPECT_NE(made([](runtime::OnlineOptions& o) { o.launches = 4, o.min_samples = 8; }).find("launches"),
+            std::string::npos);
+  // off, the options are not read
+  runtime::Options off;
+  off.disk_cache = false;
+  off.online.batch = -1;
+  if (std::getenv("TUNE_ONLINE") == nullptr) {
+    EXPECT_NO_THROW(runtime::Kernel(runtime::testing::spec_path(), rec.table, off));
+  }
 }
 
 TEST(OnlineRotation, CandidatesAreCappedSoEachGetsItsSamples) {
