@@ -15,6 +15,7 @@ namespace {
 constexpr std::uintmax_t kMaxBytes = std::uintmax_t{16} << 20;
 constexpr std::size_t kMaxCandidates = 1000, kMaxSamples = 100000, kMaxParameters = 1000, kMaxName = 1024;
 constexpr int kMaxDepth = 8;
+constexpr std::uint64_t kMaxRuleCount = 1000000;  // a rule's launches, samples, batch
 
 // Does the file start with {"format": "tune-online" (whitespace aside)?
 bool starts_as_online(const std::filesystem::path& path) {
@@ -83,12 +84,36 @@ std::optional<OnlineFile> read_online(const std::filesystem::path& path) {
   if (statistic != "min" && statistic != "median")
     throw bad("'rule' states neither \"min\" nor \"median\" as its statistic");
   const bool by_min = statistic == "min";
+  // Only the rule's known fields are kept, each a bounded number.
+  ojson kept_rule = {{"statistic", statistic}};
+  for (const char* field : {"launches", "min_samples", "batch"}) {
+    if (!rule.contains(field)) continue;
+    const ojson& v = rule[field];
+    if (!v.is_number_unsigned() || v.get<std::uint64_t>() > kMaxRuleCount)
+      throw bad(std::string("'rule' field '") + field + "' is not a whole number in 0.." +
+                std::to_string(kMaxRuleCount));
+    kept_rule[field] = v;
+  }
+  if (rule.contains("pick_margin")) {
+    const ojson& v = rule["pick_margin"];
+    if (!v.is_number() || !(v.get<double>() >= 0 && v.get<double>() <= 1))
+      throw bad("'rule' field 'pick_margin' is not a number in 0..1");
+    kept_rule["pick_margin"] = v;
+  }
   const ojson& candidates = j.value("candidates", ojson());
   if (!candidates.is_array() || candidates.empty() || candidates.size() > kMaxCandidates)
     throw bad("'candidates' is not a list of 1..1000");
   const ojson& winner = j.value("winner", ojson());
   if (!winner.is_number_unsigned() || winner.get<std::uint64_t>() >= candidates.size())
     throw bad("'winner' is not a candidate's index");
+
+  const ojson& cc = j.value("compute_capability", ojson());
+  if (!cc.is_null() && !(cc.is_array() && cc.size() == 2 && cc[0].is_number_unsigned() && cc[1].is_number_unsigned() &&
+                         cc[0].get<std::uint64_t>() < 100 && cc[1].get<std::uint64_t>() < 100))
+    throw bad("'compute_capability' is not [major, minor], each a whole number below 100");
+  const ojson& extra = j.value("extra_ms", ojson());
+  if (!extra.is_null() && !(extra.is_number() && std::isfinite(extra.get<double>()) && extra.get<double>() >= 0))
+    throw bad("'extra_ms' is not a finite time >= 0");
 
   CacheFile& c = out.cache;
   c.path = path;
@@ -99,10 +124,10 @@ std::optional<OnlineFile> read_online(const std::filesystem::path& path) {
   c.header["tune_params"] = values;
   c.header["objective"] = "time";
   c.header["tune_online"] = {{"space_hash", out.space_hash},
-                             {"compute_capability", j.value("compute_capability", ojson())},
-                             {"rule", rule},
+                             {"compute_capability", cc},
+                             {"rule", kept_rule},
                              {"winner", winner},
-                             {"extra_ms", j.value("extra_ms", ojson())}};
+                             {"extra_ms", extra}};
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     const std::string at = "candidates[" + std::to_string(i) + "]";
     const ojson& cand = candidates[i];

@@ -301,6 +301,13 @@ TEST(OnlineFile, BrokenFilesAreRefusedWithTheField) {
   EXPECT_NE(refused("\"samples_ms\": [", "\"samples_ms\": [-1,").find("finite time"), std::string::npos);
   EXPECT_NE(refused("\"problem_size\": [", "\"problem_size\": [0,").find("problem_size"), std::string::npos);
   EXPECT_NE(refused("\"space_hash\": \"", "\"space_hash\": \"x").find("space_hash"), std::string::npos);
+  EXPECT_NE(refused("\"batch\": 1", "\"batch\": -5").find("'batch'"), std::string::npos);
+  EXPECT_NE(refused("\"batch\": 1", "\"batch\": \"$(touch x)\"").find("'batch'"), std::string::npos);
+  EXPECT_NE(refused("\"launches\": 64", "\"launches\": 1e300").find("'launches'"), std::string::npos);
+  EXPECT_NE(refused("\"pick_margin\": 0.01", "\"pick_margin\": 7").find("pick_margin"), std::string::npos);
+  EXPECT_NE(refused("\"extra_ms\": ", "\"extra_ms\": \"x\", \"e\": ").find("extra_ms"), std::string::npos);
+  EXPECT_NE(refused("\"compute_capability\": [", "\"compute_capability\": [\"x\",").find("compute_capability"),
+            std::string::npos);
   // Nothing of a refused file is stored.
   EXPECT_TRUE(f.rec.db.measurements({.kernel = "transpose", .device = "NVIDIA H200", .size = "1000x999"}).empty());
 }
