@@ -16,10 +16,11 @@
 //                               != 0 for loads, rows % vector != 0 for stores) neighbouring lanes
 //                               access the aligned chunks and exchange floats by warp shuffles
 //                               (common/realign.cuh); only row and tile ends use single floats
-//   use_shared    0, 1, 2       1: coalesced transpose through a padded shared-memory tile;
+//   use_shared    0, 1, 2, 3    1: coalesced transpose through a padded shared-memory tile;
 //                               0: no shared memory; each thread transposes vector x vector
 //                               blocks in registers (vector = 1 is the seeds' naive transpose);
-//                               2: the 16-byte scheme described below
+//                               2: the 16-byte scheme described below; 3: 1's tile for vector = 1
+//                               in lean code, fewer registers (common/transpose_scalar.cuh)
 //   padding       0, 1, ...     floats added to each shared tile row against bank conflicts
 //   diagonal      0, 1          diagonal block mapping against partition camping
 //   group         1, 2, ...     block swizzle: blocks run through groups of `group` tile rows
@@ -117,7 +118,8 @@ static_assert(use_shared || tile_size_y % vector == 0,
               "without shared memory tile_size_y must be a multiple of vector");
 static_assert(tiles >= 1 && padding >= 0 && group >= 1, "tiles, group >= 1 and padding >= 0");
 static_assert(!(diagonal && group > 1), "diagonal mapping and group swizzle exclude each other");
-static_assert(use_shared >= 0 && use_shared <= 2, "use_shared must be 0, 1 or 2");
+static_assert(use_shared >= 0 && use_shared <= 3, "use_shared must be 0, 1, 2 or 3");
+static_assert(use_shared != 3 || (vector == 1 && tiles == 1), "use_shared = 3 needs vector = 1, tiles = 1");
 static_assert(use_shared == 2 || (cp_async == 0 && stages == 1 && persist == 0 && streaming <= 1),
               "cp_async, stages, persist and streaming > 1 need use_shared = 2");
 static_assert(use_shared != 2 || (vector == 4 && tile_size_y % 4 == 0 && TP_TY % 32 == 0 && TP_TX % 32 == 0),
@@ -257,6 +259,7 @@ __device__ __forceinline__ void load_tile(float (&buf)[tile_size_y][vector],
 
 
 #include "common/transpose_wide.cuh"  // use_shared = 2
+#include "common/transpose_scalar.cuh"  // use_shared = 3
 
 }  // namespace tp
 
@@ -377,6 +380,9 @@ extern "C" __global__ void __launch_bounds__(TP_NT)
     __syncthreads();
   }
 #endif
+#elif use_shared == 3
+  (void)tx, (void)ty, (void)c0;
+  tp::scalar_tile(out, in, rows, cols, bx, by);
 #else
   // Each thread moves tile_size_y / vector blocks of vector x vector elements: `vector` loads
   // from adjacent input rows, a transpose in registers, `vector` stores to adjacent output rows.
