@@ -3,7 +3,7 @@
 #   bash bench/bench_energy.sh OUT DIR
 # DIR holds the tune binary, spaces/, kernels_src/ and energy_agreement.py (the repository's
 # layout). First a probe run finds the energy counter's update period (the method line); the
-# transpose sweep is then sized to about $WINDOW_S seconds of energy windows per run: all 374
+# transpose sweep is then sized to about $WINDOW_S seconds of energy windows per run: all the space's
 # configurations at as many of $SIZES as fit (else the first configurations of the space). Two
 # independent energy runs of it (each its own process and database), each followed by `tune best
 # --pareto`; a guided energy search of the GEMM at 4096^3; the two runs' agreement by the
@@ -45,7 +45,8 @@ updates=3
 awk -v p="$period" 'BEGIN { exit !(p > 40) }' && updates=2
 per_ms=$(awk -v p="$period" -v u="$updates" 'BEGIN { print 12 + p * (u + 0.5) }')
 windows=$(awk -v s="$WINDOW_S" -v w="$per_ms" 'BEGIN { print int(s * 1000 / w) }')
-n_sizes=$((windows / 374))
+configs=$("$T" space --space "$D/spaces/transpose.json" 2>/dev/null | grep -o 'valid [0-9]*' | grep -o '[0-9]*$')
+n_sizes=$((windows / ${configs:-394}))
 fevals=""
 if [ "$n_sizes" -ge 3 ]; then sizes=$SIZES
 elif [ "$n_sizes" -ge 1 ]; then sizes=$(echo "$SIZES" | cut -d, -f1-"$n_sizes")
