@@ -5,12 +5,14 @@
 //   out[c * rows + r] = in[r * cols + c]   in: rows x cols row-major, out: cols x rows row-major
 //
 // A block moves one tile of TY input rows x TX input columns (several tiles with `tiles`):
-//   TX = block_size_x * vector        (grid x = ceil(cols / TX))
+//   TX = block_size_x * vector * tile_size_x   (grid x = ceil(cols / TX))
 //   TY = block_size_y * tile_size_y   (grid y = ceil(rows / (TY * tiles)))
 // Parameters:
 //   block_size_x, block_size_y  thread-block dims; a thread moves `vector` adjacent floats per
 //                               access and tile_size_y rows of the tile ("BLOCK_ROWS" = block_size_y)
 //   tile_size_y                 rows of the tile per thread (elements per thread = vector * tile_size_y)
+//   tile_size_x                 columns of the tile per thread, block_size_x apart (use_shared = 3
+//                               only; TX = block_size_x * vector * tile_size_x)
 //   vector        1, 2, 4       floats per global access (8- and 16-byte loads/stores) at every
 //                               size: where rows do not start on a vector boundary (cols % vector
 //                               != 0 for loads, rows % vector != 0 for stores) neighbouring lanes
@@ -107,8 +109,11 @@
 #ifndef persist
 #define persist 0
 #endif
+#ifndef tile_size_x
+#define tile_size_x 1
+#endif
 
-#define TP_TX (block_size_x * vector)
+#define TP_TX (block_size_x * vector * tile_size_x)
 #define TP_TY (block_size_y * tile_size_y)
 #define TP_NT (block_size_x * block_size_y)
 
@@ -120,6 +125,7 @@ static_assert(tiles >= 1 && padding >= 0 && group >= 1, "tiles, group >= 1 and p
 static_assert(!(diagonal && group > 1), "diagonal mapping and group swizzle exclude each other");
 static_assert(use_shared >= 0 && use_shared <= 3, "use_shared must be 0, 1, 2 or 3");
 static_assert(use_shared != 3 || (vector == 1 && tiles == 1), "use_shared = 3 needs vector = 1, tiles = 1");
+static_assert(tile_size_x == 1 || use_shared == 3, "tile_size_x > 1 needs use_shared = 3");
 static_assert(use_shared == 2 || (cp_async == 0 && stages == 1 && persist == 0 && streaming <= 1),
               "cp_async, stages, persist and streaming > 1 need use_shared = 2");
 static_assert(use_shared != 2 || (vector == 4 && tile_size_y % 4 == 0 && TP_TY % 32 == 0 && TP_TX % 32 == 0),

@@ -75,7 +75,7 @@ inline void write_cache(const std::filesystem::path& path, const spec::Spec& spe
 
 // Two valid configurations of spaces/transpose.json: its Defaults (32x8 threads, 4 rows each) and
 // 16x16 threads moving 2 floats x 2 rows.
-inline const std::vector<long long> kDefaults = {32, 8, 4, 1, 1, 1, 0, 1, 0, 0, 0, 1, 1};
-inline const std::vector<long long> kSixteen = {16, 16, 2, 2, 1, 1, 0, 1, 0, 0, 0, 1, 1};
+inline const std::vector<long long> kDefaults = {32, 8, 4, 1, 1, 1, 0, 1, 0, 0, 0, 1, 1, 1};
+inline const std::vector<long long> kSixteen = {16, 16, 2, 2, 1, 1, 0, 1, 0, 0, 0, 1, 1, 1};
 
 }  // namespace tune::header::testing

@@ -151,7 +151,7 @@ TEST(Replay, StoresEveryEvaluationInOrderWithTheSimulatedClock) {
 // Every strategy that has landed runs on a replay under both budgets; the same seed gives the
 // same search, another seed another one.
 TEST(Replay, StrategiesRunUnderBothBudgetsAndSeedsReproduce) {
-  const fs::path spec = kTransposeSpec, cache = kTranspose / "2176x2176.json.gz";  // 394 configurations
+  const fs::path spec = kTransposeSpec, cache = kTranspose / "2176x2176.json.gz";  // 397 configurations
   store::testing::TempDir t;
   const auto prepared = tuning::validate(options(spec, {cache}, t.path() / "r.db"));
   std::size_t ran = 0;
@@ -213,7 +213,7 @@ TEST(Replay, StrategyOptionsAreValidated) {
   o.strategy = "random_sample";
   o.strategy_options = search::parse_options({"fraction=0.05"});
   auto r = tuning::replay(o, tuning::validate(o));
-  EXPECT_EQ(r.at(0).evaluated.size(), 20u);  // 0.05 of 394, rounded
+  EXPECT_EQ(r.at(0).evaluated.size(), 20u);  // 0.05 of 397, rounded
   auto db = store::Store::open(o.db, store::Store::Mode::read_only);
   EXPECT_EQ(db.run(r[0].run_id)->strategy_options, R"({"fraction":"0.05"})");
   o.strategy_options = {{"popsize", "3"}};  // not an option of random_sample

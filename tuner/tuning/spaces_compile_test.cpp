@@ -265,8 +265,8 @@ TEST(Spaces, FeatureSwitchesAreFoundInTheKernelText) {
   EXPECT_EQ(joined(gemm, feature_switches(gemm)),
             "use_shared, transpose_a, vector, padding, double_buffer, prefetch, unroll, group, mma");
   const Shipped transpose = load_shipped("transpose");
-  EXPECT_EQ(joined(transpose, feature_switches(transpose)),
-            "vector, use_shared, diagonal, tiles, streaming, cp_async, persist, group, bands");
+  EXPECT_EQ(joined(transpose, feature_switches(transpose)),  // tile_size_x: the lean tile's width
+            "vector, use_shared, diagonal, tiles, streaming, cp_async, persist, group, bands, tile_size_x");
   // the Hopper GEMM (sm_90a): the fast tier compiles one configuration per wgmma width, consumer
   // count, block order and split ring (16 of 64)
   const Shipped wgmma = load_shipped("gemm_wgmma");
