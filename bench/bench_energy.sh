@@ -46,7 +46,8 @@ awk -v p="$period" 'BEGIN { exit !(p > 40) }' && updates=2
 per_ms=$(awk -v p="$period" -v u="$updates" 'BEGIN { print 12 + p * (u + 0.5) }')
 windows=$(awk -v s="$WINDOW_S" -v w="$per_ms" 'BEGIN { print int(s * 1000 / w) }')
 configs=$("$T" space --space "$D/spaces/transpose.json" 2>/dev/null | grep -o 'valid [0-9]*' | grep -o '[0-9]*$')
-n_sizes=$((windows / ${configs:-397}))
+[ -n "$configs" ] || { echo "bench_energy.sh: \`tune space\` did not count $D/spaces/transpose.json" >&2; exit 2; }
+n_sizes=$((windows / configs))
 fevals=""
 if [ "$n_sizes" -ge 3 ]; then sizes=$SIZES
 elif [ "$n_sizes" -ge 1 ]; then sizes=$(echo "$SIZES" | cut -d, -f1-"$n_sizes")

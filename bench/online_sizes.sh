@@ -18,7 +18,7 @@
 # "--candidates 16 --min-samples 4 --batch 1"; the runtime's defaults otherwise).
 # Build both binaries first:
 #   bash scripts/build.sh tune online_bench
-# GPU time on an H200: about 1 minute of brute force (397 configurations x 36 sizes) and some
+# GPU time on an H200: about 1 minute of brute force (the whole space x 36 sizes) and some
 # seconds of online launches; NVRTC compiles of the candidates are host time.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -139,7 +139,7 @@ struct Kernel::Impl {
   // Batched samples (runtime/online_batch.cpp): scratch outputs at a size, one per argument
   // (null but for output buffers; empty when an allocation fails: the samples then time the
   // application's launches). One sample on `stream`: behind a hold released once all are queued,
-  // batch / 2 untimed launches of `cand`, then `batch` between the events, all on the scratch
+  // detail::untimed_launches(batch) of `cand`, then `batch` between the events, all on the scratch
   // outputs (false when it could not be queued).
   std::vector<Scratch> allocate_scratch(const std::vector<std::uint64_t>& counts) const;
   bool launch_batch(Online& o, const Candidate& cand, cudaStream_t stream, Size size, void** slots,

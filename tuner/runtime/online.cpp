@@ -101,8 +101,8 @@ double Rotation::median(std::size_t candidate) const {
 double Rotation::extra_ms() const {
   if (!settled_) return 0;
   const double best = median(winner_);
-  // A batch's launches are all extra: batch / 2 untimed and batch timed.
-  const double batch_launches = rule_.batch > 1 ? rule_.batch + rule_.batch / 2 : 0;
+  // A batch's launches are all extra: the untimed ones and the timed ones.
+  const double batch_launches = rule_.batch > 1 ? rule_.batch + untimed_launches(rule_.batch) : 0;
   double extra = 0;
   for (const auto& s : samples_)
     for (double ms : s) extra += ms - best + batch_launches * ms;

@@ -4,9 +4,9 @@
 // The rule (Rotation): the first `launches` launches at the size run the candidates in turn
 // (launch i runs candidate i % n, n at most launches / min_samples); each gives one sample from
 // events read later, when it has completed: around the launch itself (batch 1), or around `batch`
-// launches of the candidate on scratch outputs right after it, behind batch / 2 untimed ones (the
-// time per launch). Once `launches` launches have been issued
-// and every candidate has min_samples samples, the candidate with the fastest sample wins (the
+// launches of the candidate on scratch outputs right after it, behind untimed_launches(batch)
+// untimed ones (the time per launch). Once `launches` launches have been issued and every
+// candidate has min_samples samples, the candidate with the fastest sample wins (the
 // table's pick, candidate 0, unless a rival's is kMargin faster) and every later launch runs it:
 // launches of a few microseconds are slowed by what runs beside them, never sped up, so the
 // fastest of a few is the steadiest estimate. Launches issued after the first `launches`
@@ -29,6 +29,10 @@ inline constexpr double kMargin = 0.01;
 // kMaxBatch launches.
 inline constexpr double kSampleMs = 0.05;
 inline constexpr int kMaxBatch = 64;
+
+// The untimed launches ahead of a batch of `batch` timed ones (they take the first launches' ramp
+// after the hold): half a batch.
+constexpr int untimed_launches(int batch) { return batch / 2; }
 
 struct OnlineRule {
   int launches = 64;    // launches that rotate among the candidates

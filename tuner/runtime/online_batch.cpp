@@ -1,6 +1,6 @@
-// Online tuning's batched samples: batch / 2 untimed launches of a candidate, then `batch` timed
-// between two events, on scratch copies of the output buffers, queued behind a host function
-// that holds the stream until they are all queued. Launched one by one from the host, launches
+// Online tuning's batched samples: untimed launches of a candidate (online.h: untimed_launches),
+// then `batch` timed between two events, on scratch copies of the output buffers, queued behind a
+// host function that holds the stream until they are all queued. Launched one by one from the host, launches
 // of 2 us run no faster than the host issues them: the events would time the host. Held, the
 // GPU runs them back to back from its queue, as tune's own batches run behind their blocker
 // (run/timing.h); the untimed launches take the first launches' ramp after the hold.
@@ -84,7 +84,8 @@ bool Kernel::Impl::launch_batch(Online& o, const Candidate& cand, cudaStream_t s
     return false;
   }
   (void)token.release();  // wait_for_release owns it now
-  for (int k = 0; k < batch / 2; ++k) launch_variant(cand.selection, *cand.compiled, stream, size, batch_slots);
+  for (int k = 0; k < detail::untimed_launches(batch); ++k)
+    launch_variant(cand.selection, *cand.compiled, stream, size, batch_slots);
   if (cudaEventRecord(ev.e[0].get(), stream) != cudaSuccess) return false;
   for (int k = 0; k < batch; ++k) launch_variant(cand.selection, *cand.compiled, stream, size, batch_slots);
   return cudaEventRecord(ev.e[1].get(), stream) == cudaSuccess;

@@ -259,24 +259,42 @@ inline bool before(const Choice& a, const Choice& b) {
   return a.candidate < b.candidate;
 }
 
-// Measured size s is evidence of (x, y, z)'s class for candidate c: the same class, within kFar,
-// or within kFar / r when s has r > 1 times the elements (a configuration that wins with the blocks
-// of a larger size may leave much of the GPU idle at the asked one).
-inline bool in_class(const Model& m, const std::vector<double>& d2, const Candidate& c, unsigned s,
-                     long long x, long long y, long long z) {
-  const Point& p = m.sizes[s];
+// Measured point p, at squared distance d2 from (x, y, z), is near enough to be class evidence:
+// within kFar, or within kFar / r when p has r > 1 times the elements (a configuration that wins
+// with the blocks of a larger size may leave much of the GPU idle at the asked one).
+inline bool within_reach(const Point& p, double d2, long long x, long long y, long long z) {
   const double r = double(p.x) * double(p.y) * double(p.z) / (double(x) * double(y) * double(z));
-  return d2[s] < (r > 1 ? kFar / r : kFar) && same_class(c, p.x, p.y, p.z, x, y, z);
+  return d2 < (r > 1 ? kFar / r : kFar);
+}
+
+// Per measured size, what the candidates' predictions at one asked size share: whether it is
+// within reach (within_reach), and whether it is also of the asked size's class for every
+// candidate's alignment at once (the first evidence each candidate looks for).
+struct Around {
+  std::vector<char> reach, every;
+};
+
+inline Around around(const Model& m, const std::vector<double>& d2, const Candidate& every,
+                     long long x, long long y, long long z) {
+  Around a{std::vector<char>(m.num_sizes), std::vector<char>(m.num_sizes)};
+  for (unsigned s = 0; s < m.num_sizes; ++s) {
+    const Point& p = m.sizes[s];
+    a.reach[s] = within_reach(p, d2[s], x, y, z);
+    a.every[s] = a.reach[s] && same_class(every, p.x, p.y, p.z, x, y, z);
+  }
+  return a;
 }
 
 inline Choice predict(const Model& m, const std::vector<double>& d2, const std::vector<double>& ref,
-                      const Candidate& every, unsigned c, long long x, long long y, long long z) {
+                      const Around& a, unsigned c, long long x, long long y, long long z) {
   const Candidate& cand = m.candidates[c];
   const bool here = applies(cand, x, y, z);
-  Choice ch =
-      predict(m, d2, ref, c, [&](unsigned s) { return in_class(m, d2, every, s, x, y, z); });
-  if (ch.count == 0)
-    ch = predict(m, d2, ref, c, [&](unsigned s) { return in_class(m, d2, cand, s, x, y, z); });
+  Choice ch = predict(m, d2, ref, c, [&](unsigned s) { return a.every[s] != 0; });
+  if (ch.count == 0)  // measured size s is evidence of (x, y, z)'s class for the candidate itself
+    ch = predict(m, d2, ref, c, [&](unsigned s) {
+      const Point& p = m.sizes[s];
+      return a.reach[s] && same_class(cand, p.x, p.y, p.z, x, y, z);
+    });
   if (ch.count ==
       0) {  // no measurement in its class: where it applies as here, else any, ranked after
     ch = predict(m, d2, ref, c, [&](unsigned s) {
@@ -309,13 +327,13 @@ inline unsigned top_candidates(const Model& m, long long x, long long y, long lo
   const std::vector<double> ref = detail::references(m);
   const Candidate every{
       0, {detail::lcm_align(m, 0), detail::lcm_align(m, 1), detail::lcm_align(m, 2)}};
-  double scale = detail::reference_at(
-      m, d2, ref, [&](unsigned s) { return detail::in_class(m, d2, every, s, x, y, z); });
+  const detail::Around a = detail::around(m, d2, every, x, y, z);
+  double scale = detail::reference_at(m, d2, ref, [&](unsigned s) { return a.every[s] != 0; });
   if (scale == 0) scale = detail::reference_at(m, d2, ref, [](unsigned) { return true; });
   std::vector<Choice> all;
   all.reserve(m.num_candidates);
   for (unsigned c = 0; c < m.num_candidates; ++c) {
-    Choice ch = detail::predict(m, d2, ref, every, c, x, y, z);
+    Choice ch = detail::predict(m, d2, ref, a, c, x, y, z);
     ch.regret *= scale;
     ch.how = how;
     ch.nearest = exact < m.num_sizes ? exact : nearest;
