@@ -12,12 +12,13 @@
 
 #include "common/error.h"
 #include "compile/compile.h"
+#include "run/l2_reset.h"
 
 namespace tune::run {
 
 namespace {
 
-const char* kSource = R"(
+const std::string kSource = std::string(R"(
 // Waits until the host's release counter reaches `ticket`: a counter, not a flag, so a hold that
 // starts late never misses its release and never sees the next hold's reset.
 extern "C" __global__ void tune_block_stream(const volatile unsigned long long* released, volatile int* timed_out,
@@ -45,13 +46,7 @@ extern "C" __global__ void tune_busy(unsigned long long ns, float* sink) {
   if (a == 0.0f) sink[0] = a;  // never true: keeps the loop
 }
 
-// Drops the lines of [p, p + bytes) from L2 without writing them back (timing.h: the warm L2).
-extern "C" __global__ void tune_discard_l2(char* p, unsigned long long bytes) {
-  unsigned long long i = (blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x) * 128ull;
-  const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x * 128ull;
-  for (; i + 128 <= bytes; i += stride) asm volatile("discard.global.L2 [%0], 128;" ::"l"(p + i) : "memory");
-}
-)";
+)") + std::string(l2_reset::kSource);
 
 }  // namespace
 
@@ -98,7 +93,7 @@ Blocker::Blocker(Session& session) : session_(session), epoch_(context_epoch()) 
   const std::vector<char> cubin = cubin_for(r.arch);
   kernel_ = std::make_unique<LoadedKernel>(session, cubin, r.kernel_name);
   busy_ = std::make_unique<LoadedKernel>(session, cubin, "tune_busy");
-  discard_ = std::make_unique<LoadedKernel>(session, cubin, "tune_discard_l2");
+  discard_ = std::make_unique<LoadedKernel>(session, cubin, std::string(l2_reset::kKernelName));
   void* host = nullptr;
   check(cudaHostAlloc(&host, sizeof(Mapped), cudaHostAllocMapped), "cudaHostAlloc of the blocking flag");
   host_ = static_cast<volatile Mapped*>(host);
@@ -141,8 +136,8 @@ LaunchStatus Blocker::discard_l2(const DeviceBuffer& buffer) {
   char* ptr = static_cast<char*>(buffer.data());
   unsigned long long n = buffer.bytes();
   void* args[] = {&ptr, &n};
-  const auto blocks = static_cast<unsigned>(std::max(1, session_.device().sm_count) * 4);
-  const cudaError_t code = cudaLaunchKernel(discard_->handle(), dim3(blocks), dim3(256), args, 0, nullptr);
+  const cudaError_t code = cudaLaunchKernel(discard_->handle(), dim3(l2_reset::blocks(session_.device().sm_count)),
+                                            dim3(l2_reset::kThreads), args, 0, nullptr);
   return code == cudaSuccess ? LaunchStatus{} : classify(code, "the L2 discard kernel");
 }
 

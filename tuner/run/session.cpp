@@ -10,6 +10,7 @@
 #include "run/context.h"
 #include "run/cuda.h"
 #include "run/isolate.h"
+#include "run/l2_reset.h"
 #include "run/nvml.h"
 
 namespace tune::run {
@@ -86,7 +87,7 @@ void Session::recover() {
 LaunchStatus Session::synchronize(const std::string& what) { return classify(cudaDeviceSynchronize(), what); }
 
 DeviceBuffer& Session::l2_flush_buffer() {
-  if (l2_flush_.bytes() == 0 || !l2_flush_.valid()) l2_flush_ = DeviceBuffer(2 * device_.l2_bytes);
+  if (l2_flush_.bytes() == 0 || !l2_flush_.valid()) l2_flush_ = DeviceBuffer(l2_reset::bytes(device_.l2_bytes));
   return l2_flush_;
 }
 

@@ -50,16 +50,23 @@ struct Kernel::Impl {
     void operator()(cudaEvent_t e) const noexcept;
   };
   using Event = std::unique_ptr<std::remove_pointer_t<cudaEvent_t>, EventDestroy>;
-  struct Events {  // one sample's start and stop
-    std::array<Event, 2> e;
+  struct Events {  // one sample's start and stop, and (batched) the start of what leads up to it
+    std::array<Event, 3> e;
     bool create();  // false when the driver gives none
   };
   struct CudaFree {  // releases a batch's scratch output (runtime/online_batch.cpp)
     void operator()(void* p) const noexcept;
   };
   using Scratch = std::unique_ptr<void, CudaFree>;  // device memory a batch's outputs go to
-  struct Online {                                   // online tuning at one (device, size) (runtime/online_launch.cpp)
-    std::mutex mu;                                  // guards everything but `winner`
+  struct L2Reset {   // before each batched sample, the L2 emptied as tune's timing empties it (run/l2_reset.h)
+    Scratch buffer;  // null: no reset (the samples start from whatever the L2 holds)
+    std::uint64_t bytes = 0;
+    const Compiled* discard = nullptr;
+    unsigned blocks = 0;
+    unsigned fill = 0;  // the byte of the next write, a different one each time
+  };
+  struct Online {   // online tuning at one (device, size) (runtime/online_launch.cpp)
+    std::mutex mu;  // guards everything but `winner`
     std::vector<Candidate> candidates;
     detail::Rotation rotation;
     std::string arch;
@@ -68,6 +75,7 @@ struct Kernel::Impl {
     std::deque<std::pair<std::size_t, Events>> pending;  // (candidate, events) not read yet
     std::vector<Events> spare;
     std::vector<Scratch> scratch;  // per argument: the output buffers' stand-ins in batches
+    L2Reset l2;
     std::atomic<const Candidate*> winner{nullptr};
     Online(std::size_t n, detail::OnlineRule rule) : rotation(n, rule) {}
   };
@@ -87,6 +95,8 @@ struct Kernel::Impl {
   struct DeviceId {
     std::string name, arch;
     int major = 0, minor = 0;
+    std::uint64_t l2_bytes = 0;
+    int sm_count = 0;
   };
 
   spec::Spec spec;
@@ -105,6 +115,7 @@ struct Kernel::Impl {
 
   mutable std::mutex mu;  // guards everything below
   std::map<std::pair<std::string, std::size_t>, std::unique_ptr<Compiled>> compiled;
+  std::map<std::string, std::unique_ptr<Compiled>> discard_kernels;  // per architecture: the L2 reset's
   std::map<std::tuple<int, long long, long long, long long>, std::unique_ptr<Resolved>> resolved;
   std::map<int, DeviceId> devices;
   mutable std::map<std::tuple<int, std::size_t, long long, long long, long long>, std::unique_ptr<HopperPlan>>
@@ -139,9 +150,13 @@ struct Kernel::Impl {
   // Batched samples (runtime/online_batch.cpp): scratch outputs at a size, one per argument
   // (null but for output buffers; empty when an allocation fails: the samples then time the
   // application's launches). One sample on `stream`: behind a hold released once all are queued,
-  // detail::untimed_launches(batch) of `cand`, then `batch` between the events, all on the scratch
-  // outputs (false when it could not be queued).
+  // the L2 reset (when o.l2 has one), detail::untimed_launches(batch) of `cand`, then `batch` between
+  // the events, all on the scratch outputs (false when it could not be queued). ev.e[2] is recorded
+  // before the reset, ev.e[0] and ev.e[1] around the timed batch.
   std::vector<Scratch> allocate_scratch(const std::vector<std::uint64_t>& counts) const;
+  // The L2 reset on this device: a buffer of run::l2_reset::bytes() and the discard kernel
+  // (compiled once per architecture); without buffer when either cannot be had.
+  L2Reset make_l2_reset(const DeviceId& id);
   bool launch_batch(Online& o, const Candidate& cand, cudaStream_t stream, Size size, void** slots,
                     const Events& ev) const;
   void poll(Online& o);                                  // reads completed events, o.mu held

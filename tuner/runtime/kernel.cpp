@@ -127,6 +127,8 @@ Kernel::~Kernel() {
   if (!impl_) return;
   for (auto& [key, c] : impl_->compiled)
     if (c->library != nullptr) (void)cudaLibraryUnload(c->library);
+  for (auto& [arch, c] : impl_->discard_kernels)
+    if (c->library != nullptr) (void)cudaLibraryUnload(c->library);
 }
 
 Kernel::Kernel(Kernel&&) noexcept = default;
@@ -176,7 +178,12 @@ const Kernel::Impl::DeviceId& Kernel::Impl::device_id(int device) {
   if (const cudaError_t e = cudaGetDeviceProperties(&prop, device); e != cudaSuccess)
     throw Error("tune::runtime: kernel '" + spec.kernel.name + "': cannot read device " + std::to_string(device) +
                 ": " + cudaGetErrorString(e));
-  DeviceId id{prop.name, "sm_" + std::to_string(prop.major) + std::to_string(prop.minor), prop.major, prop.minor};
+  DeviceId id{prop.name,
+              "sm_" + std::to_string(prop.major) + std::to_string(prop.minor),
+              prop.major,
+              prop.minor,
+              static_cast<std::uint64_t>(prop.l2CacheSize),
+              prop.multiProcessorCount};
   std::lock_guard lock(mu);
   return devices.emplace(device, std::move(id)).first->second;
 }

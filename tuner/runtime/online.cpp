@@ -64,10 +64,14 @@ std::size_t Rotation::next() {
   return c;
 }
 
-void Rotation::sample(std::size_t candidate, double ms) {
+void Rotation::sample(std::size_t candidate, double ms, double lead_ms) {
   if (settled_ || candidate >= samples_.size()) return;
   if (outstanding_[candidate] > 0) --outstanding_[candidate];
-  if (ms >= 0 && std::isfinite(ms)) samples_[candidate].push_back(ms);
+  if (ms >= 0 && std::isfinite(ms)) {
+    samples_[candidate].push_back(ms);
+    if (rule_.batch > 1)
+      lead_ms_ += lead_ms >= 0 && std::isfinite(lead_ms) ? lead_ms : untimed_launches(rule_.batch) * ms;
+  }
   settle_if_done();
 }
 
@@ -101,9 +105,9 @@ double Rotation::median(std::size_t candidate) const {
 double Rotation::extra_ms() const {
   if (!settled_) return 0;
   const double best = median(winner_);
-  // A batch's launches are all extra: the untimed ones and the timed ones.
-  const double batch_launches = rule_.batch > 1 ? rule_.batch + untimed_launches(rule_.batch) : 0;
-  double extra = 0;
+  // A batch's launches are all extra: the timed ones, and what led up to them (lead_ms_).
+  const double batch_launches = rule_.batch > 1 ? rule_.batch : 0;
+  double extra = lead_ms_;
   for (const auto& s : samples_)
     for (double ms : s) extra += ms - best + batch_launches * ms;
   return std::max(0.0, extra);  // single launches' noise can put rivals' samples below the winner's median

@@ -12,7 +12,8 @@
 // fastest of a few is the steadiest estimate. Launches issued after the first `launches`
 // while samples are still outstanding run a candidate short of samples, else the best so far.
 // What the rotation cost (extra_ms): for each sample, its time minus the winner's median, and with
-// batches the batch's own launches (1.5 x batch).
+// batches the batch's timed launches and what led up to them (the L2 reset and the untimed
+// launches) as measured, or 0.5 x batch launches where that was not measured.
 #pragma once
 #include <array>
 #include <cstddef>
@@ -67,7 +68,9 @@ class Rotation {
   // The candidate the next launch runs (counts it as launched, and its sample as outstanding).
   std::size_t next();
   // The time of a launch of `candidate`, read back; ms < 0 means its events failed (no sample).
-  void sample(std::size_t candidate, double ms);
+  // lead_ms: a batched sample's time before its timed launches (the L2 reset, the untimed
+  // launches), < 0 when not measured.
+  void sample(std::size_t candidate, double ms, double lead_ms = -1);
 
   const std::vector<double>& samples(std::size_t candidate) const { return samples_.at(candidate); }
   double median(std::size_t candidate) const;   // +infinity without samples
@@ -81,6 +84,7 @@ class Rotation {
   std::vector<std::vector<double>> samples_;
   std::vector<int> outstanding_;
   std::size_t launched_ = 0, winner_ = 0;
+  double lead_ms_ = 0;  // the batched samples' time before their timed launches
   bool settled_ = false;
 };
 

@@ -1,6 +1,9 @@
-// Online tuning's batched samples: untimed launches of a candidate (online.h: untimed_launches),
-// then `batch` timed between two events, on scratch copies of the output buffers, queued behind a
-// host function that holds the stream until they are all queued. Launched one by one from the host, launches
+// Online tuning's batched samples: the L2 reset of tune's timing (run/l2_reset.h), untimed launches
+// of a candidate (online.h: untimed_launches), then `batch` timed between two events, on scratch
+// copies of the output buffers, queued behind a host function that holds the stream until they are
+// all queued. The reset makes each sample start as tune's primed batches start: near the L2's
+// capacity, what the rotation's previous launches left there (the application's output among it)
+// moved the candidates' times against each other, evict-first ones most. Launched one by one from the host, launches
 // of 2 us run no faster than the host issues them: the events would time the host. Held, the
 // GPU runs them back to back from its queue, as tune's own batches run behind their blocker
 // (run/timing.h); the untimed launches take the first launches' ramp after the hold.
@@ -9,6 +12,9 @@
 #include <memory>
 #include <mutex>
 
+#include "common/error.h"
+#include "compile/compile.h"
+#include "run/l2_reset.h"
 #include "runtime/impl.h"
 
 namespace tune::runtime {
@@ -65,6 +71,54 @@ std::vector<Kernel::Impl::Scratch> Kernel::Impl::allocate_scratch(const std::vec
   return scratch;
 }
 
+Kernel::Impl::L2Reset Kernel::Impl::make_l2_reset(const DeviceId& id) {
+  Compiled* c = nullptr;
+  {
+    std::lock_guard lock(mu);
+    auto& slot = discard_kernels[id.arch];
+    if (!slot) slot = std::make_unique<Compiled>();
+    c = slot.get();
+  }
+  std::call_once(c->once, [&] {
+    compile::CompileRequest req;
+    req.source = std::string(run::l2_reset::kSource);
+    req.source_name = "tune_discard_l2.cu";
+    req.kernel_name = std::string(run::l2_reset::kKernelName);
+    req.arch = id.arch;
+    compile::CompileResult r;
+    try {
+      r = compile::compile(req);
+    } catch (const tune::Error&) {
+      return;  // no reset: the samples run as before
+    }
+    if (!r.ok() ||
+        cudaLibraryLoadData(&c->library, r.cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0) != cudaSuccess) {
+      (void)cudaGetLastError();
+      c->library = nullptr;
+      return;
+    }
+    if (cudaLibraryGetKernel(&c->kernel, c->library, r.lowered_name.c_str()) != cudaSuccess) {
+      (void)cudaGetLastError();
+      (void)cudaLibraryUnload(c->library);
+      c->library = nullptr;
+      c->kernel = nullptr;
+    }
+  });
+  L2Reset reset;
+  if (c->kernel == nullptr || id.l2_bytes == 0) return reset;
+  void* p = nullptr;
+  const std::uint64_t bytes = run::l2_reset::bytes(id.l2_bytes);
+  if (cudaMalloc(&p, bytes) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return reset;
+  }
+  reset.buffer.reset(p);
+  reset.bytes = bytes;
+  reset.discard = c;
+  reset.blocks = run::l2_reset::blocks(id.sm_count);
+  return reset;
+}
+
 bool Kernel::Impl::launch_batch(Online& o, const Candidate& cand, cudaStream_t stream, Size size, void** slots,
                                 const Events& ev) const {
   void* scratch_ptrs[kMaxArguments];
@@ -84,6 +138,16 @@ bool Kernel::Impl::launch_batch(Online& o, const Candidate& cand, cudaStream_t s
     return false;
   }
   (void)token.release();  // wait_for_release owns it now
+  if (cudaEventRecord(ev.e[2].get(), stream) != cudaSuccess) return false;
+  if (L2Reset& l2 = o.l2; l2.buffer) {
+    char* p = static_cast<char*>(l2.buffer.get());
+    unsigned long long n = l2.bytes;
+    void* reset_args[] = {&p, &n};
+    if (cudaMemsetAsync(p, static_cast<int>(l2.fill++ & 0xFFu), n, stream) != cudaSuccess ||
+        cudaLaunchKernel(reinterpret_cast<const void*>(l2.discard->kernel), dim3(l2.blocks),
+                         dim3(run::l2_reset::kThreads), reset_args, 0, stream) != cudaSuccess)
+      return false;
+  }
   for (int k = 0; k < detail::untimed_launches(batch); ++k)
     launch_variant(cand.selection, *cand.compiled, stream, size, batch_slots);
   if (cudaEventRecord(ev.e[0].get(), stream) != cudaSuccess) return false;

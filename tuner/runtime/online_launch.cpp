@@ -50,8 +50,11 @@ std::unique_ptr<Kernel::Impl::Online> Kernel::Impl::start_online(const DeviceId&
     scratch = allocate_scratch(counts);
     if (scratch.empty()) rule.batch = 1;
   }
+  L2Reset l2;
+  if (rule.batch > 1) l2 = make_l2_reset(id);
   auto online = std::make_unique<Online>(variants.size(), rule);
   online->scratch = std::move(scratch);
+  online->l2 = std::move(l2);
   online->arch = id.arch;
   online->cc_major = id.major;
   online->cc_minor = id.minor;
@@ -72,12 +75,14 @@ void Kernel::Impl::poll(Online& o) {
       ++it;
       continue;
     }
-    double ms = -1;
-    if (q != cudaSuccess)
+    double ms = -1, lead_ms = -1;
+    if (q != cudaSuccess) {
       (void)cudaGetLastError();
-    else
+    } else {
       ms = elapsed_ms(ev.e[0].get(), ev.e[1].get());
-    o.rotation.sample(it->first, ms >= 0 ? ms / batch : ms);
+      if (batch > 1) lead_ms = elapsed_ms(ev.e[2].get(), ev.e[0].get());
+    }
+    o.rotation.sample(it->first, ms >= 0 ? ms / batch : ms, lead_ms);
     o.spare.push_back(std::move(it->second));
     it = o.pending.erase(it);
   }
@@ -90,6 +95,7 @@ void Kernel::Impl::settle(Online& o, const Resolved& r, Size size) {
   o.pending.clear();
   o.spare.clear();
   o.scratch.clear();  // cudaFree: waits for the device once per settled size
+  o.l2 = {};
   std::string note;
   bool written = false;
   if (!online_dir.empty()) {

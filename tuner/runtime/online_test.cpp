@@ -137,6 +137,20 @@ TEST(OnlineRotation, TheCostCountsTheBatches) {
   EXPECT_NEAR(r.extra_ms(), 4 * (0.001 + 15 * 0.003) + 4 * (15 * 0.002), 1e-12);
 }
 
+// Measured, what led up to each batch (the L2 reset and the untimed launches) replaces the estimate
+// of half a batch; a sample whose lead was not read falls back to it.
+TEST(OnlineRotation, TheCostCountsWhatLedUpToEachBatch) {
+  Rotation r(2, OnlineRule{8, 2, 8, 10});
+  for (int i = 0; i < 8; ++i) {
+    const std::size_t c = r.next();
+    r.sample(c, c == 0 ? 0.003 : 0.002, i == 7 ? -1.0 : 0.04);
+  }
+  ASSERT_TRUE(r.settled());
+  EXPECT_EQ(r.winner(), 1u);
+  // Candidate 1 took launches 1, 3, 5 and 7: the last one's lead is the estimate, 5 x 0.002.
+  EXPECT_NEAR(r.extra_ms(), 4 * (0.001 + 10 * 0.003) + 4 * (10 * 0.002) + 7 * 0.04 + 5 * 0.002, 1e-12);
+}
+
 // The table knows how long the pick takes near a size: its expected time is the nearest measured
 // size's best time scaled by elements and by the pick's regret, which sizes the batches.
 TEST(OnlineRotation, ThePickCarriesItsExpectedTime) {

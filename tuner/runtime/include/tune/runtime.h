@@ -205,10 +205,14 @@ struct OnlineOptions {
   // Launches per timed sample. Each launch of the rotation runs its candidate on the
   // application's buffers (untimed), then `batch` launches of it back to back on scratch copies
   // of the output buffers between two events: a sample of a 2 us kernel is no longer one launch
-  // against the events' 0.5 us resolution. 0: chosen per size from the table's time there (a
-  // sample of about 50 us, at most 64 launches; 1 where a launch lasts that long: then the
-  // application's launch is timed itself and nothing else runs). The scratch buffers live until
-  // the size settles. Needs a kernel whose time does not depend on what its outputs held.
+  // against the events' 0.5 us resolution. Before each such sample the L2 is emptied as tune
+  // empties it before its batches (a write of twice the L2's size to a scratch buffer, whose
+  // lines are then dropped: the application's data is written back, never lost), so that what
+  // the rotation's previous launches left in L2 does not favour some candidates. 0: chosen per
+  // size from the table's time there (a sample of about 50 us, at most 64 launches; 1 where a
+  // launch lasts that long: then the application's launch is timed itself and nothing else
+  // runs). The scratch buffers (the outputs' size, and twice the L2's) live until the size
+  // settles. Needs a kernel whose time does not depend on what its outputs held.
   int batch = 0;
 };
 
@@ -235,7 +239,7 @@ struct Stats {
   std::string cache_note;          // why the on-disk cache is off, when it is
   std::size_t online_settled = 0;  // sizes online tuning has settled in this process
   std::size_t online_files = 0;    // result files written
-  double online_extra_ms = 0;      // the rotations' GPU time beyond their winners' (scratch batches included)
+  double online_extra_ms = 0;      // the rotations' GPU time beyond their winners' (batches and L2 resets included)
   std::string online_note;         // why a result file was not written, when one was not
 };
 
