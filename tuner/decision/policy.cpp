@@ -21,8 +21,8 @@ struct KeyField {
 };
 
 // Every key, in the order of the struct; the bounds keep a run finite and the method meaningful.
-const std::array<KeyField, 34>& entries() {
-  static const std::array<KeyField, 34> kEntries = {{
+const std::array<KeyField, 36>& entries() {
+  static const std::array<KeyField, 36> kEntries = {{
       {{"warmup", 0, 1000}, &Policy::warmup},
       {{"min_samples", 1, 100000}, &Policy::min_samples},
       {{"max_samples", 1, 1000000}, &Policy::max_samples},
@@ -35,6 +35,8 @@ const std::array<KeyField, 34>& entries() {
       {{"flush_l2", 0, 1}, &Policy::flush_l2},
       {{"first_placements", 1, 64}, &Policy::first_placements},
       {{"late_placements_over_l2", 1, 1000000}, &Policy::late_placements_over_l2},
+      {{"screen_ratio", 0, 100}, &Policy::screen_ratio},
+      {{"screen_after", 1, 100000}, &Policy::screen_after},
       {{"contenders", 1, 1000}, &Policy::contenders},
       {{"contender_widen", 0, 100}, &Policy::contender_widen},
       {{"race_min_rounds", 1, 1000}, &Policy::race_min_rounds},
@@ -183,15 +185,20 @@ std::string Policy::describe_energy_race() const {
 }
 
 std::string Policy::describe() const {
-  std::string s = describe_timing(*this) + "; a first pass on " + std::to_string(first_placements) +
-                  " placements of the arguments; objective: the " + std::string(to_string(statistic)) +
-                  " of the samples; the contenders at each size (within " + number(contender_widen) +
-                  " times the tie margin of the best, up to " + std::to_string(contenders) + ") measured again in " +
-                  std::to_string(race_min_rounds) + " to " + std::to_string(race_max_rounds) +
-                  " interleaved rounds of one sample on each of up to " + std::to_string(placements) +
-                  " placements of the arguments, a contender leaving the race once outpaced, the rounds ending once "
-                  "each is known within " +
-                  percent(race_noise);
+  std::string s =
+      describe_timing(*this) + "; a first pass on " + std::to_string(first_placements) +
+      " placements of the arguments" +
+      (screen_ratio > 0 ? ", stopped after " + std::to_string(screen_after) + " samples once the fastest is over " +
+                              number(screen_ratio) + " times the size's best first pass so far"
+                        : std::string()) +
+      "; objective: the " + std::string(to_string(statistic)) +
+      " of the samples; the contenders at each size (within " + number(contender_widen) +
+      " times the tie margin of the best, up to " + std::to_string(contenders) + ") measured again in " +
+      std::to_string(race_min_rounds) + " to " + std::to_string(race_max_rounds) +
+      " interleaved rounds of one sample on each of up to " + std::to_string(placements) +
+      " placements of the arguments, a contender leaving the race once outpaced, the rounds ending once "
+      "each is known within " +
+      percent(race_noise);
   if (!flush_l2 && other_contexts > 0)
     s += "; where the best takes under " + number(other_contexts_below_ms * 1000) +
          " us and the arguments fit in a quarter of L2, the contenders within " + number(contender_widen_elsewhere) +

@@ -36,6 +36,11 @@ struct Policy {
   // the race instead of with the size's state: far from L2 a fresh copy behaves alike, and memory
   // is left for a window of several sizes.
   std::size_t late_placements_over_l2 = 16;
+  // A first pass stops after screen_after samples once the fastest of them is over screen_ratio
+  // times the size's best first pass so far (run/timing.h: the screen; 0 turns it off): a
+  // configuration that far behind is no contender. Not with an energy objective.
+  double screen_ratio = 1.3;
+  int screen_after = 3;
 
   // The race: the contenders at a size measured again, interleaved, before the verdict.
   std::size_t contenders = 8;      // at most: more cost time and rarely hold the winner

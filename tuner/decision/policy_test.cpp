@@ -35,6 +35,10 @@ TEST(Policy, DescribesTheDefaultMethod) {
   EXPECT_TRUE(has(d, "within 8 times the tie margin (up to 24) raced on 4 placements and measured in 5 further")) << d;
   EXPECT_TRUE(has(d, "weighs its first pass by 0.25")) << d;
   EXPECT_TRUE(has(d, "tie margin 1.0%")) << d;
+  EXPECT_TRUE(has(d,
+                  "a first pass on 2 placements of the arguments, stopped after 3 samples once the fastest is "
+                  "over 1.3 times the size's best first pass so far"))
+      << d;
 }
 
 TEST(Policy, OverridesShowInTheDescription) {
@@ -51,6 +55,8 @@ TEST(Policy, OverridesShowInTheDescription) {
   EXPECT_TRUE(has(d, "objective: the median")) << d;
   EXPECT_TRUE(has(d, "cold L2")) << d;
   EXPECT_FALSE(has(d, "further CUDA contexts")) << d;  // a flushed L2 takes no other contexts
+  p.assign("screen_ratio=0");
+  EXPECT_FALSE(has(p.describe(), "stopped after")) << p.describe();  // the screen off
 }
 
 TEST(Policy, RefusesBadValuesNamingTheKey) {

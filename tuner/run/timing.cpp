@@ -45,6 +45,8 @@ void validate(const TimingOptions& o) {
       !std::isfinite(o.max_time_ms))
     bad("min_batch_ms, min_time_ms must be >= 0, rel_ci and max_time_ms > 0 and finite");
   if (o.max_retakes < 0) bad("max_retakes " + std::to_string(o.max_retakes) + " < 0");
+  if (!(o.screen_above_ms >= 0) || !std::isfinite(o.screen_above_ms) || o.screen_after < 1)
+    bad("screen_above_ms must be >= 0 and finite, screen_after >= 1");
 }
 
 int launches_per_sample(double single_ms, const TimingOptions& o) {
@@ -61,6 +63,11 @@ bool enough(std::span<const double> samples, double timed_ms, const TimingOption
   if (n < o.min_samples || timed_ms < o.min_time_ms) return false;
   const auto e = decision::estimate(samples, decision::Statistic::mean);
   return e.value > 0 && e.half_width <= o.rel_ci * e.value;
+}
+
+bool screened_out(std::span<const double> samples, const TimingOptions& o) {
+  if (!(o.screen_above_ms > 0) || samples.size() < static_cast<std::size_t>(std::max(1, o.screen_after))) return false;
+  return *std::min_element(samples.begin(), samples.end()) > o.screen_above_ms;
 }
 
 bool take_again(bool throttled, bool timed_out, int attempt, int max_retakes, int throttled_in_a_row,
@@ -81,9 +88,11 @@ struct Batch {
 };
 
 // Runs `batches` behind one hold of the stream and appends each batch's time (ms, whole batch) to
-// `ms`. `timed_out`: the hold ended by its timeout (take the round again).
+// `ms`. `timed_out`: the hold ended by its timeout (take the round again). `stop_early`, called with
+// `ms` after each batch but the last has ended, ends the round there when it returns true.
+using StopFn = std::function<bool(const std::vector<double>&)>;
 LaunchStatus run_round(Session& session, std::span<const Batch> batches, bool flush, std::vector<double>& ms,
-                       bool& timed_out) {
+                       bool& timed_out, const StopFn& stop_early = {}) {
   Blocker& blocker = session.blocker();
   std::span<Event> events = session.events(2 * batches.size());
   const auto start = events.first(batches.size()), stop = events.last(batches.size());
@@ -104,8 +113,17 @@ LaunchStatus run_round(Session& session, std::span<const Batch> batches, bool fl
       if (held && std::uncaught_exceptions() > exceptions) blocker.release();
     }
   } guard{blocker, held};
+  const std::size_t first = ms.size();
+  auto elapsed = [&](std::size_t i) {  // batch i's time, appended to ms
+    float t = 0;
+    if (cudaError_t c = cudaEventElapsedTime(&t, start[i].get(), stop[i].get()); c != cudaSuccess)
+      return classify(c, "cudaEventElapsedTime");
+    ms.push_back(static_cast<double>(t));
+    return LaunchStatus{};
+  };
   // Each batch behind its own hold, released once queued; the host then waits for its end before it
   // queues the next (see timing.h: queuing during a timed batch slowed it).
+  std::size_t queued = 0;
   for (std::size_t i = 0; i < batches.size(); ++i) {
     // The L2 before the batch (timing.h): cold, 2 x L2 written before each timed launch; warm, that
     // write's lines discarded before each primed batch, so it starts from an empty L2 whatever ran
@@ -113,7 +131,7 @@ LaunchStatus run_round(Session& session, std::span<const Batch> batches, bool fl
     if (flush || batches[i].primed) {
       DeviceBuffer& scratch = session.l2_flush_buffer();
       if (cudaError_t c =
-              cudaMemsetAsync(scratch.data(), static_cast<int>((ms.size() + i) & 0xFF), scratch.bytes(), nullptr);
+              cudaMemsetAsync(scratch.data(), static_cast<int>((first + i) & 0xFF), scratch.bytes(), nullptr);
           c != cudaSuccess)
         return abandon(classify(c, "L2 flush (cudaMemsetAsync)"));
       if (!flush)
@@ -132,19 +150,19 @@ LaunchStatus run_round(Session& session, std::span<const Batch> batches, bool fl
       return abandon(classify(c, "cudaEventRecord"));
     blocker.release();
     held = false;
+    queued = i + 1;
     // The host stays quiet while the batch runs: the next batch is queued once this one ended.
-    if (i + 1 < batches.size())
+    if (i + 1 < batches.size()) {
       if (cudaError_t c = cudaEventSynchronize(stop[i].get()); c != cudaSuccess)
         return abandon(classify(c, "cudaEventSynchronize (timed launches)"));
+      if (LaunchStatus s = elapsed(i); !s.ok()) return abandon(std::move(s));
+      if (stop_early && stop_early(ms)) break;
+    }
   }
   if (LaunchStatus s = session.synchronize("timed launches"); !s.ok()) return s;
   timed_out = blocker.timed_out();
-  for (std::size_t i = 0; i < batches.size(); ++i) {
-    float t = 0;
-    if (cudaError_t c = cudaEventElapsedTime(&t, start[i].get(), stop[i].get()); c != cudaSuccess)
-      return classify(c, "cudaEventElapsedTime");
-    ms.push_back(static_cast<double>(t));
-  }
+  if (ms.size() - first < queued)  // the last batch queued, not read in the loop
+    if (LaunchStatus s = elapsed(queued - 1); !s.ok()) return s;
   return {};
 }
 
@@ -231,8 +249,15 @@ Timing measure_unguarded(Session& session, std::span<const LaunchFn> placements,
     watch.read(t);
     std::vector<double> samples;
     double timed = 0;
-    bool timed_out = false;
-    while (!enough(samples, timed, o)) {
+    bool timed_out = false, screened = false;
+    // The screen (timing.h), checked between batches: the samples so far and the round's.
+    std::vector<double> so_far;
+    const StopFn screen = [&](const std::vector<double>& round_ms) {
+      so_far = samples;
+      for (double b : round_ms) so_far.push_back(b / n);
+      return screened_out(so_far, o);
+    };
+    while (!screened && !enough(samples, timed, o)) {
       // the samples still wanted by the minimum (at least a few), split over the placements in blocks
       const int wanted = std::max(o.min_samples - static_cast<int>(samples.size()), std::max(2, o.min_samples / 4));
       const int left = o.max_samples - static_cast<int>(samples.size());
@@ -247,14 +272,17 @@ Timing measure_unguarded(Session& session, std::span<const LaunchFn> placements,
       }
       std::vector<double> ms;
       bool out = false;
-      if (LaunchStatus s = run_round(session, round, o.flush_l2, ms, out); !s.ok()) return failed(std::move(s));
-      for (const Batch& b : round) t.launches += static_cast<std::size_t>(n) * (b.primed ? 2 : 1);
+      if (LaunchStatus s = run_round(session, round, o.flush_l2, ms, out, o.screen_above_ms > 0 ? screen : StopFn{});
+          !s.ok())
+        return failed(std::move(s));
+      for (std::size_t b = 0; b < ms.size(); ++b) t.launches += static_cast<std::size_t>(n) * (round[b].primed ? 2 : 1);
       for (double b : ms) {
         t.timed_ms += b;
         timed += b;
         samples.push_back(b / n);
       }
       timed_out = timed_out || out;
+      screened = screened_out(samples, o);
     }
     watch.read(t);
     if (take_again(watch.throttled, timed_out, attempt, o.max_retakes, session.throttled_in_a_row, o.steady_throttle)) {
@@ -263,6 +291,7 @@ Timing measure_unguarded(Session& session, std::span<const LaunchFn> placements,
     }
     t.throttled = watch.throttled;
     t.steady_throttle = t.throttled && session.throttled_in_a_row >= o.steady_throttle;
+    t.screened = screened;
     t.samples_ms = std::move(samples);
     break;
   }

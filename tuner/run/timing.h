@@ -32,6 +32,10 @@
 //     measurement's round runs unthrottled;
 //   - stop: after at least min_samples samples, as soon as the 95% confidence interval of the mean
 //     is within rel_ci of it and min_time_ms has passed; at max_samples or max_time_ms otherwise;
+//   - screen (a first pass, screen_above_ms > 0): once screen_after samples are in and the fastest
+//     of them is above screen_above_ms, the measurement stops there (Timing::screened), between two
+//     batches: a configuration that far behind the size's best so far is no contender, and its
+//     further samples would not change that;
 //   - L2: by default warm (back to back: a problem that fits in L2 runs from L2, as in an
 //     application loop), from a known start: before each primed batch the L2 is emptied (a 2 x L2
 //     memset whose lines are then discarded without write-back, Blocker::discard_l2), so the priming
@@ -71,6 +75,9 @@ struct TimingOptions {
   // For the ceilings (ceilings.h), which allocate their own buffers: on how many placements to time
   // them, as many as the kernels they are compared with.
   int placements = 1;
+  // The screen above: 0 is off.
+  double screen_above_ms = 0;
+  int screen_after = 3;
 };
 
 struct Summary {
@@ -93,6 +100,7 @@ struct Timing {
   int retaken = 0;                          // rounds taken again because the GPU throttled or the hold timed out
   bool throttled = false;                   // throttling persisted through the retakes
   bool steady_throttle = false;             // throttled, and not taken again: the steady state (above)
+  bool screened = false;                    // stopped by the screen (above) with fewer samples than the rule's
   unsigned sm_mhz_min = 0, sm_mhz_max = 0;  // SM clock seen around the rounds (0: not monitored)
   double wall_ms = 0, prepare_ms = 0;       // host time of measure(), and of its warm-up and calibration
   bool ok() const { return status.ok(); }
@@ -131,6 +139,8 @@ void settle_clocks(Session& session);
 int launches_per_sample(double single_ms, const TimingOptions& options);
 // Whether the samples are enough by the stop rule, `timed_ms` of batches so far.
 bool enough(std::span<const double> samples, double timed_ms, const TimingOptions& options);
+// Whether the samples so far (ms per launch) stop the measurement by the screen.
+bool screened_out(std::span<const double> samples, const TimingOptions& options);
 // Measurements in a row throttled through their retakes, after which throttling is the steady state.
 inline constexpr int kSteadyThrottle = 3;
 // Whether a round is taken again: the hold timed out, or the GPU throttled and that is not its

@@ -211,6 +211,22 @@ TEST_F(TimingGpu, ShortKernelsAreBatched) {
   EXPECT_LT(1000 * t.summary.mean, 6.0);
 }
 
+// The screen (timing.h): a measurement whose fastest sample is over the bar stops after
+// screen_after samples, between the batches of its first round; one under the bar runs in full.
+TEST_F(TimingGpu, TheScreenStopsAHopelessMeasurementEarly) {
+  TimingOptions o;
+  o.screen_after = 3;
+  o.screen_above_ms = 0.010;  // 10 us
+  const Timing slow = measure(*session_, spin(50.0), o);
+  ASSERT_TRUE(slow.ok()) << slow.status.message;
+  EXPECT_TRUE(slow.screened);
+  EXPECT_EQ(slow.samples_ms.size(), 3u);
+  const Timing fast = measure(*session_, spin(5.0), o);
+  ASSERT_TRUE(fast.ok()) << fast.status.message;
+  EXPECT_FALSE(fast.screened);
+  EXPECT_GE(fast.samples_ms.size(), static_cast<std::size_t>(o.min_samples));
+}
+
 TEST_F(TimingGpu, ACalibrationThatOutlastsTheHoldIsTakenAgain) {
   // A launch function whose first call stalls the host past the hold's 1 s timeout, as cuBLAS's first
   // call did behind the hold: calibrated from that call alone, a 2 us kernel would not be batched.

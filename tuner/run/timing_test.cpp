@@ -41,6 +41,26 @@ TEST(TimingMethod, StopsWhenTheIntervalIsNarrowAfterTheMinimum) {
   EXPECT_FALSE(enough(tight, 10.0, o));  // a minimum time first
 }
 
+// The screen stops a first pass once screen_after samples are in and even the fastest is over the
+// bar: one slow sample among fast ones (a hiccup) does not stop it.
+TEST(TimingMethod, TheScreenStopsOnlyWhenEvenTheFastestSampleIsOverTheBar) {
+  TimingOptions o;
+  const std::vector<double> slow = {1.5, 1.4, 1.45, 1.6};
+  EXPECT_FALSE(screened_out(slow, o));  // off by default
+  o.screen_above_ms = 1.3;
+  EXPECT_FALSE(screened_out(std::span(slow).first(2), o));  // fewer than screen_after (3)
+  EXPECT_TRUE(screened_out(std::span(slow).first(3), o));
+  const std::vector<double> hiccup = {1.5, 1.2, 1.45};
+  EXPECT_FALSE(screened_out(hiccup, o));  // one sample under the bar: a contender, measured in full
+  o.screen_after = 1;
+  EXPECT_TRUE(screened_out(std::span(slow).first(1), o));
+  o.screen_after = 0;
+  EXPECT_THROW(validate(o), InputError);
+  o.screen_after = 3;
+  o.screen_above_ms = -1;
+  EXPECT_THROW(validate(o), InputError);
+}
+
 TEST(TimingMethod, BadOptionsNameTheOption) {
   TimingOptions o;
   o.min_samples = 0;

@@ -25,6 +25,8 @@ TEST(Policy, DefaultFirstPassIsTheTimingMethodsDefault) {
   EXPECT_EQ(t.steady_throttle, run::kSteadyThrottle);
   EXPECT_EQ(t.flush_l2, d.flush_l2);
   EXPECT_EQ(t.placements, 2);  // the ceilings are timed as the first measurements are
+  EXPECT_EQ(t.screen_after, d.screen_after);
+  EXPECT_DOUBLE_EQ(t.screen_above_ms, 0.0);  // set per size, from its best first pass so far
 }
 
 TEST(Policy, OverridesMapOntoTheTimingOptions) {

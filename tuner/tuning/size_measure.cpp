@@ -94,7 +94,10 @@ store::Measurement SizeStates::measure(std::size_t c, SizeState& st, spec::Geome
   const auto tb = Clock::now();
   const std::vector<run::ArgSet*> sets = own_placements(st);
   const std::size_t first = std::min<std::size_t>(sets.size(), run_.policy().first_placements);
-  auto timing = run::measure(run_.session, placements(kern, g, std::span(sets).first(first)), run_.timing);
+  run::TimingOptions first_pass = run_.timing;
+  if (run_.policy().screen_ratio > 0 && st.best_first_ms > 0 && !run_.energy)
+    first_pass.screen_above_ms = run_.policy().screen_ratio * st.best_first_ms;
+  auto timing = run::measure(run_.session, placements(kern, g, std::span(sets).first(first)), first_pass);
   m.benchmark_ms = ms_since(tb);
   if (!timing.ok()) {
     m.status =
@@ -105,6 +108,7 @@ store::Measurement SizeStates::measure(std::size_t c, SizeState& st, spec::Geome
   }
   run_.count.timed_ms += timing.timed_ms;
   nlohmann::ordered_json extra = nlohmann::ordered_json::object();
+  if (timing.screened) extra["screened"] = true;  // stopped early: over policy.screen_ratio of the best so far
   if (timing.retaken > 0 || timing.throttled) {
     extra["retaken_rounds"] = timing.retaken;
     extra["throttled"] = timing.throttled;
@@ -118,6 +122,7 @@ store::Measurement SizeStates::measure(std::size_t c, SizeState& st, spec::Geome
   const decision::Estimate time = decision::estimate(timing.samples_ms, run_.rule.statistic);
   const double t = time.value;
   m.objective = t;
+  if (!timing.screened && t > 0) st.best_first_ms = st.best_first_ms > 0 ? std::min(st.best_first_ms, t) : t;
   if (run_.energy) {  // the energy window, on the first placement (run/energy.h)
     const auto te = Clock::now();
     run::LaunchStatus es;

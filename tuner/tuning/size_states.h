@@ -36,6 +36,7 @@ struct SizeState {
   std::unique_ptr<run::DeviceCheck> check;  // this size's reference outputs, on the device
   bool reference_ready = false;             // the reference outputs are made (SizeStates::ready)
   std::set<std::string> ceilings_done;      // Tune.ceilings measured at this size
+  double best_first_ms = 0;                 // the fastest unscreened first pass so far (policy.screen_ratio)
 };
 
 class SizeStates {

@@ -48,6 +48,7 @@ run::TimingOptions first_pass_timing(const decision::Policy& p) {
   t.steady_throttle = p.steady_throttle;
   t.flush_l2 = p.flush_l2;
   t.placements = static_cast<int>(p.first_placements);  // the ceilings are timed as the first measurements
+  t.screen_after = p.screen_after;                      // screen_above_ms per size (SizeStates::measure)
   return t;
 }
 
