@@ -20,7 +20,7 @@ void check(const OnlineRule& rule) {
 }
 
 OnlineRule online_rule(const OnlineOptions& o, double expected_ms) {
-  return {o.launches, o.min_samples, o.candidates, o.batch == 0 ? batch_for(expected_ms) : o.batch};
+  return {o.launches, o.min_samples, o.candidates, o.batch == 0 ? batch_for(expected_ms) : o.batch, o.batch == 0};
 }
 
 void check(const OnlineOptions& o) {
@@ -69,8 +69,7 @@ void Rotation::sample(std::size_t candidate, double ms, double lead_ms) {
   if (outstanding_[candidate] > 0) --outstanding_[candidate];
   if (ms >= 0 && std::isfinite(ms)) {
     samples_[candidate].push_back(ms);
-    if (rule_.batch > 1)
-      lead_ms_ += lead_ms >= 0 && std::isfinite(lead_ms) ? lead_ms : untimed_launches(rule_.batch) * ms;
+    if (rule_.held()) lead_ms_ += lead_ms >= 0 && std::isfinite(lead_ms) ? lead_ms : untimed_launches(rule_.batch) * ms;
   }
   settle_if_done();
 }
@@ -106,7 +105,7 @@ double Rotation::extra_ms() const {
   if (!settled_) return 0;
   const double best = median(winner_);
   // A batch's launches are all extra: the timed ones, and what led up to them (lead_ms_).
-  const double batch_launches = rule_.batch > 1 ? rule_.batch : 0;
+  const double batch_launches = rule_.held() ? rule_.batch : 0;
   double extra = lead_ms_;
   for (const auto& s : samples_)
     for (double ms : s) extra += ms - best + batch_launches * ms;
@@ -157,11 +156,9 @@ std::string online_file_text(const OnlineResult& r) {
     values[r.parameters[p]] = values_json(r.spec_values.at(p));
   }
   j["tune_params"] = std::move(values);
-  j["rule"] = {{"launches", r.rule.launches},
-               {"min_samples", r.rule.min_samples},
-               {"batch", r.rule.batch},
-               {"statistic", "min"},
-               {"pick_margin", kMargin}};
+  j["rule"] = {{"launches", r.rule.launches}, {"min_samples", r.rule.min_samples},
+               {"batch", r.rule.batch},       {"held", r.rule.held()},
+               {"statistic", "min"},          {"pick_margin", kMargin}};
   j["winner"] = r.rotation->winner();
   j["extra_ms"] = r.rotation->extra_ms();
   json candidates = json::array();

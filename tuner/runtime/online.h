@@ -3,17 +3,17 @@
 //
 // The rule (Rotation): the first `launches` launches at the size run the candidates in turn
 // (launch i runs candidate i % n, n at most launches / min_samples); each gives one sample from
-// events read later, when it has completed: around the launch itself (batch 1), or around `batch`
-// launches of the candidate on scratch outputs right after it, behind untimed_launches(batch)
-// untimed ones (the time per launch). Once `launches` launches have been issued and every
+// events read later, when it has completed: around the launch itself (batch 1, not held), or
+// (held) around `batch` launches of the candidate on scratch outputs right after it, behind the
+// L2 reset and untimed_launches(batch) untimed ones (the time per launch). Once `launches` launches have been issued and every
 // candidate has min_samples samples, the candidate with the fastest sample wins (the
 // table's pick, candidate 0, unless a rival's is kMargin faster) and every later launch runs it:
 // launches of a few microseconds are slowed by what runs beside them, never sped up, so the
 // fastest of a few is the steadiest estimate. Launches issued after the first `launches`
 // while samples are still outstanding run a candidate short of samples, else the best so far.
 // What the rotation cost (extra_ms): for each sample, its time minus the winner's median, and with
-// batches the batch's timed launches and what led up to them (the L2 reset and the untimed
-// launches) as measured, or 0.5 x batch launches where that was not measured.
+// held samples the batch's timed launches and what led up to them (the L2 reset and the untimed
+// launches) as measured, or untimed_launches(batch) launches where that was not measured.
 #pragma once
 #include <array>
 #include <cstddef>
@@ -32,14 +32,20 @@ inline constexpr double kSampleMs = 0.05;
 inline constexpr int kMaxBatch = 64;
 
 // The untimed launches ahead of a batch of `batch` timed ones (they take the first launches' ramp
-// after the hold): half a batch.
-constexpr int untimed_launches(int batch) { return batch / 2; }
+// after the hold, and bring the candidate's own data into the emptied L2): half a batch, at least
+// one.
+constexpr int untimed_launches(int batch) { return batch > 1 ? batch / 2 : 1; }
 
 struct OnlineRule {
   int launches = 64;    // launches that rotate among the candidates
   int min_samples = 2;  // samples each candidate needs before one can win
   int candidates = 32;  // at most this many (and at most launches / min_samples)
-  int batch = 1;        // launches per sample (1: the application's launch is the sample)
+  int batch = 1;        // launches per sample (1: the application's launch is the sample, unless held_single)
+  // With batch 1, still sample on the scratch outputs behind the hold, after the L2 reset and an
+  // untimed launch, as tune times a launch that fills a batch alone (Options::online.batch 0).
+  bool held_single = false;
+  // Whether samples are taken behind the hold on scratch outputs (runtime/online_batch.cpp).
+  bool held() const noexcept { return batch > 1 || held_single; }
 };
 
 // The launches per sample for a launch expected to take `expected_ms`: enough for kSampleMs, at

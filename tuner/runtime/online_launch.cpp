@@ -46,12 +46,12 @@ std::unique_ptr<Kernel::Impl::Online> Kernel::Impl::start_online(const DeviceId&
                                                   static_cast<std::size_t>(rule.candidates));
   if (variants.size() < 2) return nullptr;
   std::vector<Scratch> scratch;
-  if (rule.batch > 1) {
+  if (rule.held()) {
     scratch = allocate_scratch(counts);
-    if (scratch.empty()) rule.batch = 1;
+    if (scratch.empty()) rule = {rule.launches, rule.min_samples, rule.candidates, 1, false};
   }
   L2Reset l2;
-  if (rule.batch > 1) l2 = make_l2_reset(id);
+  if (rule.held()) l2 = make_l2_reset(id);
   auto online = std::make_unique<Online>(variants.size(), rule);
   online->scratch = std::move(scratch);
   online->l2 = std::move(l2);
@@ -68,6 +68,7 @@ std::unique_ptr<Kernel::Impl::Online> Kernel::Impl::start_online(const DeviceId&
 
 void Kernel::Impl::poll(Online& o) {
   const int batch = o.rotation.rule().batch;
+  const bool held = o.rotation.rule().held();
   for (auto it = o.pending.begin(); it != o.pending.end();) {
     const Events& ev = it->second;
     const cudaError_t q = cudaEventQuery(ev.e[1].get());
@@ -80,7 +81,7 @@ void Kernel::Impl::poll(Online& o) {
       (void)cudaGetLastError();
     } else {
       ms = elapsed_ms(ev.e[0].get(), ev.e[1].get());
-      if (batch > 1) lead_ms = elapsed_ms(ev.e[2].get(), ev.e[0].get());
+      if (held) lead_ms = elapsed_ms(ev.e[2].get(), ev.e[0].get());
     }
     o.rotation.sample(it->first, ms >= 0 ? ms / batch : ms, lead_ms);
     o.spare.push_back(std::move(it->second));
@@ -183,7 +184,7 @@ const Selection& Kernel::Impl::launch_online(Resolved& r, cudaStream_t stream, S
     timed = ev.create();
   }
   // Batched: the application's launch untimed, then the batch on the scratch outputs.
-  if (o.rotation.rule().batch > 1) {
+  if (o.rotation.rule().held()) {
     launch_variant(cand.selection, *cand.compiled, stream, size, slots);
     timed = timed && launch_batch(o, cand, stream, size, slots, ev);
   } else {

@@ -151,6 +151,31 @@ TEST(OnlineRotation, TheCostCountsWhatLedUpToEachBatch) {
   EXPECT_NEAR(r.extra_ms(), 4 * (0.001 + 10 * 0.003) + 4 * (10 * 0.002) + 7 * 0.04 + 5 * 0.002, 1e-12);
 }
 
+// Sized per size (batch 0), a launch long enough to be a sample alone is still timed behind the
+// hold on the scratch outputs, after the L2 reset and one untimed launch, as tune times it; asked
+// for batch 1, the application's launch is the sample.
+TEST(OnlineRotation, LongLaunchesAreHeldUnlessSingleLaunchesAreAsked) {
+  runtime::OnlineOptions o;
+  const OnlineRule sized = runtime::detail::online_rule(o, 0.2);
+  EXPECT_EQ(sized.batch, 1);
+  EXPECT_TRUE(sized.held());
+  EXPECT_EQ(runtime::detail::untimed_launches(sized.batch), 1);
+  EXPECT_TRUE(runtime::detail::online_rule(o, 0.002).held());
+  o.batch = 1;
+  EXPECT_FALSE(runtime::detail::online_rule(o, 0.2).held());
+  o.batch = 8;
+  EXPECT_TRUE(runtime::detail::online_rule(o, 0.2).held());
+  EXPECT_EQ(runtime::detail::untimed_launches(8), 4);
+  // Held at batch 1: the cost counts the timed launch and the untimed one (estimated when unread).
+  Rotation r(2, OnlineRule{4, 2, 8, 1, true});
+  for (int i = 0; i < 4; ++i) {
+    const std::size_t c = r.next();
+    r.sample(c, c == 0 ? 0.3 : 0.2);
+  }
+  ASSERT_TRUE(r.settled());
+  EXPECT_NEAR(r.extra_ms(), 2 * (0.1 + 2 * 0.3) + 2 * (2 * 0.2), 1e-12);
+}
+
 // The table knows how long the pick takes near a size: its expected time is the nearest measured
 // size's best time scaled by elements and by the pick's regret, which sizes the batches.
 TEST(OnlineRotation, ThePickCarriesItsExpectedTime) {

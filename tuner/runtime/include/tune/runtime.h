@@ -210,9 +210,10 @@ struct OnlineOptions {
   // lines are then dropped: the application's data is written back, never lost), so that what
   // the rotation's previous launches left in L2 does not favour some candidates. 0: chosen per
   // size from the table's time there (a sample of about 50 us, at most 64 launches; 1 where a
-  // launch lasts that long: then the application's launch is timed itself and nothing else
-  // runs). The scratch buffers (the outputs' size, and twice the L2's) live until the size
-  // settles. Needs a kernel whose time does not depend on what its outputs held.
+  // launch lasts that long, still on the scratch outputs after the reset and one untimed
+  // launch, as tune times such a launch). 1: the application's launch is timed itself and
+  // nothing else runs. The scratch buffers (the outputs' size, and twice the L2's) live until
+  // the size settles. Needs a kernel whose time does not depend on what its outputs held.
   int batch = 0;
 };
 
