@@ -1,5 +1,6 @@
 #include "decision/policy.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -165,6 +166,12 @@ void Policy::check() const {
         "first_placements " + std::to_string(first_placements) + " exceeds placements " + std::to_string(placements));
   order(race_min_rounds <= race_max_rounds, "race_min_rounds " + std::to_string(race_min_rounds) +
                                                 " exceeds race_max_rounds " + std::to_string(race_max_rounds));
+  // A screened first pass is no contender: the bar must lie beyond the farthest a contender is
+  // drawn from (contender_widen or contender_widen_elsewhere times the tie margin).
+  const double reach = 1 + std::max(contender_widen, contender_widen_elsewhere) * tie_margin;
+  order(screen_ratio == 0 || screen_ratio > reach,
+        "screen_ratio " + number(screen_ratio) + " would screen out contenders: it must be 0 (off) or above " +
+            number(reach) + " (1 + the widest contender reach x tie_margin)");
   order(energy_race_min_rounds <= energy_race_max_rounds,
         "energy_race_min_rounds " + std::to_string(energy_race_min_rounds) + " exceeds energy_race_max_rounds " +
             std::to_string(energy_race_max_rounds));

@@ -33,8 +33,14 @@
 // fast path does not apply is never chosen over one measured in the asked size's class.
 // Predicted regrets in the same step of kSlack tie, and ties go to the earlier candidate (the
 // candidates are ordered by their mean regret: the more robust one).
-#ifndef TUNE_SELECT_H_V4
-#define TUNE_SELECT_H_V4
+// Past the measured range at a size of at least kBand times the largest measured elements, the
+// two nearest sizes are no guide (configurations tied there part by 10-35% further out): each
+// candidate is scored by the geometric mean of its regrets over the measured sizes of at least
+// kBand times the largest elements where its fast path applies as at the asked size (at least
+// two; those whose fast path applies first): the configuration robust across that band wins.
+#ifndef TUNE_SELECT_H_V5
+#define TUNE_SELECT_H_V5
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -52,6 +58,8 @@ inline constexpr double kSlack =
     0.005;  // predictions this close tie; the nearest size's decision wins within it
 inline constexpr double kFar =
     4.0;  // class evidence reaches this far (distance2: a factor of e^2 = 7.4 on one axis)
+inline constexpr double kBand =
+    0.5;  // past the range, sizes of this share of the largest measured elements: the band rule
 
 // How a selection matched: the measured size itself; predicted from measured sizes around it (every
 // extent inside the measured range of its axis); extrapolated beyond the measured range; none: the
@@ -307,6 +315,39 @@ inline Choice predict(const Model& m, const std::vector<double>& d2, const std::
   return ch;
 }
 
+inline double elements(long long x, long long y, long long z) { return double(x) * double(y) * z; }
+
+// The band rule (above): candidate c scored over the sizes of at least `floor` elements where its
+// fast path applies as at (x, y, z); its evidence the nearest of them; count = 0 with fewer than 2.
+inline Choice band_predict(const Model& m, const std::vector<double>& d2, unsigned c, double floor,
+                           long long x, long long y, long long z) {
+  Choice out;
+  out.candidate = c;
+  out.variant = m.candidates[c].variant;
+  const Candidate& cand = m.candidates[c];
+  const bool here = applies(cand, x, y, z);
+  double dist[kNeighbours] = {}, sum = 0;
+  unsigned n = 0;
+  for (unsigned s = 0; s < m.num_sizes; ++s) {
+    const Point& p = m.sizes[s];
+    const unsigned r = m.regret[static_cast<unsigned long long>(s) * m.num_candidates + c];
+    if (r == 0 || elements(p.x, p.y, p.z) < floor || applies(cand, p.x, p.y, p.z) != here) continue;
+    sum += std::log(r / kScale);
+    ++n;
+    unsigned k = out.count < kNeighbours ? out.count++ : kNeighbours;  // as predict()
+    while (k > 0 && dist[k - 1] > d2[s]) {
+      if (k < kNeighbours) dist[k] = dist[k - 1], out.evidence[k] = out.evidence[k - 1];
+      --k;
+    }
+    if (k < kNeighbours) dist[k] = d2[s], out.evidence[k] = Evidence{s, r};
+  }
+  if (n < 2) out.count = 0;
+  out.regret = n < 2 ? 0 : std::exp(sum / n);
+  out.applies = here;
+  out.in_class = here;  // tier: applies and scored, then scored, then not scored
+  return out;
+}
+
 }  // namespace detail
 
 // The n best candidates at (x, y, z), best first (at a measured size the decision there first);
@@ -330,20 +371,30 @@ inline unsigned top_candidates(const Model& m, long long x, long long y, long lo
   const detail::Around a = detail::around(m, d2, every, x, y, z);
   double scale = detail::reference_at(m, d2, ref, [&](unsigned s) { return a.every[s] != 0; });
   if (scale == 0) scale = detail::reference_at(m, d2, ref, [](unsigned) { return true; });
+  double largest = 0;
+  for (unsigned s = 0; s < m.num_sizes; ++s)
+    largest = std::fmax(largest, detail::elements(m.sizes[s].x, m.sizes[s].y, m.sizes[s].z));
+  bool band = how == How::extrapolated && detail::elements(x, y, z) >= kBand * largest;
   std::vector<Choice> all;
   all.reserve(m.num_candidates);
-  for (unsigned c = 0; c < m.num_candidates; ++c) {
-    Choice ch = detail::predict(m, d2, ref, a, c, x, y, z);
-    ch.regret *= scale;
-    ch.how = how;
-    ch.nearest = exact < m.num_sizes ? exact : nearest;
-    if (exact < m.num_sizes && ch.variant == m.sizes[exact].decision)
-      ch.regret = -1;  // the decision first
-    all.push_back(ch);
+  for (unsigned c = 0; band && c < m.num_candidates; ++c)
+    all.push_back(detail::band_predict(m, d2, c, kBand * largest, x, y, z));
+  band = band && std::any_of(all.begin(), all.end(), [](const Choice& ch) { return ch.count > 0; });
+  if (!band) {  // else (a band of fewer than two sizes too) from the sizes around it
+    all.clear();
+    for (unsigned c = 0; c < m.num_candidates; ++c) {
+      Choice ch = detail::predict(m, d2, ref, a, c, x, y, z);
+      ch.regret *= scale;
+      if (exact < m.num_sizes && ch.variant == m.sizes[exact].decision)
+        ch.regret = -1;  // the decision first
+      all.push_back(ch);
+    }
   }
+  for (auto& ch : all) ch.how = how, ch.nearest = exact < m.num_sizes ? exact : nearest;
   // The nearest measured size's decision (tie-broken there towards its neighbours' choice) is
-  // preferred while its predicted regret is within kSlack of the lowest in its tier.
-  if (exact == m.num_sizes) {
+  // preferred while its predicted regret is within kSlack of the lowest in its tier (not by the
+  // band rule: there no one size is a guide).
+  if (exact == m.num_sizes && !band) {
     unsigned best = 0;
     for (unsigned c = 1; c < all.size(); ++c)
       if (detail::before(all[c], all[best])) best = c;
@@ -396,4 +447,4 @@ inline Choice select(const Model& m, long long x, long long y = 1, long long z =
 }
 
 }  // namespace tune_select
-#endif  // TUNE_SELECT_H_V4
+#endif  // TUNE_SELECT_H_V5

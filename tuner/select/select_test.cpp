@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "select/build.h"
 
 using namespace tune_select;
@@ -114,6 +116,42 @@ TEST(Select, TopCandidatesRankAsSelectDoes) {
   ASSERT_EQ(top_candidates(t.model(), 512, 512, 1, top, 2), 2u);
   EXPECT_EQ(top[0].variant, 2u);  // the decision first at a measured size
   EXPECT_EQ(top[1].variant, 1u);
+}
+
+// Past the range at a size of the top band's scale, the configuration robust over the band wins,
+// not the one the nearest size decided for: candidate 0 is best at 4096^2 and 1.30 at 3000^2,
+// candidate 1 the reverse at 1.03 and 1.00. Between the two nearest sizes candidate 0 is
+// predicted no slower (and is 4096^2's decision); over the band (at least half 4096^2's elements:
+// 3000^2 and 4096^2) candidate 1's geometric mean is 1.015 against 1.14.
+TEST(Select, PastTheRangeAtScaleTheBandsRobustConfigurationWins) {
+  Point sizes[4] = {{1024, 1024, 1, 0, 1.0, 1.0},
+                    {2048, 2048, 1, 1, 4.0, 4.0},
+                    {3000, 3000, 1, 1, 9.0, 9.0},
+                    {4096, 4096, 1, 0, 16.0, 16.0}};
+  const Candidate cands[3] = {{0, {1, 1, 1}}, {1, {1, 1, 1}}, {2, {4, 4, 1}}};
+  const unsigned regret[12] = {10000, 10500, 10200,  //
+                               11000, 10000, 10100,  //
+                               13000, 10000, 10050,  //
+                               10000, 10300, 10400};
+  const Model m{sizes, 4, cands, 3, regret, 0};
+  const Choice far = select(m, 6000, 6000);
+  EXPECT_EQ(far.how, How::extrapolated);
+  EXPECT_EQ(far.variant, 1u);
+  EXPECT_NEAR(far.regret, std::sqrt(1.03 * 1.00), 1e-4);
+  ASSERT_EQ(far.count, 2u);  // the band's sizes, nearest first
+  EXPECT_EQ(far.evidence[0].size, 3u);
+  EXPECT_EQ(far.evidence[1].size, 2u);
+  // An odd size: candidate 2's fast path applies at no band size as it does not there: unscored.
+  Choice top[3];
+  ASSERT_EQ(top_candidates(m, 6001, 6001, 1, top, 3), 3u);
+  EXPECT_EQ(top[0].variant, 1u);
+  EXPECT_EQ(top[2].variant, 2u);
+  EXPECT_EQ(top[2].count, 0u);
+  // Past the range but with few elements (a thin rectangle): the sizes nearest it, outside the band.
+  const Choice thin = select(m, 8192, 256);
+  EXPECT_EQ(thin.how, How::extrapolated);
+  ASSERT_GT(thin.count, 0u);
+  EXPECT_LT(thin.evidence[0].size, 2u);
 }
 
 TEST(Select, AnEmptyModelGivesTheFallback) {
