@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# 20 large sizes past the range (seed 20261209: an extent over 4096, at least half 4096^2 elements),
+# drawn after the band rule was fixed: brute force, the table (call2's run a), online twice.
+set -uo pipefail
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+G=.gpu-s6
+[ -e /work/main ] || { mkdir -p /work && ln -s "$PWD" /work/main; }
+mkdir -p build /tmp/r && cp $G/tune build/tune && cp $G/online_bench_H build/online_bench
+exec > >(tee "$OUT/log.txt") 2>&1
+date; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv
+gunzip -c $G/a6.db.gz > /tmp/a.db
+S=$(cat $G/large20k.txt)
+SIZES=$S TUNE=build/tune ONLINE_BENCH=build/online_bench OUT=/tmp/r/online_large20k.md BF_DB=/tmp/bf_k.db timeout 200 bash bench/online_sizes.sh /tmp/a.db > /tmp/r/os_k.log 2>&1; echo "exit $?"; tail -n 5 /tmp/r/online_large20k.md | head -3; grep -h "measured," /tmp/r/os_k.log
+timeout 60 build/online_bench --spec spaces/transpose.json --main-db /tmp/a.db --bf-db /tmp/bf_k.db --sizes $S --launches 64 --out /tmp/r/k_online_2.md > /dev/null 2>&1; echo "again: exit $? $(grep -o 'online after 64 launches[^;]*; [^;]*' /tmp/r/k_online_2.md | head -1)"
+gzip -c /tmp/bf_k.db > /tmp/r/bf_k.db.gz
+cd /tmp/r && tar czf $OUT/results.tgz . ; date
