@@ -83,8 +83,9 @@ TEST(Policy, ChecksValuesAgainstEachOther) {
   EXPECT_TRUE(has(refusal([&] { p.check(); }), "race_min_rounds 5 exceeds race_max_rounds 4"));
   p = Policy{};
   p.assign("screen_ratio=1.05");  // inside the reach of contenders elsewhere (1 + 8 x 1%)
-  EXPECT_TRUE(has(refusal([&] { p.check(); }), "screen_ratio 1.05 would screen out contenders: it must be 0 (off) "
-                                               "or above 1.08"))
+  EXPECT_TRUE(has(refusal([&] { p.check(); }),
+                  "screen_ratio 1.05 would screen out contenders: it must be 0 (off) "
+                  "or above 1.08"))
       << refusal([&] { p.check(); });
   p.assign("screen_ratio=0");
   EXPECT_NO_THROW(p.check());

@@ -5,9 +5,10 @@
 // (launch i runs candidate i % n, n at most launches / min_samples); each gives one sample from
 // events read later, when it has completed: around the launch itself (batch 1, not held), or
 // (held) around `batch` launches of the candidate on scratch outputs right after it, behind the
-// L2 reset and untimed_launches(batch) untimed ones (the time per launch). Once `launches` launches have been issued and every
-// candidate has min_samples samples, the candidate with the fastest sample wins (the
-// table's pick, candidate 0, unless a rival's is kMargin faster) and every later launch runs it:
+// L2 reset and untimed_launches(batch) untimed ones (the time per launch). Once `launches`
+// launches have been issued and every candidate has min_samples samples, the candidate with the
+// fastest sample wins (the table's pick, candidate 0, unless a rival's is kMargin faster) and
+// every later launch runs it:
 // launches of a few microseconds are slowed by what runs beside them, never sped up, so the
 // fastest of a few is the steadiest estimate. Launches issued after the first `launches`
 // while samples are still outstanding run a candidate short of samples, else the best so far.

@@ -3,10 +3,10 @@
 // copies of the output buffers, queued behind a host function that holds the stream until they are
 // all queued. The reset makes each sample start as tune's primed batches start: near the L2's
 // capacity, what the rotation's previous launches left there (the application's output among it)
-// moved the candidates' times against each other, evict-first ones most. Launched one by one from the host, launches
-// of 2 us run no faster than the host issues them: the events would time the host. Held, the
-// GPU runs them back to back from its queue, as tune's own batches run behind their blocker
-// (run/timing.h); the untimed launches take the first launches' ramp after the hold.
+// moved the candidates' times against each other, evict-first ones most. Launched one by one from
+// the host, launches of 2 us run no faster than the host issues them: the events would time the
+// host. Held, the GPU runs them back to back from its queue, as tune's own batches run behind
+// their blocker (run/timing.h); the untimed launches take the first launches' ramp after the hold.
 #include <chrono>
 #include <condition_variable>
 #include <memory>
