@@ -223,6 +223,16 @@ double reference_at(const Model& m, const std::vector<double>& d2, const std::ve
   return count > 0 ? swr / sw : 0;
 }
 
+// Keeps out.evidence[0..count) the kNeighbours nearest measurements (dist: their distances).
+inline void keep_nearest(Choice& out, double (&dist)[kNeighbours], double d2, Evidence e) {
+  unsigned k = out.count < kNeighbours ? out.count++ : kNeighbours;
+  while (k > 0 && dist[k - 1] > d2) {
+    if (k < kNeighbours) dist[k] = dist[k - 1], out.evidence[k] = out.evidence[k - 1];
+    --k;
+  }
+  if (k < kNeighbours) dist[k] = d2, out.evidence[k] = e;
+}
+
 // Candidate c's prediction at (x, y, z) from its kNeighbours nearest measurements among the sizes
 // s for which `wanted(s)` holds: its regret relative to the reference there, interpolated (regret
 // holds that ratio until top_candidates scales it); count = 0 when there are none.
@@ -235,14 +245,7 @@ Choice predict(const Model& m, const std::vector<double>& d2, const std::vector<
   double dist[kNeighbours] = {};
   for (unsigned s = 0; s < m.num_sizes; ++s) {
     const unsigned r = m.regret[static_cast<unsigned long long>(s) * m.num_candidates + c];
-    if (r == 0 || !wanted(s)) continue;
-    unsigned k =
-        out.count < kNeighbours ? out.count++ : kNeighbours;  // insertion into the nearest list
-    while (k > 0 && dist[k - 1] > d2[s]) {
-      if (k < kNeighbours) dist[k] = dist[k - 1], out.evidence[k] = out.evidence[k - 1];
-      --k;
-    }
-    if (k < kNeighbours) dist[k] = d2[s], out.evidence[k] = Evidence{s, r};
+    if (r != 0 && wanted(s)) keep_nearest(out, dist, d2[s], Evidence{s, r});
   }
   double sw = 0, swr = 0;
   for (unsigned k = 0; k < out.count; ++k) {
@@ -267,11 +270,13 @@ inline bool before(const Choice& a, const Choice& b) {
   return a.candidate < b.candidate;
 }
 
+inline double elements(long long x, long long y, long long z) { return double(x) * double(y) * z; }
+
 // Measured point p, at squared distance d2 from (x, y, z), is near enough to be class evidence:
 // within kFar, or within kFar / r when p has r > 1 times the elements (a configuration that wins
 // with the blocks of a larger size may leave much of the GPU idle at the asked one).
 inline bool within_reach(const Point& p, double d2, long long x, long long y, long long z) {
-  const double r = double(p.x) * double(p.y) * double(p.z) / (double(x) * double(y) * double(z));
+  const double r = elements(p.x, p.y, p.z) / elements(x, y, z);
   return d2 < (r > 1 ? kFar / r : kFar);
 }
 
@@ -315,8 +320,6 @@ inline Choice predict(const Model& m, const std::vector<double>& d2, const std::
   return ch;
 }
 
-inline double elements(long long x, long long y, long long z) { return double(x) * double(y) * z; }
-
 // The band rule (above): candidate c scored over the sizes of at least `floor` elements where its
 // fast path applies as at (x, y, z); its evidence the nearest of them; count = 0 with fewer than 2.
 inline Choice band_predict(const Model& m, const std::vector<double>& d2, unsigned c, double floor,
@@ -334,12 +337,7 @@ inline Choice band_predict(const Model& m, const std::vector<double>& d2, unsign
     if (r == 0 || elements(p.x, p.y, p.z) < floor || applies(cand, p.x, p.y, p.z) != here) continue;
     sum += std::log(r / kScale);
     ++n;
-    unsigned k = out.count < kNeighbours ? out.count++ : kNeighbours;  // as predict()
-    while (k > 0 && dist[k - 1] > d2[s]) {
-      if (k < kNeighbours) dist[k] = dist[k - 1], out.evidence[k] = out.evidence[k - 1];
-      --k;
-    }
-    if (k < kNeighbours) dist[k] = d2[s], out.evidence[k] = Evidence{s, r};
+    keep_nearest(out, dist, d2[s], Evidence{s, r});
   }
   if (n < 2) out.count = 0;
   out.regret = n < 2 ? 0 : std::exp(sum / n);
