@@ -37,10 +37,16 @@ struct Kernel::Impl {
     bool scalar = false, output = false;
     bool tensor_map = false;  // a CUtensorMap parameter (Tune.tensor_maps)
   };
+  struct LibraryUnload {
+    void operator()(cudaLibrary_t l) const noexcept;
+  };
   struct Compiled {  // one variant for one architecture, loaded once per process
     std::once_flag once;
-    cudaLibrary_t library = nullptr;
+    std::unique_ptr<std::remove_pointer_t<cudaLibrary_t>, LibraryUnload> library;
     cudaKernel_t kernel = nullptr;
+    // Loads a cubin and finds its kernel `lowered_name`: the one loader of the runtime (variants and
+    // the L2 reset). On failure nothing stays loaded and the CUDA error is cleared.
+    cudaError_t load(const std::string& cubin, const std::string& lowered_name);
   };
   struct Candidate {  // one configuration online tuning tries at a size
     Selection selection;

@@ -123,13 +123,7 @@ Kernel::Kernel(const std::filesystem::path& spec_path, const std::filesystem::pa
     if (const char* c = std::getenv("TUNE_ONLINE_DIR"); c != nullptr && *c != 0) m.online_dir = c;
 }
 
-Kernel::~Kernel() {
-  if (!impl_) return;
-  for (auto& [key, c] : impl_->compiled)
-    if (c->library != nullptr) (void)cudaLibraryUnload(c->library);
-  for (auto& [arch, c] : impl_->discard_kernels)
-    if (c->library != nullptr) (void)cudaLibraryUnload(c->library);
-}
+Kernel::~Kernel() = default;
 
 Kernel::Kernel(Kernel&&) noexcept = default;
 Kernel& Kernel::operator=(Kernel&&) noexcept = default;
@@ -188,6 +182,23 @@ const Kernel::Impl::DeviceId& Kernel::Impl::device_id(int device) {
   return devices.emplace(device, std::move(id)).first->second;
 }
 
+void Kernel::Impl::LibraryUnload::operator()(cudaLibrary_t l) const noexcept { (void)cudaLibraryUnload(l); }
+
+cudaError_t Kernel::Impl::Compiled::load(const std::string& cubin, const std::string& lowered_name) {
+  cudaLibrary_t l = nullptr;
+  cudaError_t e = cudaLibraryLoadData(&l, cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0);
+  if (e == cudaSuccess) {
+    library.reset(l);
+    e = cudaLibraryGetKernel(&kernel, l, lowered_name.c_str());
+  }
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();
+    library.reset();
+    kernel = nullptr;
+  }
+  return e;
+}
+
 void Kernel::Impl::load(Compiled& c, const std::string& arch, std::size_t variant, const Selection& s, Size size) {
   compile::CompileRequest req;
   req.source = source;
@@ -203,22 +214,9 @@ void Kernel::Impl::load(Compiled& c, const std::string& arch, std::size_t varian
   }
   const std::string key = compile::cache_key(req, nvrtc_version);
 
-  auto try_load = [&](const std::string& cubin, const std::string& name) {
-    cudaError_t e = cudaLibraryLoadData(&c.library, cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0);
-    if (e == cudaSuccess) {
-      e = cudaLibraryGetKernel(&c.kernel, c.library, name.c_str());
-      if (e != cudaSuccess) (void)cudaLibraryUnload(c.library);
-    }
-    if (e != cudaSuccess) {
-      (void)cudaGetLastError();
-      c.library = nullptr;
-      c.kernel = nullptr;
-    }
-    return e;
-  };
   if (cache) {
     bool refused = false;
-    if (auto hit = cache->load(key, refused); hit && try_load(hit->cubin, hit->lowered_name) == cudaSuccess) {
+    if (auto hit = cache->load(key, refused); hit && c.load(hit->cubin, hit->lowered_name) == cudaSuccess) {
       std::lock_guard lock(mu);
       ++stats.from_disk;
       return;
@@ -239,7 +237,7 @@ void Kernel::Impl::load(Compiled& c, const std::string& arch, std::size_t varian
     stats.compile_ms += r.wall_ms;
   }
   if (!r.ok()) fail(&s, size, "does not compile for " + arch + ":\n" + r.log);
-  if (const cudaError_t e = try_load(r.cubin, r.lowered_name); e != cudaSuccess)
+  if (const cudaError_t e = c.load(r.cubin, r.lowered_name); e != cudaSuccess)
     fail(&s, size, std::string("the driver does not load the compiled cubin: ") + cudaGetErrorString(e));
   if (cache) cache->store(key, {r.lowered_name, r.cubin});
 }

@@ -91,18 +91,7 @@ Kernel::Impl::L2Reset Kernel::Impl::make_l2_reset(const DeviceId& id) {
     } catch (const tune::Error&) {
       return;  // no reset: the samples run as before
     }
-    if (!r.ok() ||
-        cudaLibraryLoadData(&c->library, r.cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0) != cudaSuccess) {
-      (void)cudaGetLastError();
-      c->library = nullptr;
-      return;
-    }
-    if (cudaLibraryGetKernel(&c->kernel, c->library, r.lowered_name.c_str()) != cudaSuccess) {
-      (void)cudaGetLastError();
-      (void)cudaLibraryUnload(c->library);
-      c->library = nullptr;
-      c->kernel = nullptr;
-    }
+    if (r.ok()) (void)c->load(r.cubin, r.lowered_name);  // on failure no reset: the samples run as before
   });
   L2Reset reset;
   if (c->kernel == nullptr || id.l2_bytes == 0) return reset;
