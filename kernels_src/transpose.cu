@@ -298,9 +298,11 @@ extern "C" __global__ void __launch_bounds__(TP_NT)
   const int bx = blockIdx.x;
   const int by = blockIdx.y;
 #endif
+#if use_shared < 2  // the paths that address the tile here; 2 and 3 compute their own
   const int c0 = bx * TP_TX;
   const int tx = threadIdx.x;
   const int ty = threadIdx.y;
+#endif
 
 #if use_shared == 1
   __shared__ float tile[TP_TY][TP_TX + padding];
@@ -336,7 +338,6 @@ extern "C" __global__ void __launch_bounds__(TP_NT)
   const tp::Tiles T(rows, cols, bx, by);
   const unsigned long long pol_ld = tp::policy<TP_LOAD_HINT == 3 ? 0 : TP_LOAD_HINT>();
   const unsigned long long pol_st = tp::policy<TP_STORE_HINT>();
-  (void)tx, (void)ty, (void)c0;
 #if cp_async
   // Pipeline: the loads of tiles k + 1 .. k + stages - 1 are in flight while tile k is written.
 #pragma unroll
@@ -387,7 +388,6 @@ extern "C" __global__ void __launch_bounds__(TP_NT)
   }
 #endif
 #elif use_shared == 3
-  (void)tx, (void)ty, (void)c0;
   tp::scalar_tile(out, in, rows, cols, bx, by);
 #else
   // Each thread moves tile_size_y / vector blocks of vector x vector elements: `vector` loads
