@@ -1,4 +1,5 @@
 #include "cli/cli.h"
+#include "log/log.h"
 
 #include "common/output_file.h"
 #include "common/suggest.h"
@@ -7,9 +8,6 @@
 #include "store/sqlite.h"
 #include "store/store.h"
 
-#include <spdlog/sinks/stdout_color_sinks.h>
-
-#include <spdlog/spdlog.h>
 #include <cstdlib>
 
 #include <unistd.h>
@@ -65,7 +63,7 @@ void usage() {
       "  tune header --kernel transpose\n");
 }
 
-// Removes --log-level from args and configures spdlog (stderr, so stdout stays machine-readable).
+// Removes --log-level from args and configures the log (stderr, so stdout stays machine-readable).
 void setup_logging(Args& args) {
   std::string level = "info";
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -81,19 +79,15 @@ void setup_logging(Args& args) {
       break;
     }
   }
-  auto lvl = spdlog::level::from_str(level);
-  if (lvl == spdlog::level::off && level != "off") {
+  const auto lvl = log::parse_level(level);
+  if (!lvl) {
     constexpr std::string_view levels[] = {"trace", "debug", "info", "warn", "error", "off"};
     throw InputError("bad --log-level '" + level + "'" + did_you_mean(level, levels) +
                      ": expected trace, debug, info, warn, error or off");
   }
-  // Colour only on a terminal (spdlog's automatic mode), and never with NO_COLOR set (no-color.org).
+  // Colour only on a terminal, and never with NO_COLOR set (no-color.org).
   const char* no_color = std::getenv("NO_COLOR");
-  auto logger = spdlog::stderr_color_mt(
-      "tune", no_color != nullptr && *no_color != 0 ? spdlog::color_mode::never : spdlog::color_mode::automatic);
-  logger->set_pattern("[%H:%M:%S.%e] %^%l%$ %v");
-  logger->set_level(lvl);
-  spdlog::set_default_logger(logger);
+  log::setup(*lvl, no_color == nullptr || *no_color == 0);
 }
 
 }  // namespace
@@ -242,9 +236,8 @@ int main(int argc, char** argv) {
     setup_logging(args);
 #ifdef TUNE_HAVE_MPI
     // The ranks of an MPI run other than 0 say only what goes wrong; rank 0 reports the run.
-    if (const mpi::World* w = mpi::world();
-        w != nullptr && w->rank() != 0 && spdlog::get_level() == spdlog::level::info)
-      spdlog::set_level(spdlog::level::warn);
+    if (const mpi::World* w = mpi::world(); w != nullptr && w->rank() != 0 && log::level() == log::Level::info)
+      log::set_level(log::Level::warn);
 #endif
     if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
       usage();

@@ -1,5 +1,4 @@
 // tune [run]: tune a kernel over problem sizes on the GPU.
-#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -7,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "decision/objective.h"
+#include "log/log.h"
 #ifdef TUNE_HAVE_MPI
 #include "mpi/ranks.h"
 #include "run/device.h"

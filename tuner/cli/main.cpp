@@ -1,4 +1,3 @@
-#include <spdlog/spdlog.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -6,6 +5,7 @@
 #include "cli/cli.h"
 #include "compile/pool.h"
 #include "compile/processes.h"
+#include "log/log.h"
 
 #ifdef TUNE_HAVE_MPI
 #include <optional>
@@ -29,7 +29,7 @@ int main(int argc, char** argv) {
   // of the command is closed (the database, the GPU, MPI), so end here without the static
   // destructors they could still be using.
   if (tune::compile::abandoned_running() > 0) {
-    spdlog::default_logger()->flush();
+    tune::log::flush();
     std::fflush(nullptr);
     std::_Exit(rc);
   }

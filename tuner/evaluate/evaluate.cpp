@@ -1,6 +1,5 @@
 #include "evaluate/evaluate.h"
-
-#include <spdlog/spdlog.h>
+#include "log/log.h"
 
 #include <algorithm>
 #include <atomic>
@@ -62,8 +61,7 @@ std::vector<Problem> load_problems(const std::vector<std::string>& specs, const 
                        std::to_string(check.space_size) + " valid configurations of " + spec_path + " (e.g. \"" +
                        check.missing_examples.front() + "\"): evaluate needs a brute-forced cache");
     if (check.extra > 0)
-      spdlog::warn("{}: {} entries are not valid configurations of {}; they are left out", path, check.extra,
-                   spec_path);
+      log::warn("{}: {} entries are not valid configurations of {}; they are left out", path, check.extra, spec_path);
     const interop::Recorded rec = interop::recorded_results(cache, *spaces[*which], objective);
     Problem p;
     p.label = short_name(path);
@@ -79,8 +77,8 @@ std::vector<Problem> load_problems(const std::vector<std::string>& specs, const 
     } catch (const InputError& e) {
       throw InputError(path + ": " + e.what());
     }
-    spdlog::info("{}: {} configurations ({} failed)", path, p.objective.size(),
-                 std::count(p.objective.begin(), p.objective.end(), std::nullopt));
+    log::info("{}: {} configurations ({} failed)", path, p.objective.size(),
+              std::count(p.objective.begin(), p.objective.end(), std::nullopt));
     out.push_back(std::move(p));
   }
   return out;
@@ -291,14 +289,14 @@ Result evaluate(const std::vector<Problem>& problems, const std::vector<Strategy
       if (std::unique_lock lock(drawing, std::try_to_lock); lock.owns_lock()) progress.update(count);
       if (done[i / nr].fetch_add(1) + 1 == nr) {
         finish(strat, prob);
-        spdlog::info("evaluate: {} on {}: {} repeats done ({:.1f} s)", strategies[strat].name, problems[prob].label, nr,
-                     std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        log::info("evaluate: {} on {}: {} repeats done ({:.1f} s)", strategies[strat].name, problems[prob].label, nr,
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
       }
     }
   };
   unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
   threads = static_cast<unsigned>(std::min<std::size_t>(threads, std::max<std::size_t>(total, 1)));
-  spdlog::info("evaluate: {} strategies x {} caches x {} repeats on {} threads", strategies.size(), np, nr, threads);
+  log::info("evaluate: {} strategies x {} caches x {} repeats on {} threads", strategies.size(), np, nr, threads);
   {
     std::vector<std::jthread> pool;
     for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);

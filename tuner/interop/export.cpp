@@ -1,6 +1,5 @@
 // tune export: stored measurements as a Kernel Tuner cache (byte layout of Kernel Tuner's own
 // writer: util.process_cache/store_cache/close_cache), T4 results (file_utils.get_t4_results) or CSV.
-#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <fstream>
@@ -11,6 +10,7 @@
 #include "common/output_file.h"
 #include "expr/expr.h"
 #include "interop/entry.h"
+#include "log/log.h"
 
 namespace tune::interop {
 
@@ -135,8 +135,8 @@ Selection select(store::Store& db, const ExportOptions& o) {
       if (fresh) {
         kept.push_back(std::move(r));
       } else {
-        spdlog::warn("export: configuration {} is stored twice for {} at {}; writing the later one", r.params, s.device,
-                     s.size);
+        log::warn("export: configuration {} is stored twice for {} at {}; writing the later one", r.params, s.device,
+                  s.size);
         if (r.run_id >= kept[it->second].run_id) kept[it->second] = std::move(r);
       }
     }

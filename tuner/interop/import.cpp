@@ -1,6 +1,5 @@
 // tune import: a Kernel Tuner cache or T4 results file into the database, one transaction per
 // file, adding nothing when the same data is imported again.
-#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <chrono>
@@ -10,6 +9,7 @@
 #include "common/hash.h"
 #include "interop/entry.h"
 #include "interop/online.h"
+#include "log/log.h"
 
 namespace tune::interop {
 
@@ -292,8 +292,8 @@ ImportResult import_file(store::Store& db, const std::filesystem::path& path, co
                                                       : plan_t4(std::get<T4File>(file), opt);
   const auto t2 = clock::now();
   ImportResult r = write(db, plan, opt);
-  spdlog::debug("import {}: read {:.3f} s, map {:.3f} s, store {:.3f} s", path.string(), seconds(t0, t1),
-                seconds(t1, t2), seconds(t2, clock::now()));
+  log::debug("import {}: read {:.3f} s, map {:.3f} s, store {:.3f} s", path.string(), seconds(t0, t1), seconds(t1, t2),
+             seconds(t2, clock::now()));
   r.file = path;
   r.repaired = std::holds_alternative<CacheFile>(file) && std::get<CacheFile>(file).repaired;
   return r;

@@ -1,7 +1,7 @@
 // The farm (farm.h): rank 0's loop over MPI messages and its own worker thread.
 #include "mpi/farm.h"
+#include "log/log.h"
 
-#include <spdlog/spdlog.h>
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
@@ -108,7 +108,7 @@ double silence_limit() {
 // A rank whose rank 0 is gone has nobody to give its results to: it ends, and with it its worker
 // process (run/isolate.h); the database holds everything rank 0 committed.
 [[noreturn]] void orphaned(const World& world, double limit) {
-  spdlog::error(
+  log::error(
       "rank {}: rank 0 has not been heard from for {:.0f} s, so it is gone; the database holds everything it "
       "committed, and the same command resumes",
       world.rank(), limit);
@@ -172,7 +172,7 @@ FarmStats farm(const World& world, const FarmPlan& plan, const PayloadFn& payloa
     world.lose(r);
     retired[i] = true;
     std::string why = "rank " + std::to_string(r) + ": " + how;
-    spdlog::warn("{}; it gets no more work{}", why, busy[i] ? ", and its item goes to another rank" : "");
+    log::warn("{}; it gets no more work{}", why, busy[i] ? ", and its item goes to another rank" : "");
     stats.faults.push_back(why);
     if (busy[i]) {
       end_of(r);

@@ -1,7 +1,6 @@
 // The distributed commands' shared parts (ranks_common.h).
 #include "mpi/ranks_common.h"
-
-#include <spdlog/spdlog.h>
+#include "log/log.h"
 
 #include <cstdlib>
 #include <fstream>
@@ -86,14 +85,14 @@ std::string sql_quote(const std::string& text) {
 
 void report_ranks(const FarmStats& farm) {
   for (std::size_t r = 0; r < farm.items.size(); ++r)
-    spdlog::info("rank {}: {} items, busy {:.1f} s of {:.1f} s", r, farm.items[r], farm.busy_s[r], farm.wall_s);
+    log::info("rank {}: {} items, busy {:.1f} s of {:.1f} s", r, farm.items[r], farm.busy_s[r], farm.wall_s);
   report_faults({farm});
 }
 
 void report_faults(const std::vector<FarmStats>& farms) {
   for (const auto& f : farms)
     for (const auto& why : f.faults)
-      spdlog::warn("left this run: {}; its work was done by the other ranks, nothing it finished was lost", why);
+      log::warn("left this run: {}; its work was done by the other ranks, nothing it finished was lost", why);
 }
 
 }  // namespace tune::mpi::detail

@@ -1,7 +1,6 @@
 // `mpirun -n K tune run ...` on GPUs (ranks.h): one problem size per item, measured by a supervised
 // worker process of the rank into a scratch database seeded with the cubins rank 0 has sent it.
 #include <sched.h>
-#include <spdlog/spdlog.h>
 
 #include <chrono>
 #include <map>
@@ -10,6 +9,7 @@
 #include <thread>
 
 #include "common/error.h"
+#include "log/log.h"
 #include "mpi/bytes.h"
 #include "mpi/farm.h"
 #include "mpi/rank_work.h"
@@ -125,9 +125,9 @@ class Coordinator {
       for (const auto& i : *items)
         if (i.share.part == tuning::Part::whole || (i.share.part == tuning::Part::search && i.share.index == 0))
           todo += i.sizes.size();
-    spdlog::info("{} ranks on {} GPU model(s): {} sizes to measure in {} items{}", ranks_.size(), models_.size(), todo,
-                 first_.size() + rest_.size(),
-                 alone_first_ ? "; one per model first, compiling every configuration once" : "");
+    log::info("{} ranks on {} GPU model(s): {} sizes to measure in {} items{}", ranks_.size(), models_.size(), todo,
+              first_.size() + rest_.size(),
+              alone_first_ ? "; one per model first, compiling every configuration once" : "");
   }
 
   // Fewer sizes than ranks of the model: each size is split into shares, one per rank it can
@@ -145,9 +145,9 @@ class Coordinator {
         first_.push_back({{labels_[i]}, group, {tuning::Part::search, k, shares}});
       rest_.push_back({{labels_[i]}, group, {tuning::Part::decide, 0, 1}});
     }
-    spdlog::info("{}: {} size(s) on {} ranks: each split into {} shares{}, then decided on one rank", models_[group],
-                 todo.size(), ranks, shares,
-                 brute ? " of its configurations" : " of the budget (a search each, seeds apart)");
+    log::info("{}: {} size(s) on {} ranks: each split into {} shares{}, then decided on one rank", models_[group],
+              todo.size(), ranks, shares,
+              brute ? " of its configurations" : " of the budget (a search each, seeds apart)");
     return true;
   }
 
@@ -176,7 +176,7 @@ class Coordinator {
       double busy = 0;
       for (const auto& p : phases) items += p.items[r], busy += p.busy_s[r];
       const query::RunTotals& t = rank_totals_[r];
-      spdlog::info(
+      log::info(
           "rank {} ({}): {} items, busy {:.1f} s: {} compiled ({:.1f} s of compile time), {} measured in {:.1f} s", r,
           ranks_[r].device, items, busy, t.compiled, t.compile_s, t.measured, t.measure_s);
     }
@@ -250,19 +250,19 @@ class Coordinator {
         t->timed_s += j.value("timed_seconds", 0.0);
       }
     } catch (const nlohmann::json::exception&) {
-      spdlog::warn("sizes {}..{} on rank {}: its worker's totals were not readable", item.sizes.front(),
-                   item.sizes.back(), rank);
+      log::warn("sizes {}..{} on rank {}: its worker's totals were not readable", item.sizes.front(), item.sizes.back(),
+                rank);
     }
     if (item.share.part == tuning::Part::search)
-      spdlog::info("size {}, share {} of {}, measured on rank {} ({})", item.sizes.front(), item.share.index,
-                   item.share.count, rank, model);
+      log::info("size {}, share {} of {}, measured on rank {} ({})", item.sizes.front(), item.share.index,
+                item.share.count, rank, model);
     else if (item.share.part == tuning::Part::decide)
-      spdlog::info("size {} decided on rank {} ({}) from its shares", item.sizes.front(), rank, model);
+      log::info("size {} decided on rank {} ({}) from its shares", item.sizes.front(), rank, model);
     else if (item.sizes.size() == 1)
-      spdlog::info("size {} measured on rank {} ({})", item.sizes.front(), rank, model);
+      log::info("size {} measured on rank {} ({})", item.sizes.front(), rank, model);
     else
-      spdlog::info("sizes {}..{} ({}) measured on rank {} ({})", item.sizes.front(), item.sizes.back(),
-                   item.sizes.size(), rank, model);
+      log::info("sizes {}..{} ({}) measured on rank {} ({})", item.sizes.front(), item.sizes.back(), item.sizes.size(),
+                rank, model);
   }
 
   // The run of this command on the incoming run's GPU model (one per model, begun on first use).
@@ -343,12 +343,12 @@ int run(const World& world, tuning::Options o) {
         coordinator->plan();
       }))
     return code;
-  spdlog::debug("rank {}: {} (device {})", world.rank(), dev.name, dev.ordinal);
+  log::debug("rank {}: {} (device {})", world.rank(), dev.name, dev.ordinal);
   // Open MPI binds a rank to one core by default (np <= 2): its worker process would compile every
   // configuration on that core alone.
   cpu_set_t cpus;
   if (sched_getaffinity(0, sizeof cpus, &cpus) == 0 && CPU_COUNT(&cpus) == 1 && std::thread::hardware_concurrency() > 1)
-    spdlog::warn(
+    log::warn(
         "rank {} is bound to one CPU, so its worker compiles on one core: run mpirun --bind-to none, or give "
         "each task its cores (srun --cpus-per-task)",
         world.rank());

@@ -1,12 +1,12 @@
 // `mpirun -n K tune run --replay ...` (ranks.h): one (kernel, device) group of caches per item,
 // replayed on the rank into a scratch database that rank 0 merges; the output is one rank's.
-#include <spdlog/spdlog.h>
 
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
 #include "common/error.h"
+#include "log/log.h"
 #include "mpi/bytes.h"
 #include "mpi/farm.h"
 #include "mpi/ranks.h"
@@ -83,7 +83,7 @@ int run_replay_ranks(const World& world, tuning::Options o) {
       sizes.back().run_id = counts.run_ids.at(sizes.back().run_id);
       replayed.emplace(sizes.back().kernel, sizes.back().device);
     }
-    spdlog::debug("replay group {} done on rank {}", g, rank);
+    log::debug("replay group {} done on rank {}", g, rank);
     results[g] = std::move(sizes);
     // the groups in order, as one rank prints them
     for (; next_print < groups.size() && results[next_print]; ++next_print)

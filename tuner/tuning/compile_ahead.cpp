@@ -1,6 +1,5 @@
 #include "tuning/compile_ahead.h"
-
-#include <spdlog/spdlog.h>
+#include "log/log.h"
 
 #include <algorithm>
 #include <thread>
@@ -22,7 +21,7 @@ std::shared_ptr<compile::CompileProcesses> start_compilers(const Options& o, con
   try {
     return std::make_shared<compile::CompileProcesses>(*o.compile_server, n, arch);
   } catch (const UnavailableError& e) {
-    spdlog::warn("{}: compiling on threads of this process instead", e.what());
+    log::warn("{}: compiling on threads of this process instead", e.what());
     return nullptr;
   }
 }
@@ -82,14 +81,14 @@ void CompileAhead::start_configs(bool guided) {
       ++pending_;
     }
   }
-  spdlog::info("{} kernels from the binary cache, {} to compile in {} {}", run_.count.cached, pending_, pool_.workers(),
-               compilers_ ? "processes" : "threads");
+  log::info("{} kernels from the binary cache, {} to compile in {} {}", run_.count.cached, pending_, pool_.workers(),
+            compilers_ ? "processes" : "threads");
 }
 
 void CompileAhead::start_helpers(bool guided) {
   const spec::Extension& ext = run_.ext;
   if (!ext.reference) {
-    if (run_.captures.empty()) spdlog::warn("{}: no Tune.reference: results are timed but not verified", run_.o.space);
+    if (run_.captures.empty()) log::warn("{}: no Tune.reference: results are timed but not verified", run_.o.space);
     return;
   }
   const auto defaults = spec::default_values(run_.spec);
@@ -121,7 +120,7 @@ std::unique_ptr<run::LoadedKernel> CompileAhead::load_helper(PendingHelper& p) {
   if (p.compiling.valid()) {
     const compile::CompileResult res = p.compiling.get();
     if (!res.ok()) throw InputError(run_.o.space + ": " + p.what + " does not compile:\n" + res.log);
-    spdlog::debug("compiled {} in {:.1f} ms", p.kernel_name, res.wall_ms);
+    log::debug("compiled {} in {:.1f} ms", p.kernel_name, res.wall_ms);
     put_cubin(p.key, res);
     p.cubin.assign(res.cubin.begin(), res.cubin.end());
   }
@@ -158,7 +157,7 @@ void CompileAhead::accept(compile::CompileResult r) {
   k.resources = r.resources;
   run_.count.compile_ms += r.wall_ms;
   ++run_.count.compiled;
-  spdlog::debug("compiled {} in {:.1f} ms: {}", run_.configs[c].params, r.wall_ms, r.ok() ? "ok" : "failed");
+  log::debug("compiled {} in {:.1f} ms: {}", run_.configs[c].params, r.wall_ms, r.ok() ? "ok" : "failed");
   if (!r.ok()) {
     k.status = store::MeasurementStatus::compile_failed;
     k.error = r.log;
@@ -258,7 +257,7 @@ void CompileAhead::finish() {
   accept_finished();
   drop_guesses();
   if (pending_ == 0) return;
-  spdlog::debug("{} compiles in progress that nobody waits for: given up", pending_);
+  log::debug("{} compiles in progress that nobody waits for: given up", pending_);
   if (compilers_) compilers_->stop();  // a compile in a process ends at once
   pool_.abandon();
   ahead_.clear();

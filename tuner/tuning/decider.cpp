@@ -1,5 +1,4 @@
 // The race and the verdict at one size (decider.h).
-#include <spdlog/spdlog.h>
 
 #include <nlohmann/json.hpp>
 
@@ -8,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "log/log.h"
 #include "tuning/decider.h"
 
 namespace tune::tuning {
@@ -135,8 +135,8 @@ void Decider::decide_time(std::size_t s, SizeState& st) {
       const run::Timing& t = timings[k];
       store::StoredMeasurement& m = rows[runnable[k]];
       if (!t.ok()) {
-        spdlog::warn("{} at {}: the re-measurement failed ({}); its first pass stands", m.params, d.size,
-                     t.status.message);
+        log::warn("{} at {}: the re-measurement failed ({}); its first pass stands", m.params, d.size,
+                  t.status.message);
         if (t.status.sticky()) {
           run_.configs[run_.config_index.at(m.params)].compiled.faulted = true;
           states_.recover(st);
@@ -158,12 +158,12 @@ void Decider::decide_time(std::size_t s, SizeState& st) {
     if (elsewhere)
       for (auto& row : measure_elsewhere(st, kernels, measured_shapes)) contexts.push_back(std::move(row));
     run_.count.decide_ms += ms_since(t1);
-    if (contexts.size() > 1 && spdlog::should_log(spdlog::level::debug))
+    if (contexts.size() > 1 && log::enabled(log::Level::debug))
       for (std::size_t i = 0; i < measured.size(); ++i) {
         std::string per_context;  // in each context, its value over that context's first contender
-        for (const auto& row : contexts) per_context += fmt::format(" {:.4f}", row[i].value / row[0].value);
-        spdlog::debug("{} at {}: config {} in {} contexts, each over its first contender:{}", run_.kernel, d.size,
-                      rows[runnable[measured[i]]].config_id, contexts.size(), per_context);
+        for (const auto& row : contexts) per_context += log::format(" {:.4f}", row[i].value / row[0].value);
+        log::debug("{} at {}: config {} in {} contexts, each over its first contender:{}", run_.kernel, d.size,
+                   rows[runnable[measured[i]]].config_id, contexts.size(), per_context);
       }
     std::vector<decision::Estimate> earlier;  // the contenders' first passes (policy.first_pass_weight)
     earlier.reserve(measured.size());
@@ -208,7 +208,7 @@ void Decider::decide_time(std::size_t s, SizeState& st) {
   usable.clear();
   for (const std::int64_t id : decision::eligible(tied_values, run_.rule.tie_margin, v.noise))
     usable.insert(run_.config_index.at(rows[static_cast<std::size_t>(id)].params));
-  spdlog::debug(
+  log::debug(
       "{} at {}: {} contenders ({} of them eligible at the size before) measured again over {} rounds on {} "
       "placements; winner {} ({} tied, noise {:.2f}%)",
       run_.kernel, d.size, decided.size(), from_neighbour, d.rounds, sets.size(),

@@ -2,9 +2,9 @@
 // kernels take a few microseconds measured again in further CUDA contexts of this process, each
 // with its own copies of the arguments, so that one context's draw of the launch channel does not
 // decide (run/context.h).
-#include <spdlog/spdlog.h>
 
 #include "common/error.h"
+#include "log/log.h"
 #include "run/context.h"
 #include "tuning/decider.h"
 
@@ -49,7 +49,7 @@ std::vector<std::vector<decision::Estimate>> Decider::measure_elsewhere(SizeStat
       if (others_ready_.valid()) others_ = others_ready_.get();
       add_contexts(others_);  // none made in the background, or fewer
     } catch (const run::CudaError& e) {
-      spdlog::warn("no further CUDA context ({}): each size decided in one context", e.what());
+      log::warn("no further CUDA context ({}): each size decided in one context", e.what());
       others_.clear();
       others_off_ = true;
       return {};
@@ -74,7 +74,7 @@ std::vector<std::vector<decision::Estimate>> Decider::measure_elsewhere(SizeStat
       bool loaded = true;
       for (const auto& fns : launches) loaded = loaded && fns.front()().ok();
       if (!loaded || !other->synchronize("loading the contenders in another context").ok()) {
-        spdlog::debug("{}: another context could not load the contenders; left out", run_.sizes[st.index].label);
+        log::debug("{}: another context could not load the contenders; left out", run_.sizes[st.index].label);
         continue;
       }
       const auto timings = run::measure_interleaved(*other, launches, run_.timing, policy.race_min_rounds,
@@ -83,8 +83,8 @@ std::vector<std::vector<decision::Estimate>> Decider::measure_elsewhere(SizeStat
       for (const auto& t : timings) {
         run_.count.timed_ms += t.timed_ms;
         if (!t.ok() || t.samples_ms.empty()) {
-          spdlog::debug("{}: another context failed a contender ({}); that context left out",
-                        run_.sizes[st.index].label, t.status.message);
+          log::debug("{}: another context failed a contender ({}); that context left out", run_.sizes[st.index].label,
+                     t.status.message);
           if (t.status.sticky()) others_off_ = true;
           break;
         }
@@ -94,10 +94,10 @@ std::vector<std::vector<decision::Estimate>> Decider::measure_elsewhere(SizeStat
       (void)other->synchronize("the other context's measurements");
     } catch (const run::CudaError& e) {
       if (e.sticky()) others_off_ = true;
-      spdlog::debug("{}: another context failed ({}); left out", run_.sizes[st.index].label, e.what());
+      log::debug("{}: another context failed ({}); left out", run_.sizes[st.index].label, e.what());
     } catch (const Error& e) {  // not the device's doing: no other context for the rest of the run
-      spdlog::warn("{}: another CUDA context could not measure ({}); each size decided in one context from here",
-                   run_.sizes[st.index].label, e.what());
+      log::warn("{}: another CUDA context could not measure ({}); each size decided in one context from here",
+                run_.sizes[st.index].label, e.what());
       others_off_ = true;
     }
     if (others_off_) break;

@@ -1,5 +1,4 @@
 // The energy race at one size (decider.h: race_energy).
-#include <spdlog/spdlog.h>
 
 #include <nlohmann/json.hpp>
 
@@ -8,6 +7,7 @@
 #include <optional>
 
 #include "decision/energy_race.h"
+#include "log/log.h"
 #include "tuning/decider.h"
 
 namespace tune::tuning {
@@ -52,8 +52,8 @@ void Decider::race_energy(std::size_t s, SizeState& st) {
     run::LaunchStatus status;
     run::EnergyReading r = run_.energy->measure(launches[k], *m.objective, 0, status, updates);
     if (!status.ok()) {
-      spdlog::warn("{} at {}: the energy race failed ({}); its first pass stands", m.params, f.size.value(),
-                   status.message);
+      log::warn("{} at {}: the energy race failed ({}); its first pass stands", m.params, f.size.value(),
+                status.message);
       if (status.sticky()) {
         run_.configs[run_.config_index.at(m.params)].compiled.faulted = true;
         stop = true;
@@ -74,8 +74,8 @@ void Decider::race_energy(std::size_t s, SizeState& st) {
       return;
     }
     if (!warm.empty())
-      spdlog::debug("{} at {}: energy warm-up {} windows, {:.1f} to {:.1f} W", run_.kernel, f.size.value(), warm.size(),
-                    warm.front(), warm.back());
+      log::debug("{} at {}: energy warm-up {} windows, {:.1f} to {:.1f} W", run_.kernel, f.size.value(), warm.size(),
+                 warm.front(), warm.back());
   }
   // Rounds of one window per contender in alternating order (decision/energy_race.h). A contender
   // whose window fails or is not resolved leaves the race (its first pass stands); the round is
@@ -144,8 +144,8 @@ void Decider::race_energy(std::size_t s, SizeState& st) {
     again.measured_at.clear();
     run_.db.record(again);
   }
-  spdlog::debug("{} at {}: {} energy contenders measured again in {} rounds", run_.kernel, f.size.value(),
-                racing.size(), joules.size());
+  log::debug("{} at {}: {} energy contenders measured again in {} rounds", run_.kernel, f.size.value(), racing.size(),
+             joules.size());
 }
 
 }  // namespace tune::tuning

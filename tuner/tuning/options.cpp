@@ -2,8 +2,7 @@
 // and the policy's overrides, the space, sizes, captures and database), the strategy, the run
 // record's fields, the search policy, the search seed.
 #include "tuning/options.h"
-
-#include <spdlog/spdlog.h>
+#include "log/log.h"
 
 #include <unistd.h>
 
@@ -147,8 +146,8 @@ Prepared validate(const Options& opts) {
   // Said once: by the supervisor, not again by its worker process (run/isolate.h).
   if (run::worker_generation() < 0) {
     const std::size_t n = opts.replay.empty() ? opts.sizes.size() + opts.capture.size() : opts.replay.size();
-    spdlog::info("{}: {} of {} configurations valid, {} {}", opts.space, space.size(), space.cartesian(), n,
-                 opts.replay.empty() ? (n == 1 ? "size" : "sizes") : (n == 1 ? "cache" : "caches"));
+    log::info("{}: {} of {} configurations valid, {} {}", opts.space, space.size(), space.cartesian(), n,
+              opts.replay.empty() ? (n == 1 ? "size" : "sizes") : (n == 1 ? "cache" : "caches"));
   }
   return Prepared{std::move(spec), std::move(space), std::move(extension), std::move(strategy), std::move(captures)};
 }
@@ -158,7 +157,7 @@ std::string strategy_for(const Options& opts, const spec::Spec& spec) {
   const auto names = search::strategy_names();
   if (spec.search.empty()) return std::string(kDefaultStrategy);
   if (std::find(names.begin(), names.end(), spec.search) != names.end()) return spec.search;
-  spdlog::warn("{}: Search.Name {} is not a strategy of tune; using {}", opts.space, spec.search, kDefaultStrategy);
+  log::warn("{}: Search.Name {} is not a strategy of tune; using {}", opts.space, spec.search, kDefaultStrategy);
   return std::string(kDefaultStrategy);
 }
 

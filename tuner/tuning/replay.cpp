@@ -5,8 +5,7 @@
 // valid ones); a valid configuration missing from the cache is an error; recorded failures are
 // failures. One run (kind replay) per cache.
 #include "tuning/replay.h"
-
-#include <spdlog/spdlog.h>
+#include "log/log.h"
 
 #include <algorithm>
 #include <cmath>
@@ -140,7 +139,7 @@ SizeReplay replay_one(const Options& o, const spec::Spec& spec, const space::Spa
     auto check = interop::check_against_spec(cache, spec, space);
     if (!check.parameters_match())
       throw InputError(cache.path.string() + " does not belong to " + o.space + ": " + check.report());
-    if (!check.keys_equal()) spdlog::warn("{}: {}", cache.path.string(), check.report());
+    if (!check.keys_equal()) log::warn("{}: {}", cache.path.string(), check.report());
   }
   out.cache = cache.path.string();
   out.kernel = job.kernel;

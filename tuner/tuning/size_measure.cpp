@@ -1,13 +1,13 @@
 // Measurements against a size's state: a configuration (verified against the reference outputs,
 // poisoned first, then timed on the first pass's placements) and the ceilings (Tune.ceilings, with
 // the kernels' timing method), each ceiling checked against its neighbouring sizes at the end.
-#include <spdlog/spdlog.h>
 
 #include <nlohmann/json.hpp>
 
 #include <map>
 #include <optional>
 
+#include "log/log.h"
 #include "query/table.h"
 #include "run/ceilings.h"
 #include "tuning/size_states.h"
@@ -63,7 +63,7 @@ store::Measurement SizeStates::measure(std::size_t c, SizeState& st, spec::Geome
     m.error = status.message;
     if (status.sticky()) {
       k.faulted = true;
-      spdlog::warn("{} at {} faulted the context: {}; recovering", params, size, status.message);
+      log::warn("{} at {} faulted the context: {}; recovering", params, size, status.message);
     }
     return m;
   }
@@ -76,7 +76,7 @@ store::Measurement SizeStates::measure(std::size_t c, SizeState& st, spec::Geome
       m.error = "check kernel " + check->name() + ": " + r.status.message;
       if (r.status.sticky()) {
         k.faulted = true;  // the outputs it judged made it fault: this configuration's doing
-        spdlog::warn("{} at {}: the check kernel faulted the context: {}; recovering", params, size, r.status.message);
+        log::warn("{} at {}: the check kernel faulted the context: {}; recovering", params, size, r.status.message);
       }
       return m;
     }
@@ -114,9 +114,9 @@ store::Measurement SizeStates::measure(std::size_t c, SizeState& st, spec::Geome
     extra["throttled"] = timing.throttled;
     if (timing.steady_throttle) extra["steady_throttle"] = true;
     if (timing.steady_throttle)
-      spdlog::debug("{} at {}: throttled, the GPU's steady state (not taken again); kept and marked", params, size);
+      log::debug("{} at {}: throttled, the GPU's steady state (not taken again); kept and marked", params, size);
     else if (timing.throttled)
-      spdlog::warn("{} at {}: the GPU throttled through {} retakes; kept and marked", params, size, timing.retaken);
+      log::warn("{} at {}: the GPU throttled through {} retakes; kept and marked", params, size, timing.retaken);
   }
   for (double v : timing.samples_ms) m.samples_ms.push_back(static_cast<float>(v));
   const decision::Estimate time = decision::estimate(timing.samples_ms, run_.rule.statistic);
@@ -130,8 +130,8 @@ store::Measurement SizeStates::measure(std::size_t c, SizeState& st, spec::Geome
     if (!run_.energy->warmed()) {  // the run's first window: the board warmed first
       const std::vector<double> watts = run_.energy->warm_up(launch.at(0), t, es);
       if (es.ok() && !watts.empty())
-        spdlog::info("energy: the board warmed for {} windows, {:.1f} to {:.1f} W", watts.size(), watts.front(),
-                     watts.back());
+        log::info("energy: the board warmed for {} windows, {:.1f} to {:.1f} W", watts.size(), watts.front(),
+                  watts.back());
     }
     const run::EnergyReading r =
         es.ok() ? run_.energy->measure(launch.at(0), t, time.relative(), es) : run::EnergyReading{};
@@ -149,7 +149,7 @@ store::Measurement SizeStates::measure(std::size_t c, SizeState& st, spec::Geome
       m.power_hw_w = r.power.half_width;
     } else {
       extra["energy"] = "unresolved: " + r.why;
-      spdlog::warn("{} at {}: energy {}", params, size, r.why);
+      log::warn("{} at {}: energy {}", params, size, r.why);
     }
     extra["energy_window_ms"] = r.power.span_ms;
     extra["energy_ms_per_launch"] = r.ms_per_launch;
@@ -191,19 +191,19 @@ void SizeStates::measure_ceiling(SizeState& st, const std::string& name) {
   try {
     c = ceilings_->measure(name, args, run_.timing);
   } catch (const run::CudaError& e) {
-    spdlog::warn("ceiling {} at {}: {}", name, label, e.what());
+    log::warn("ceiling {} at {}: {}", name, label, e.what());
     if (e.sticky()) recover(st);
     return;
   }
   if (!c.ok()) {
-    spdlog::warn("ceiling {} at {}: {}", name, label, c.timing.ok() ? c.check : c.timing.status.message);
+    log::warn("ceiling {} at {}: {}", name, label, c.timing.ok() ? c.check : c.timing.status.message);
     if (c.timing.status.sticky()) recover(st);
     return;
   }
   // the same statistic as the kernels' objective
   const double ms = decision::estimate(c.timing.samples_ms, run_.rule.statistic).value;
   const double value = c.value * c.time_ms / ms;  // GB/s or GFLOP/s scale with 1 / time
-  spdlog::debug(
+  log::debug(
       "ceiling {} at {}: {:.4f} ms = {:.0f} {} ({}); set up, timed and checked in {:.0f} ms (timing {:.0f} ms: the "
       "first launches {:.0f} ms, {} launches, {:.0f} ms timed, {} rounds taken again)",
       c.name, label, ms, value, c.unit, c.check, ms_since(t0), c.timing.wall_ms, c.timing.prepare_ms, c.timing.launches,
@@ -241,8 +241,8 @@ void SizeStates::remeasure_implausible_ceilings() {
           return it == rate[t].end() ? std::nullopt : std::optional(it->second);
         };
         if (!query::implausible(value, at(s - 1), at(s + 1))) continue;
-        spdlog::warn("ceiling {} at {} ({:.4g}) disagrees with both neighbouring sizes: measuring it again", name,
-                     sizes[s].label, value);
+        log::warn("ceiling {} at {} ({:.4g}) disagrees with both neighbouring sizes: measuring it again", name,
+                  sizes[s].label, value);
         SizeState st;
         st.index = s;
         st.bound_default = spec::bind_config(run_.spec, spec::default_values(run_.spec), sizes[s].size);

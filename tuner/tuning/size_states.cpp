@@ -1,8 +1,7 @@
 // A size's state: its arguments (and their placements), its reference outputs, kept on the device
 // while the size is measured, and restored after a fault.
 #include "tuning/size_states.h"
-
-#include <spdlog/spdlog.h>
+#include "log/log.h"
 
 #include <algorithm>
 #include <tuple>
@@ -148,8 +147,8 @@ void SizeStates::add_placements(SizeState& st, std::size_t count) {
       st.more_args.push_back(std::make_unique<run::ArgSet>(run_.session, st.args->specs(), st.args->seed()));
   } catch (const run::CudaError& e) {
     if (e.sticky()) throw;
-    spdlog::warn("{}: no room for {} placements of the arguments ({}): timing on {}", run_.sizes[st.index].label, count,
-                 e.what(), st.more_args.size() + 1);
+    log::warn("{}: no room for {} placements of the arguments ({}): timing on {}", run_.sizes[st.index].label, count,
+              e.what(), st.more_args.size() + 1);
   }
 }
 

@@ -2,8 +2,8 @@
 // start the compiles, measure every size (windows of sizes for brute force, size after size for a
 // guided search), decide each, then the flags and the table.
 #include "tuning/sweep.h"
+#include "log/log.h"
 
-#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -74,8 +74,8 @@ GpuRun::GpuRun(const Options& opts, Prepared prepared)
       db(store::Store::open(opts.db, store::Store::Mode::read_write)),
       timing(first_pass_timing(ext.policy)),
       rule(ext.policy.rule()) {
-  spdlog::info("device: {}{}", session.device().summary(),
-               arch == session.device().arch ? std::string() : "; kernels compiled for " + arch + " (Tune.arch)");
+  log::info("device: {}{}", session.device().summary(),
+            arch == session.device().arch ? std::string() : "; kernels compiled for " + arch + " (Tune.arch)");
   store::RunInfo info = gpu_run_info(o, spec, session.device());
   info.timing = policy().describe() + "; " + session.clocks_note();  // the method, above the run's table
   if (energy) {
@@ -125,7 +125,7 @@ void Sweep::plan() {
   }
   if (share.part == Part::decide) {
     todo_ = 0;
-    spdlog::info("{} sizes to decide from the measurements stored", run_.sizes.size());
+    log::info("{} sizes to decide from the measurements stored", run_.sizes.size());
     return;
   }
   if (guided_) {
@@ -135,18 +135,18 @@ void Sweep::plan() {
     const std::size_t per_size = std::min(n_configs, policy.budget.max_fevals.value_or(n_configs));
     search_ = std::make_unique<SizeSearch>(run_.space, std::move(policy));
     todo_ = per_size * run_.sizes.size();
-    spdlog::info("{} configurations x {} sizes: strategy {} evaluates up to {} per size{}", n_configs,
-                 run_.sizes.size(), run_.o.strategy, per_size,
-                 share.part == Part::search
-                     ? fmt::format(" (share {} of {}; the decision is another process's)", share.index, share.count)
-                     : "");
+    log::info("{} configurations x {} sizes: strategy {} evaluates up to {} per size{}", n_configs, run_.sizes.size(),
+              run_.o.strategy, per_size,
+              share.part == Part::search
+                  ? log::format(" (share {} of {}; the decision is another process's)", share.index, share.count)
+                  : "");
     return;
   }
   if (share.part == Part::search)
-    spdlog::info("share {} of {}: the configurations c with c mod {} = {}; the decision is another process's",
-                 share.index, share.count, share.count, share.index);
-  spdlog::info("{} configurations x {} sizes: {} measurements to take, {} already stored", n_configs, run_.sizes.size(),
-               todo_, n_configs * run_.sizes.size() - todo_);
+    log::info("share {} of {}: the configurations c with c mod {} = {}; the decision is another process's", share.index,
+              share.count, share.count, share.index);
+  log::info("{} configurations x {} sizes: {} measurements to take, {} already stored", n_configs, run_.sizes.size(),
+            todo_, n_configs * run_.sizes.size() - todo_);
 }
 
 bool Sweep::size_needs_work(std::size_t s) const {
@@ -208,7 +208,7 @@ bool Sweep::measure_window(const std::vector<std::size_t>& window) {
     for (auto& st : states) {
       if (done_.count({run_.configs[c].params, run_.sizes[st->index].label})) continue;
       if (run_.o.time_limit_s && ms_since(run_.start) / 1000.0 > *run_.o.time_limit_s) {
-        spdlog::warn("time limit of {} s reached: stopping (a re-run resumes)", *run_.o.time_limit_s);
+        log::warn("time limit of {} s reached: stopping (a re-run resumes)", *run_.o.time_limit_s);
         in_time = false;
         break;
       }
@@ -256,13 +256,12 @@ store::Measurement Sweep::measure_and_store(std::size_t c, SizeState& st) {
   if (k.compiled.faulted && m.status == store::MeasurementStatus::runtime_error && !m.error.starts_with("not run"))
     states_.recover(st);
   if (m.status == store::MeasurementStatus::ok) {
-    spdlog::debug("{} at {}: grid ({},{},{}) block ({},{},{}): verified, {:.4f} ms ({} samples)", k.params, size,
-                  g.grid[0], g.grid[1], g.grid[2], g.block[0], g.block[1], g.block[2], *m.objective,
-                  m.samples_ms.size());
+    log::debug("{} at {}: grid ({},{},{}) block ({},{},{}): verified, {:.4f} ms ({} samples)", k.params, size,
+               g.grid[0], g.grid[1], g.grid[2], g.block[0], g.block[1], g.block[2], *m.objective, m.samples_ms.size());
     ++run_.count.measured;
   } else {
     ++run_.count.failed;
-    spdlog::debug("{} at {}: {}: {}", k.params, size, store::to_string(m.status), m.error.substr(0, 200));
+    log::debug("{} at {}: {}: {}", k.params, size, store::to_string(m.status), m.error.substr(0, 200));
   }
   progress_->update(++progressed_, std::to_string(run_.count.compiled) + " compiled, " +
                                        std::to_string(run_.count.failed) + " failed");
@@ -278,8 +277,8 @@ void Sweep::finish(bool out_of_time) {
   const double ceilings_ms = ms_since(t0);
   query::refresh_flags(run_.db, run_.kernel, device);
   run_.db.finish_run(run_.run_id, out_of_time ? store::RunStatus::interrupted : store::RunStatus::completed);
-  spdlog::debug("run's end: ceilings checked in {:.0f} ms, flags and the run's record in {:.0f} ms", ceilings_ms,
-                ms_since(t0) - ceilings_ms);
+  log::debug("run's end: ceilings checked in {:.0f} ms, flags and the run's record in {:.0f} ms", ceilings_ms,
+             ms_since(t0) - ceilings_ms);
 
   const Counters& count = run_.count;
   query::RunTotals totals;
@@ -308,9 +307,9 @@ int run_engine(const Options& opts, Prepared prepared) {
   {
     Sweep sweep(opts, std::move(prepared));
     rc = sweep.run();
-    spdlog::debug("the run's table printed; releasing the GPU and the compilers");
+    log::debug("the run's table printed; releasing the GPU and the compilers");
   }
-  spdlog::debug("the GPU and the compilers released; {:.0f} ms in all", ms_since(t0));
+  log::debug("the GPU and the compilers released; {:.0f} ms in all", ms_since(t0));
   return rc;
 }
 

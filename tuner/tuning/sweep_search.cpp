@@ -4,10 +4,10 @@
 // timed and stored like in the brute-force sweep (SweepEvaluator). The budget is --max-fevals per
 // size and --time-limit on the run's wall clock. A re-run of the same command answers
 // configurations already stored at a size from the database, without measuring them again.
-#include <spdlog/spdlog.h>
 
 #include <map>
 
+#include "log/log.h"
 #include "search/search.h"
 #include "tuning/sweep.h"
 #include "tuning/sweep_evaluator.h"
@@ -60,8 +60,8 @@ std::optional<double> Sweep::evaluate_guided(std::size_t c, SizeState& st) {
   g.compile_s += waited_ms / 1000.0;
   g.idle_s += idle_ms / 1000.0;
   if (waited_ms >= 1 || idle_ms > 0)
-    spdlog::debug("evaluation {}: waited {:.0f} ms for its compile{}", evaluation, waited_ms,
-                  idle_ms > 0 ? fmt::format(", {:.0f} ms of other GPU work meanwhile", idle_ms) : "");
+    log::debug("evaluation {}: waited {:.0f} ms for its compile{}", evaluation, waited_ms,
+               idle_ms > 0 ? log::format(", {:.0f} ms of other GPU work meanwhile", idle_ms) : "");
   const auto t2 = Clock::now();
   store::Measurement m = measure_and_store(c, st);
   g.measure_s += ms_since(t2) / 1000.0;
@@ -90,7 +90,7 @@ bool Sweep::search_size(std::size_t s, SizeState& st) {
   const auto t0 = Clock::now();
   const SizeOutcome& done = search_->search(run_.sizes[s].size, ev);
   const GuidedTime& g = guided_time_;
-  spdlog::info(
+  log::info(
       "{} at {}: search {:.2f} s: reference {:.2f} s, measuring {:.2f} s, waiting for compiles {:.2f} s ({} "
       "compiled ahead, {} hinted but not done, {} not hinted), clock warm-up and ceilings while waiting {:.2f} s, the "
       "strategy and the rest {:.2f} s",
@@ -98,14 +98,14 @@ bool Sweep::search_size(std::size_t s, SizeState& st) {
       g.inline_, g.idle_s, ms_since(t0) / 1000.0 - g.ready_s - g.measure_s - g.compile_s - g.idle_s);
   const bool out_of_time = run_.o.time_limit_s && ev.elapsed_s() >= *run_.o.time_limit_s;
   if (out_of_time)
-    spdlog::warn("time limit of {} s reached at {}: stopping (a re-run resumes)", *run_.o.time_limit_s,
-                 run_.sizes[s].label);
+    log::warn("time limit of {} s reached at {}: stopping (a re-run resumes)", *run_.o.time_limit_s,
+              run_.sizes[s].label);
   std::string from;
   for (const auto& n : done.seeded_from) from += (from.empty() ? "" : ", ") + n;
-  spdlog::info("{} at {}: {} evaluated {} configurations ({} measured){}{}", run_.kernel, run_.sizes[s].label,
-               run_.o.strategy, done.evaluated.size(), ev.measured(),
-               done.starts.empty() ? "" : ", starting from " + std::to_string(done.starts.size()) + " of " + from,
-               done.best ? "; best " + run_.configs[*done.best].params : "");
+  log::info("{} at {}: {} evaluated {} configurations ({} measured){}{}", run_.kernel, run_.sizes[s].label,
+            run_.o.strategy, done.evaluated.size(), ev.measured(),
+            done.starts.empty() ? "" : ", starting from " + std::to_string(done.starts.size()) + " of " + from,
+            done.best ? "; best " + run_.configs[*done.best].params : "");
   return !out_of_time;
 }
 

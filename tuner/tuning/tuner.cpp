@@ -1,6 +1,5 @@
 #include "tuning/tuner.h"
-
-#include <spdlog/spdlog.h>
+#include "log/log.h"
 
 #include <cstdlib>
 #include <string>
@@ -41,11 +40,11 @@ int tune(const Options& given) {
                            "\nwithout a GPU, --replay CACHE... searches measurements recorded on one, e.g.\n"
                            "  tune --space spaces/transpose.json --replay results/recorded/transpose/*.json.gz");
   if (opts.seed_drawn && opts.strategy != "brute_force" && run::worker_generation() <= 0)
-    spdlog::info("search seed {} (drawn for this run; --seed {} repeats the search)", opts.seed, opts.seed);
+    log::info("search seed {} (drawn for this run; --seed {} repeats the search)", opts.seed, opts.seed);
   try {
     return run_engine(opts, std::move(prepared));
   } catch (const run::DeviceLostError& e) {
-    spdlog::warn("{}: continuing in a fresh process", e.what());
+    log::warn("{}: continuing in a fresh process", e.what());
     return run::kDeviceLostExitCode;
   }
 }

@@ -1,0 +1,59 @@
+// The log of a tune process (stderr): levels, the one logger, and formatting. spdlog and fmt's
+// implementation are compiled once, in log.cpp; a caller includes only fmt's core (format strings are
+// checked at compile time), which keeps the other sources' compile time down.
+#pragma once
+#include <fmt/core.h>
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace tune::log {
+
+enum class Level { trace, debug, info, warn, error, off };
+
+// "trace", "debug", "info", "warn", "error" or "off"; nullopt for anything else.
+std::optional<Level> parse_level(std::string_view name) noexcept;
+
+// Makes the process's logger: stderr, "[12:34:56.789] warning message", coloured on a terminal unless
+// `color` is false. Before it is called, messages go to spdlog's default logger at level info.
+void setup(Level level, bool color);
+void set_level(Level level);
+Level level() noexcept;
+bool enabled(Level level) noexcept;
+void flush() noexcept;
+
+void vwrite(Level level, fmt::string_view format, fmt::format_args args);
+std::string vformat(fmt::string_view format, fmt::format_args args);
+
+template <class... A>
+std::string format(fmt::format_string<A...> f, A&&... a) {
+  return log::vformat(f, fmt::make_format_args(a...));  // qualified: not fmt::vformat by ADL
+}
+template <class... A>
+void write(Level level, fmt::format_string<A...> f, A&&... a) {
+  if (log::enabled(level)) log::vwrite(level, f, fmt::make_format_args(a...));
+}
+template <class... A>
+void trace(fmt::format_string<A...> f, A&&... a) {
+  write(Level::trace, f, std::forward<A>(a)...);
+}
+template <class... A>
+void debug(fmt::format_string<A...> f, A&&... a) {
+  write(Level::debug, f, std::forward<A>(a)...);
+}
+template <class... A>
+void info(fmt::format_string<A...> f, A&&... a) {
+  write(Level::info, f, std::forward<A>(a)...);
+}
+template <class... A>
+void warn(fmt::format_string<A...> f, A&&... a) {
+  write(Level::warn, f, std::forward<A>(a)...);
+}
+template <class... A>
+void error(fmt::format_string<A...> f, A&&... a) {
+  write(Level::error, f, std::forward<A>(a)...);
+}
+
+}  // namespace tune::log
