@@ -16,6 +16,10 @@
 # evaluating the selection model on the CPU), ONLINE_KEEP (a folder to keep online tuning's result
 # files in: every candidate's samples at every size), ONLINE_ARGS (online_bench's rule options, e.g.
 # "--candidates 16 --min-samples 4 --batch 1"; the runtime's defaults otherwise).
+# H2H (1): then the table's pick, online's winner and the brute force's best are measured again
+# side by side at each size by tune, only among themselves (bench/online_h2h.py: the brute force's
+# stored objective of a configuration that lost its first pass is that pass's estimate); H2H=0
+# leaves this out.
 # Build both binaries first:
 #   bash scripts/build.sh tune online_bench
 # GPU time on an H200: about 1 minute of brute force (the whole space x 36 sizes) and some
@@ -50,10 +54,22 @@ if [[ -n "${BF_DB:-}" ]]; then
 fi
 bf_s=$((SECONDS - start))
 echo "online tuning ($launches launches per size) and the table's pick ..." >&2
-"$bench" --spec spaces/transpose.json --main-db "$main_db" --bf-db "$work/bf.db" --sizes "$sizes" \
-  --launches "$launches" --out "$work/table.md" ${ONLINE_ARGS:-}
+keep="${ONLINE_KEEP:-$work/keep}"
+ONLINE_KEEP="$keep" "$bench" --spec spaces/transpose.json --main-db "$main_db" --bf-db "$work/bf.db" \
+  --sizes "$sizes" --launches "$launches" --out "$work/table.md" ${ONLINE_ARGS:-}
+: >"$work/h2h.md"
+if [[ "${H2H:-1}" != 0 ]]; then
+  echo "head to head at each size ..." >&2
+  python3 bench/online_h2h.py specs spaces/transpose.json "$keep" "$work/bf.db" "$work/h2h" >"$work/h2h.list"
+  while read -r size spec; do
+    "$tune" --space "$spec" --sizes "$size" --strategy brute_force --db "$work/h2h/$size.db" \
+      </dev/null >"$work/h2h/$size.log" 2>&1 || { cat "$work/h2h/$size.log" >&2; echo "online_sizes.sh: $size: head to head failed" >&2; }
+  done <"$work/h2h.list"
+  { echo; echo "Head to head (bench/online_h2h.py):"; echo; python3 bench/online_h2h.py table "$keep" "$work/bf.db" "$work/h2h"; } >"$work/h2h.md"
+fi
 {
   cat "$work/table.md"
+  cat "$work/h2h.md"
   echo
   echo "Wall: brute force ${bf_s} s, all $((SECONDS - start)) s; commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)."
 } >"$out"
