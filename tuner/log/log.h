@@ -35,25 +35,18 @@ template <class... A>
 void write(Level level, fmt::format_string<A...> f, A&&... a) {
   if (log::enabled(level)) log::vwrite(level, f, fmt::make_format_args(a...));
 }
-template <class... A>
-void trace(fmt::format_string<A...> f, A&&... a) {
-  write(Level::trace, f, std::forward<A>(a)...);
-}
-template <class... A>
-void debug(fmt::format_string<A...> f, A&&... a) {
-  write(Level::debug, f, std::forward<A>(a)...);
-}
-template <class... A>
-void info(fmt::format_string<A...> f, A&&... a) {
-  write(Level::info, f, std::forward<A>(a)...);
-}
-template <class... A>
-void warn(fmt::format_string<A...> f, A&&... a) {
-  write(Level::warn, f, std::forward<A>(a)...);
-}
-template <class... A>
-void error(fmt::format_string<A...> f, A&&... a) {
-  write(Level::error, f, std::forward<A>(a)...);
-}
+// log::info("{} of {}", 3, 44) and the like: write() at one level.
+template <Level L>
+struct Writer {
+  template <class... A>
+  void operator()(fmt::format_string<A...> f, A&&... a) const {
+    write(L, f, std::forward<A>(a)...);
+  }
+};
+inline constexpr Writer<Level::trace> trace;
+inline constexpr Writer<Level::debug> debug;
+inline constexpr Writer<Level::info> info;
+inline constexpr Writer<Level::warn> warn;
+inline constexpr Writer<Level::error> error;
 
 }  // namespace tune::log

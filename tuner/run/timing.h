@@ -6,8 +6,9 @@
 //   - batches: a sample is a batch of N back-to-back launches between one pair of CUDA events, its
 //     value the batch time / N (ms per launch). N is chosen from one timed launch (taken again once
 //     if its hold timed out: a launch function whose first call stalls the host, as cuBLAS's
-//     first call did behind the hold, until the timeout) so that a batch lasts at least min_batch_ms (event resolution is about 0.5 us and a 2..3 us launch varies by
-//     5% alone: a 3 us kernel gets N = 17 at the default 50 us), at most kMaxLaunchesPerHold / 8;
+//     first call did behind the hold, until the timeout) so that a batch lasts at least
+//     min_batch_ms (event resolution is about 0.5 us and a 2..3 us launch varies by 5% alone: a
+//     3 us kernel gets N = 17 at the default 50 us), at most kMaxLaunchesPerHold / 8;
 //   - no host jitter: each batch is enqueued behind a kernel that holds the stream (blocker.h) and
 //     released once queued, so its launches run back to back on the GPU; the first batch of a
 //     block is preceded by an untimed copy of itself (primed): the first launches after a release
