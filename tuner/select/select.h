@@ -33,13 +33,13 @@
 // fast path does not apply is never chosen over one measured in the asked size's class.
 // Predicted regrets in the same step of kSlack tie, and ties go to the earlier candidate (the
 // candidates are ordered by their mean regret: the more robust one).
-// Past the measured range at a size of at least kBand times the largest measured elements, the
-// two nearest sizes are no guide (configurations tied there part by 10-35% further out): each
-// candidate is scored by the geometric mean of its regrets over the measured sizes of at least
-// kBand times the largest elements where its fast path applies as at the asked size (at least
-// two; those whose fast path applies first): the configuration robust across that band wins.
-#ifndef TUNE_SELECT_H_V5
-#define TUNE_SELECT_H_V5
+// Over the measured range the two nearest sizes are no guide (configurations tied there part by
+// 10-35% further out): each candidate is scored by the geometric mean of its regrets over the
+// measured sizes of at least kBand times the largest measured elements (kBand times the asked
+// size's, for a size under that) where its fast path applies as at the asked size (at least two;
+// those whose fast path applies first): the configuration robust across that band wins.
+#ifndef TUNE_SELECT_H_V6
+#define TUNE_SELECT_H_V6
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -59,7 +59,7 @@ inline constexpr double kSlack =
 inline constexpr double kFar =
     4.0;  // class evidence reaches this far (distance2: a factor of e^2 = 7.4 on one axis)
 inline constexpr double kBand =
-    0.5;  // past the range, sizes of this share of the largest measured elements: the band rule
+    0.5;  // past the range, sizes of this share of the largest (or asked) elements: the band rule
 
 // How a selection matched: the measured size itself; predicted from measured sizes around it (every
 // extent inside the measured range of its axis); extrapolated beyond the measured range; none: the
@@ -163,8 +163,8 @@ inline double pow2_penalty(const Point& p, long long x, long long y, long long z
   return kPow2 * ((pow2(p.x) != pow2(x)) + (pow2(p.y) != pow2(y)) + (pow2(p.z) != pow2(z)));
 }
 
-// Every extent inside the measured range of its axis.
-inline bool inside(const Model& m, long long x, long long y, long long z) {
+// Every extent inside the measured range of its axis (low = false: none over it).
+inline bool inside(const Model& m, long long x, long long y, long long z, bool low = true) {
   long long lo[3] = {m.sizes[0].x, m.sizes[0].y, m.sizes[0].z}, hi[3] = {lo[0], lo[1], lo[2]};
   for (unsigned s = 1; s < m.num_sizes; ++s) {
     const long long e[3] = {m.sizes[s].x, m.sizes[s].y, m.sizes[s].z};
@@ -173,7 +173,8 @@ inline bool inside(const Model& m, long long x, long long y, long long z) {
       hi[a] = e[a] > hi[a] ? e[a] : hi[a];
     }
   }
-  return x >= lo[0] && x <= hi[0] && y >= lo[1] && y <= hi[1] && z >= lo[2] && z <= hi[2];
+  return (!low || (x >= lo[0] && y >= lo[1] && z >= lo[2])) && x <= hi[0] && y <= hi[1] &&
+         z <= hi[2];
 }
 
 // The least common multiple of the candidates' alignments on an axis (capped: a size class, not
@@ -372,11 +373,12 @@ inline unsigned top_candidates(const Model& m, long long x, long long y, long lo
   double largest = 0;
   for (unsigned s = 0; s < m.num_sizes; ++s)
     largest = std::fmax(largest, detail::elements(m.sizes[s].x, m.sizes[s].y, m.sizes[s].z));
-  bool band = how == How::extrapolated && detail::elements(x, y, z) >= kBand * largest;
+  bool band = how == How::extrapolated && !detail::inside(m, x, y, z, false);  // over the range
+  const double e = detail::elements(x, y, z), floor = kBand * (e >= kBand * largest ? largest : e);
   std::vector<Choice> all;
   all.reserve(m.num_candidates);
   for (unsigned c = 0; band && c < m.num_candidates; ++c)
-    all.push_back(detail::band_predict(m, d2, c, kBand * largest, x, y, z));
+    all.push_back(detail::band_predict(m, d2, c, floor, x, y, z));
   band = band && std::any_of(all.begin(), all.end(), [](const Choice& ch) { return ch.count > 0; });
   if (!band) {  // else (a band of fewer than two sizes too) from the sizes around it
     all.clear();
@@ -445,4 +447,4 @@ inline Choice select(const Model& m, long long x, long long y = 1, long long z =
 }
 
 }  // namespace tune_select
-#endif  // TUNE_SELECT_H_V5
+#endif  // TUNE_SELECT_H_V6
