@@ -27,6 +27,10 @@ import statistics
 import sys
 
 
+def key(config):
+    return json.dumps(config, sort_keys=True)
+
+
 def objectives(db, size=None):
     """{size: {params: objective}} of the verified measurements."""
     con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
@@ -35,13 +39,12 @@ def objectives(db, size=None):
     out = {}
     for s, params, obj in con.execute(q):
         if size is None or s == size:
-            out.setdefault(s, {})[json.dumps(json.loads(params), sort_keys=True)] = obj
+            out.setdefault(s, {})[key(json.loads(params))] = obj
     return out
 
 
-def picks(keep_dir, bf_db):
-    """{size: (table, online, best)}, each a dict of parameter values."""
-    bf = objectives(bf_db)
+def picks(keep_dir, bf):
+    """{size: (table, online, best)}, each a dict of parameter values; bf: objectives(BF_DB)."""
     out = {}
     for name in sorted(os.listdir(keep_dir)):
         if not name.endswith(".online.json"):
@@ -51,20 +54,16 @@ def picks(keep_dir, bf_db):
         names = r["parameters"]
         cands = [dict(zip(names, c["values"])) for c in r["candidates"]]
         if size not in bf:
-            sys.exit(f"online_h2h: {size}: no brute-force measurements in {bf_db}")
+            sys.exit(f"online_h2h: {size}: no brute-force measurements")
         best = json.loads(min(bf[size].items(), key=lambda kv: kv[1])[0])
         out[size] = (cands[0], cands[r["winner"]], best)
     return out
 
 
-def key(config):
-    return json.dumps(config, sort_keys=True)
-
-
 def specs(spec_path, keep_dir, bf_db, out_dir):
     spec = json.load(open(spec_path))
     os.makedirs(out_dir, exist_ok=True)
-    for size, configs in picks(keep_dir, bf_db).items():
+    for size, configs in picks(keep_dir, objectives(bf_db)).items():
         distinct = list({key(c): c for c in configs}.values())
         s = json.loads(json.dumps(spec))
         ks = s["KernelSpecification"]  # the kernel file, found from the new spec's folder too
@@ -90,7 +89,7 @@ def table(keep_dir, bf_db, out_dir):
           "| online / fastest (head to head) | brute force's best / fastest (head to head) |")
     print("|---|---|---|---|---|---|")
     t_h, o_h = [], []
-    for size, (t, o, b) in picks(keep_dir, bf_db).items():
+    for size, (t, o, b) in picks(keep_dir, bf).items():
         db = os.path.join(out_dir, f"{size}.db")
         h = objectives(db, size).get(size, {}) if os.path.exists(db) else {}
         if not all(key(c) in h for c in (t, o, b)):

@@ -81,8 +81,7 @@ void setup_logging(Args& args) {
   }
   const auto lvl = log::parse_level(level);
   if (!lvl) {
-    constexpr std::string_view levels[] = {"trace", "debug", "info", "warn", "error", "off"};
-    throw InputError("bad --log-level '" + level + "'" + did_you_mean(level, levels) +
+    throw InputError("bad --log-level '" + level + "'" + did_you_mean(level, log::level_names()) +
                      ": expected trace, debug, info, warn, error or off");
   }
   // Colour only on a terminal, and never with NO_COLOR set (no-color.org).

@@ -32,6 +32,8 @@ spdlog::level::level_enum to_spdlog(Level l) noexcept {
 
 }  // namespace
 
+std::span<const std::string_view> level_names() noexcept { return kNames; }
+
 std::optional<Level> parse_level(std::string_view name) noexcept {
   for (std::size_t i = 0; i < kNames.size(); ++i)
     if (kNames[i] == name) return static_cast<Level>(i);

@@ -5,6 +5,7 @@
 #include <fmt/core.h>
 
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -13,7 +14,9 @@ namespace tune::log {
 
 enum class Level { trace, debug, info, warn, error, off };
 
-// "trace", "debug", "info", "warn", "error" or "off"; nullopt for anything else.
+// The levels' names in Level's order: "trace", "debug", "info", "warn", "error", "off".
+std::span<const std::string_view> level_names() noexcept;
+// One of level_names(); nullopt for anything else.
 std::optional<Level> parse_level(std::string_view name) noexcept;
 
 // Makes the process's logger: stderr, "[12:34:56.789] warning message", coloured on a terminal unless

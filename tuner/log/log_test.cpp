@@ -18,6 +18,8 @@ TEST(Log, ParsesEveryLevelNameAndNothingElse) {
   EXPECT_FALSE(parse_level("INFO"));
   EXPECT_FALSE(parse_level(""));
   EXPECT_FALSE(parse_level("critical"));
+  ASSERT_EQ(level_names().size(), 6u);
+  for (std::size_t i = 0; i < level_names().size(); ++i) EXPECT_EQ(parse_level(level_names()[i]), Level(i));
 }
 
 TEST(Log, FormatsWithFormatSpecifications) {

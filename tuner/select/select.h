@@ -34,10 +34,9 @@
 // Predicted regrets in the same step of kSlack tie, and ties go to the earlier candidate (the
 // candidates are ordered by their mean regret: the more robust one).
 // Over the measured range the two nearest sizes are no guide (configurations tied there part by
-// 10-35% further out): each candidate is scored by the geometric mean of its regrets over the
-// measured sizes of at least kBand times the largest measured elements (kBand times the asked
-// size's, for a size under that) where its fast path applies as at the asked size (at least two;
-// those whose fast path applies first): the configuration robust across that band wins.
+// 10-35% further out): the lowest geometric mean of a candidate's regrets wins, over the measured
+// sizes of at least kBand x the largest elements (x the asked size's, if fewer) where its fast
+// path applies as at the asked size (at least two; those whose fast path applies first).
 #ifndef TUNE_SELECT_H_V6
 #define TUNE_SELECT_H_V6
 #include <algorithm>
@@ -58,8 +57,7 @@ inline constexpr double kSlack =
     0.005;  // predictions this close tie; the nearest size's decision wins within it
 inline constexpr double kFar =
     4.0;  // class evidence reaches this far (distance2: a factor of e^2 = 7.4 on one axis)
-inline constexpr double kBand =
-    0.5;  // past the range, sizes of this share of the largest (or asked) elements: the band rule
+inline constexpr double kBand = 0.5;  // over the range: the band's share of the elements
 
 // How a selection matched: the measured size itself; predicted from measured sizes around it (every
 // extent inside the measured range of its axis); extrapolated beyond the measured range; none: the
@@ -163,18 +161,21 @@ inline double pow2_penalty(const Point& p, long long x, long long y, long long z
   return kPow2 * ((pow2(p.x) != pow2(x)) + (pow2(p.y) != pow2(y)) + (pow2(p.z) != pow2(z)));
 }
 
-// Every extent inside the measured range of its axis (low = false: none over it).
-inline bool inside(const Model& m, long long x, long long y, long long z, bool low = true) {
-  long long lo[3] = {m.sizes[0].x, m.sizes[0].y, m.sizes[0].z}, hi[3] = {lo[0], lo[1], lo[2]};
-  for (unsigned s = 1; s < m.num_sizes; ++s) {
+// The measured range: per axis the lowest and the highest extent; the most elements of a size.
+struct Range {
+  long long lo[3], hi[3];
+  double largest;
+};
+inline Range range(const Model& m) {
+  Range r{
+      {m.sizes[0].x, m.sizes[0].y, m.sizes[0].z}, {m.sizes[0].x, m.sizes[0].y, m.sizes[0].z}, 0};
+  for (unsigned s = 0; s < m.num_sizes; ++s) {
     const long long e[3] = {m.sizes[s].x, m.sizes[s].y, m.sizes[s].z};
-    for (int a = 0; a < 3; ++a) {
-      lo[a] = e[a] < lo[a] ? e[a] : lo[a];
-      hi[a] = e[a] > hi[a] ? e[a] : hi[a];
-    }
+    for (int a = 0; a < 3; ++a)
+      r.lo[a] = std::min(r.lo[a], e[a]), r.hi[a] = std::max(r.hi[a], e[a]);
+    r.largest = std::fmax(r.largest, double(e[0]) * double(e[1]) * double(e[2]));
   }
-  return (!low || (x >= lo[0] && y >= lo[1] && z >= lo[2])) && x <= hi[0] && y <= hi[1] &&
-         z <= hi[2];
+  return r;
 }
 
 // The least common multiple of the candidates' alignments on an axis (capped: a size class, not
@@ -361,20 +362,19 @@ inline unsigned top_candidates(const Model& m, long long x, long long y, long lo
     if (d2[s] < d2[nearest]) nearest = s;
     if (m.sizes[s].x == x && m.sizes[s].y == y && m.sizes[s].z == z) exact = s;
   }
-  const How how = exact < m.num_sizes          ? How::exact
-                  : detail::inside(m, x, y, z) ? How::predicted
-                                               : How::extrapolated;
+  const detail::Range r = detail::range(m);
+  const bool over = x > r.hi[0] || y > r.hi[1] || z > r.hi[2];  // some extent over its axis's range
+  const bool inside = !over && x >= r.lo[0] && y >= r.lo[1] && z >= r.lo[2];
+  const How how = exact < m.num_sizes ? How::exact : inside ? How::predicted : How::extrapolated;
   const std::vector<double> ref = detail::references(m);
   const Candidate every{
       0, {detail::lcm_align(m, 0), detail::lcm_align(m, 1), detail::lcm_align(m, 2)}};
   const detail::Around a = detail::around(m, d2, every, x, y, z);
   double scale = detail::reference_at(m, d2, ref, [&](unsigned s) { return a.every[s] != 0; });
   if (scale == 0) scale = detail::reference_at(m, d2, ref, [](unsigned) { return true; });
-  double largest = 0;
-  for (unsigned s = 0; s < m.num_sizes; ++s)
-    largest = std::fmax(largest, detail::elements(m.sizes[s].x, m.sizes[s].y, m.sizes[s].z));
-  bool band = how == How::extrapolated && !detail::inside(m, x, y, z, false);  // over the range
-  const double e = detail::elements(x, y, z), floor = kBand * (e >= kBand * largest ? largest : e);
+  bool band = over;  // extrapolated over the range (a measured size is never over it)
+  const double e = detail::elements(x, y, z),
+               floor = kBand * (e >= kBand * r.largest ? r.largest : e);
   std::vector<Choice> all;
   all.reserve(m.num_candidates);
   for (unsigned c = 0; band && c < m.num_candidates; ++c)

@@ -147,11 +147,21 @@ TEST(Select, PastTheRangeAtScaleTheBandsRobustConfigurationWins) {
   EXPECT_EQ(top[0].variant, 1u);
   EXPECT_EQ(top[2].variant, 2u);
   EXPECT_EQ(top[2].count, 0u);
-  // Past the range but with few elements (a thin rectangle): the sizes nearest it, outside the band.
-  const Choice thin = select(m, 8192, 256);
+  // Over the range with fewer elements (a thin rectangle, 2.1 M): the band at its own scale, the
+  // sizes of at least half its elements (2048^2, 3000^2, 4096^2; 1024^2 is just under); candidate
+  // 1's geometric mean over them is (1.00 x 1.00 x 1.03)^(1/3), candidate 0's (1.10 x 1.30)^(1/3).
+  const Choice thin = select(m, 8191, 257);  // odd: candidate 2's fast path applies nowhere as here
   EXPECT_EQ(thin.how, How::extrapolated);
-  ASSERT_GT(thin.count, 0u);
-  EXPECT_LT(thin.evidence[0].size, 2u);
+  EXPECT_EQ(thin.variant, 1u);
+  EXPECT_NEAR(thin.regret, std::cbrt(1.03), 1e-4);
+  ASSERT_EQ(thin.count, 2u);
+  EXPECT_EQ(thin.evidence[0].size, 1u);  // the nearest of the three: 2048^2
+  // Under the range nothing is over it: the nearest sizes decide (1024^2's decision, candidate 0).
+  const Choice small = select(m, 512, 512);
+  EXPECT_EQ(small.how, How::extrapolated);
+  EXPECT_EQ(small.variant, 0u);
+  ASSERT_GT(small.count, 0u);
+  EXPECT_EQ(small.evidence[0].size, 0u);
 }
 
 TEST(Select, AnEmptyModelGivesTheFallback) {
