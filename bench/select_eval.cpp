@@ -9,15 +9,17 @@
 // there (what a perfect ranking would reach) and the pick.
 //
 // --train adds a brute-force database's sizes to the recorded ones (what a larger design would
-// teach the model). SELECT_EVAL_TOPK=k scores the best of the model's top k instead of the best
-// candidate (what online tuning among k candidates can reach); SELECT_EVAL_DUMP=FILE writes every
-// measurement (source, extents, configuration, ms, decided) as tab-separated lines.
+// teach the model). SELECT_EVAL_TOPK=k scores the best of the k candidates online tuning would
+// measure (select/spread.h) instead of the best candidate (what online tuning can reach);
+// SELECT_EVAL_DUMP=FILE writes every measurement (source, extents, configuration, ms, decided) as
+// tab-separated lines.
 //
 //   select_eval --spec spaces/transpose.json --recorded results/recorded/transpose
 //               [--train BF.db]... [--bf BF.db]... [--loo] [--list]
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -30,6 +32,7 @@
 #include "query/query.h"
 #include "query/verdict.h"
 #include "select/build.h"
+#include "select/spread.h"
 #include "sizes/sizes.h"
 #include "store/store.h"
 
@@ -104,11 +107,18 @@ Row evaluate(const select::Data& d, const select::SizeMeasurements& truth) {
   const auto& q = truth.size;
   const auto c = tune_select::select(d.model(), q[0], q[1], q[2]);
   double oracle = INFINITY;
-  if (const char* k = std::getenv("SELECT_EVAL_TOPK")) {  // the best of the model's top k
-    std::vector<tune_select::Choice> top(static_cast<std::size_t>(std::atoi(k)));
-    const unsigned n =
-        tune_select::top_candidates(d.model(), q[0], q[1], q[2], top.data(), static_cast<unsigned>(top.size()));
-    for (unsigned i = 0; i < n; ++i) oracle = std::min(oracle, regret_at(truth, d.variants.at(top[i].variant)));
+  if (const char* k = std::getenv("SELECT_EVAL_TOPK")) {  // the best of online tuning's k candidates
+    const auto& m = d.model();
+    std::vector<tune_select::Choice> top(m.num_candidates);
+    top.resize(tune_select::top_candidates(m, q[0], q[1], q[2], top.data(), m.num_candidates));
+    std::vector<std::array<long long, 3>> align;
+    align.reserve(top.size());
+    for (const auto& c : top) {
+      const auto& a = m.candidates[c.candidate].align;
+      align.push_back({a[0], a[1], a[2]});
+    }
+    for (std::size_t i : tune_select::spread(align, static_cast<std::size_t>(std::atoi(k))))
+      oracle = std::min(oracle, regret_at(truth, d.variants.at(top[i].variant)));
   } else {
     for (const auto& v : d.variants) oracle = std::min(oracle, regret_at(truth, v));
   }

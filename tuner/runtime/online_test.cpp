@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <numeric>
 #include <set>
 #include <sstream>
@@ -239,26 +241,37 @@ TEST(OnlineRotation, CandidatesAreCappedSoEachGetsItsSamples) {
   EXPECT_THROW(Rotation(2, OnlineRule{64, 0, 8}), std::invalid_argument);
 }
 
-TEST(OnlineRotation, CandidatesStartWithThePickAndFollowTheModel) {
+TEST(OnlineRotation, CandidatesStartWithThePickAndSpreadTheModelsRanking) {
   Recorded rec;
   const auto table = runtime::detail::load_table(rec.table, rec.spec);
-  const std::array<long long, 3> size{1000, 999, 1};
-  const auto pick = runtime::detail::select(table, "NVIDIA H200", 9, 0, size);
-  const auto v = runtime::detail::online_candidates(table, "NVIDIA H200", 9, 0, pick, size, 8);
-  ASSERT_GE(v.size(), 2u);
-  EXPECT_LE(v.size(), 8u);
-  EXPECT_EQ(v.front(), pick.variant);
-  // after the pick, the model's ranking in its order
-  const auto ranked = runtime::detail::top_candidates(table, "NVIDIA H200", 9, 0, size, 8);
-  std::size_t next = 1;
-  for (const auto& r : ranked) {
-    if (r.variant == pick.variant) continue;
-    if (next == v.size()) break;
-    EXPECT_EQ(v[next], r.variant) << "position " << next;
-    ++next;
+  using Size3 = std::array<long long, 3>;
+  for (const Size3& size : {Size3{1000, 999, 1}, Size3{7246, 961, 1}, Size3{5176, 1337, 1}, Size3{300, 4000, 1}}) {
+    SCOPED_TRACE(std::to_string(size[0]) + "x" + std::to_string(size[1]));
+    const auto pick = runtime::detail::select(table, "NVIDIA H200", 9, 0, size);
+    const auto v = runtime::detail::online_candidates(table, "NVIDIA H200", 9, 0, pick, size, 8);
+    ASSERT_EQ(v.size(), 8u);
+    EXPECT_EQ(v.front(), pick.variant);
+    for (std::size_t i = 0; i < v.size(); ++i)
+      for (std::size_t j = i + 1; j < v.size(); ++j) EXPECT_NE(v[i], v[j]);
+    const auto ranked = runtime::detail::top_candidates(table, "NVIDIA H200", 9, 0, size, 1000);
+    ASSERT_FALSE(ranked.empty());
+    ASSERT_EQ(ranked.front().variant, pick.variant);
+    // every alignment of the ranking keeps its best two
+    std::map<std::array<long long, 3>, int> kept;
+    for (const auto& r : ranked)
+      if (kept[r.align]++ < 2) {
+        EXPECT_TRUE(std::find(v.begin(), v.end(), r.variant) != v.end()) << "variant " << r.variant << " is missing";
+      }
+    EXPECT_GE(kept.size(), 2u);
+    // in the ranking's order
+    std::size_t at = 0;
+    for (std::size_t i = 1; i < v.size(); ++i) {
+      const auto it = std::find_if(ranked.begin(), ranked.end(), [&](const auto& r) { return r.variant == v[i]; });
+      ASSERT_NE(it, ranked.end());
+      EXPECT_GT(static_cast<std::size_t>(it - ranked.begin()), at);
+      at = static_cast<std::size_t>(it - ranked.begin());
+    }
   }
-  for (std::size_t i = 0; i < v.size(); ++i)
-    for (std::size_t j = i + 1; j < v.size(); ++j) EXPECT_NE(v[i], v[j]);
 }
 
 namespace {

@@ -194,7 +194,10 @@ std::vector<Ranked> top_candidates(const Table& table, const std::string& device
   c.resize(tune_select::top_candidates(m, size[0], size[1], size[2], c.data(), static_cast<unsigned>(c.size())));
   std::vector<Ranked> out;
   out.reserve(c.size());
-  for (const auto& x : c) out.push_back({x.variant, x.regret, x.applies});
+  for (const auto& x : c) {
+    const auto& a = m.candidates[x.candidate].align;
+    out.push_back({x.variant, x.regret, x.applies, {a[0], a[1], a[2]}});
+  }
   return out;
 }
 

@@ -64,6 +64,7 @@ struct Ranked {
   std::size_t variant = 0;
   double regret = 1;
   bool applies = true;
+  std::array<long long, 3> align{1, 1, 1};  // its fast path's divisor per axis
 };
 
 // The model's n best candidates at `size` on the device that select() would use (empty for
