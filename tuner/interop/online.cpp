@@ -94,6 +94,10 @@ std::optional<OnlineFile> read_online(const std::filesystem::path& path) {
                 std::to_string(kMaxRuleCount));
     kept_rule[field] = v;
   }
+  if (rule.contains("held")) {  // whether the samples were batches behind a hold on scratch outputs
+    if (!rule["held"].is_boolean()) throw bad("'rule' field 'held' is not true or false");
+    kept_rule["held"] = rule["held"];
+  }
   if (rule.contains("pick_margin")) {
     const ojson& v = rule["pick_margin"];
     if (!v.is_number() || !(v.get<double>() >= 0 && v.get<double>() <= 1))

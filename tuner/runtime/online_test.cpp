@@ -316,6 +316,18 @@ TEST(OnlineFile, TuneImportReadsItIntoTheTablesDatabase) {
   EXPECT_EQ(r.size, "1000x999");
   EXPECT_EQ(r.added, 3u);
   EXPECT_EQ(r.space_hash, spec::space_hash(f.rec.spec));
+  // The run keeps the rule, how the samples were taken included.
+  bool found = false;
+  for (const auto& run : f.rec.db.runs("transpose")) {
+    const auto notes = nlohmann::json::parse(run.notes.empty() ? "{}" : run.notes);
+    if (run.kind != store::RunKind::import || notes.value("format", "") != "tune online") continue;
+    const auto& rule = notes.at("header").at("tune_online").at("rule");
+    EXPECT_EQ(rule.at("held"), f.rotation.rule().held());
+    EXPECT_EQ(rule.at("batch"), f.rotation.rule().batch);
+    EXPECT_EQ(rule.at("statistic"), "min");
+    found = true;
+  }
+  EXPECT_TRUE(found);
   // Imported again: nothing new.
   EXPECT_EQ(interop::import_file(f.rec.db, f.file, {std::nullopt, std::nullopt, &f.rec.spec}).added, 0u);
   // The table made from the database now has the size, with the online winner, as an exact entry.
@@ -357,6 +369,7 @@ TEST(OnlineFile, BrokenFilesAreRefusedWithTheField) {
   EXPECT_NE(refused("\"batch\": 1", "\"batch\": \"$(touch x)\"").find("'batch'"), std::string::npos);
   EXPECT_NE(refused("\"launches\": 64", "\"launches\": 1e300").find("'launches'"), std::string::npos);
   EXPECT_NE(refused("\"pick_margin\": 0.01", "\"pick_margin\": 7").find("pick_margin"), std::string::npos);
+  EXPECT_NE(refused("\"held\": false", "\"held\": \"yes\"").find("'held'"), std::string::npos);
   EXPECT_NE(refused("\"extra_ms\": ", "\"extra_ms\": \"x\", \"e\": ").find("extra_ms"), std::string::npos);
   EXPECT_NE(refused("\"compute_capability\": [", "\"compute_capability\": [\"x\",").find("compute_capability"),
             std::string::npos);
