@@ -71,6 +71,10 @@ fi
   cat "$work/table.md"
   cat "$work/h2h.md"
   echo
-  echo "Wall: brute force ${bf_s} s, all $((SECONDS - start)) s; commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)."
+  # What ran: the binaries themselves (they may be built elsewhere, or from uncommitted sources),
+  # and the checkout the script ran in ("-dirty": with uncommitted changes).
+  echo "Wall: brute force ${bf_s} s, all $((SECONDS - start)) s; binaries sha256 $(sha256sum "$tune" | cut -c1-12)" \
+    "(tune), $(sha256sum "$bench" | cut -c1-12) (online_bench); checkout" \
+    "$(git describe --always --dirty --abbrev=7 2>/dev/null || echo unknown)."
 } >"$out"
 cat "$out"
