@@ -21,8 +21,8 @@
 // With TUNE_CAPTURE=dir set, the first launch of each problem size also writes a capture file
 // (tuner/capture/capture.h) that `tune --space S --capture FILE` tunes with.
 // With online tuning on (Options::online.enabled or TUNE_ONLINE=1), a size without an exact
-// entry is tuned by its first launches: they rotate among the best candidates of the table (each
-// a complete kernel, so every launch is correct), each timed by CUDA events that are read once
+// entry is tuned by its first launches: they rotate among the best candidates of the table, each
+// alignment's best two among them (each a complete kernel, so every launch is correct), each timed by CUDA events that are read once
 // they have completed (the stream is never synchronised); after OnlineOptions::launches launches,
 // once every candidate has min_samples samples, the fastest launch wins (the table's pick unless a
 // rival's is 1% faster) and every later launch at
