@@ -36,28 +36,26 @@
 // Over the measured range the two nearest sizes are no guide (configurations tied there part by
 // 10-35% further out): the lowest geometric mean of a candidate's regrets wins, over the measured
 // sizes of at least kBand x the largest elements (x the asked size's, if fewer) where its fast
-// path applies as at the asked size (at least two; those whose fast path applies first).
-#ifndef TUNE_SELECT_H_V6
-#define TUNE_SELECT_H_V6
+// path applies as at the asked size (at least two; those whose fast path applies first), moved
+// along the trend of its log regret against log elements there towards the asked size's elements,
+// by at most kTrend (a configuration that gains with size keeps gaining a little past the range).
+#ifndef TUNE_SELECT_H_V7
+#define TUNE_SELECT_H_V7
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
 namespace tune_select {
 
-inline constexpr unsigned kNeighbours =
-    2;  // measured sizes per prediction: one on each side of a sweep's gap
-inline constexpr double kScale = 10000;  // regrets are stored as round(regret * kScale)
-inline constexpr double kKeep =
-    1.15;                            // a candidate is within this of its alignment's best somewhere
-inline constexpr unsigned kTop = 4;  // ... and among its alignment's kTop fastest there
-inline constexpr double kPow2 =
-    0.120113;  // log(2)^2 / 4: the distance between a power of two and not
-inline constexpr double kSlack =
-    0.005;  // predictions this close tie; the nearest size's decision wins within it
-inline constexpr double kFar =
-    4.0;  // class evidence reaches this far (distance2: a factor of e^2 = 7.4 on one axis)
-inline constexpr double kBand = 0.5;  // over the range: the band's share of the elements
+inline constexpr unsigned kNeighbours = 2;  // sizes per prediction: one each side of a gap
+inline constexpr double kScale = 10000;     // regrets are stored as round(regret * kScale)
+inline constexpr double kKeep = 1.15;       // within this of its alignment's best somewhere
+inline constexpr unsigned kTop = 4;         // ... and among its alignment's kTop fastest there
+inline constexpr double kPow2 = 0.120113;   // log(2)^2 / 4: power of two against not
+inline constexpr double kSlack = 0.005;     // predictions this close tie
+inline constexpr double kFar = 4.0;         // class evidence's reach (distance2; e^2 on one axis)
+inline constexpr double kBand = 0.5;        // over the range: the band's share of the elements
+inline constexpr double kTrend = 0.35;      // ... and how far (log elements) a trend extrapolates
 
 // How a selection matched: the measured size itself; predicted from measured sizes around it (every
 // extent inside the measured range of its axis); extrapolated beyond the measured range; none: the
@@ -108,11 +106,9 @@ struct Choice {
   How how = How::none;
   unsigned candidate = 0;  // index into Model::candidates (num_candidates when none)
   double regret = 0;       // predicted (or measured, when exact) time / the best time at the size
-  bool applies =
-      true;  // its fast path applies at the size (the size is a multiple of its alignment)
-  bool in_class = true;  // its evidence comes from sizes of the same divisibility class
-  bool preferred =
-      false;  // the nearest measured size's decision, predicted within kSlack of the best
+  bool applies = true;     // its fast path applies at the size (a multiple of its alignment)
+  bool in_class = true;    // its evidence comes from sizes of the same divisibility class
+  bool preferred = false;  // the nearest size's decision, predicted within kSlack of the best
   unsigned nearest = 0;  // the nearest measured size (index into Model::sizes; num_sizes when none)
   unsigned count = 0;    // evidence[0..count): the measurements the prediction used, nearest first
   Evidence evidence[kNeighbours] = {};
@@ -323,7 +319,8 @@ inline Choice predict(const Model& m, const std::vector<double>& d2, const std::
 }
 
 // The band rule (above): candidate c scored over the sizes of at least `floor` elements where its
-// fast path applies as at (x, y, z); its evidence the nearest of them; count = 0 with fewer than 2.
+// fast path applies as at (x, y, z): the mean log regret, moved along its least-squares line in
+// log elements by up to kTrend; its evidence the nearest of them; count = 0 with fewer than 2.
 inline Choice band_predict(const Model& m, const std::vector<double>& d2, unsigned c, double floor,
                            long long x, long long y, long long z) {
   Choice out;
@@ -331,18 +328,21 @@ inline Choice band_predict(const Model& m, const std::vector<double>& d2, unsign
   out.variant = m.candidates[c].variant;
   const Candidate& cand = m.candidates[c];
   const bool here = applies(cand, x, y, z);
-  double dist[kNeighbours] = {}, sum = 0;
+  double dist[kNeighbours] = {}, sx = 0, sy = 0, sxx = 0, sxy = 0;  // log elements x, log regret y
   unsigned n = 0;
   for (unsigned s = 0; s < m.num_sizes; ++s) {
     const Point& p = m.sizes[s];
     const unsigned r = m.regret[static_cast<unsigned long long>(s) * m.num_candidates + c];
     if (r == 0 || elements(p.x, p.y, p.z) < floor || applies(cand, p.x, p.y, p.z) != here) continue;
-    sum += std::log(r / kScale);
-    ++n;
+    const double lx = std::log(elements(p.x, p.y, p.z)), ly = std::log(r / kScale);
+    sx += lx, sy += ly, sxx += lx * lx, sxy += lx * ly, ++n;
     keep_nearest(out, dist, d2[s], Evidence{s, r});
   }
   if (n < 2) out.count = 0;
-  out.regret = n < 2 ? 0 : std::exp(sum / n);
+  const double k = n < 2 ? 1 : n, mx = sx / k, my = sy / k;  // means (unused under 2)
+  const double vxx = sxx / k - mx * mx, slope = vxx > 1e-9 ? (sxy / k - mx * my) / vxx : 0;
+  const double dx = std::fmin(std::fmax(0.0, std::log(elements(x, y, z)) - mx), kTrend);
+  out.regret = n < 2 ? 0 : std::exp(my + slope * dx);  // least squares' line at mx + dx
   out.applies = here;
   out.in_class = here;  // tier: applies and scored, then scored, then not scored
   return out;
@@ -447,4 +447,4 @@ inline Choice select(const Model& m, long long x, long long y = 1, long long z =
 }
 
 }  // namespace tune_select
-#endif  // TUNE_SELECT_H_V6
+#endif  // TUNE_SELECT_H_V7

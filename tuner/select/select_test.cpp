@@ -118,12 +118,14 @@ TEST(Select, TopCandidatesRankAsSelectDoes) {
   EXPECT_EQ(top[1].variant, 1u);
 }
 
-// Past the range at a size of the top band's scale, the configuration robust over the band wins,
-// not the one the nearest size decided for: candidate 0 is best at 4096^2 and 1.30 at 3000^2,
-// candidate 1 the reverse at 1.03 and 1.00. Between the two nearest sizes candidate 0 is
-// predicted no slower (and is 4096^2's decision); over the band (at least half 4096^2's elements:
-// 3000^2 and 4096^2) candidate 1's geometric mean is 1.015 against 1.14.
-TEST(Select, PastTheRangeAtScaleTheBandsRobustConfigurationWins) {
+// Past the range the band's sizes (at least half 4096^2's elements: 3000^2 and 4096^2) score
+// each candidate. Candidate 0 is best at 4096^2 (its decision there) and 1.30 at 3000^2, candidate
+// 1 the reverse at 1.03 and 1.00. At 4200x2000 (no more elements than the band's geometric mean:
+// no trend to follow) candidate 1's geometric mean, 1.015 against 1.14, wins over the nearest
+// size's decision. At 6000^2, 1.1 log-elements past the band's mean, each geometric mean moves
+// along its trend by kTrend: candidate 0 gains 30% over the band and is predicted below 1 (reported
+// as 1), candidate 1 loses 3% and is predicted 1.032: candidate 0 wins there.
+TEST(Select, PastTheRangeTheBandScoresEachCandidateAndFollowsItsTrend) {
   Point sizes[4] = {{1024, 1024, 1, 0, 1.0, 1.0},
                     {2048, 2048, 1, 1, 4.0, 4.0},
                     {3000, 3000, 1, 1, 9.0, 9.0},
@@ -134,17 +136,25 @@ TEST(Select, PastTheRangeAtScaleTheBandsRobustConfigurationWins) {
                                13000, 10000, 10050,  //
                                10000, 10300, 10400};
   const Model m{sizes, 4, cands, 3, regret, 0};
-  const Choice far = select(m, 6000, 6000);
-  EXPECT_EQ(far.how, How::extrapolated);
-  EXPECT_EQ(far.variant, 1u);
-  EXPECT_NEAR(far.regret, std::sqrt(1.03 * 1.00), 1e-4);
-  ASSERT_EQ(far.count, 2u);  // the band's sizes, nearest first
-  EXPECT_EQ(far.evidence[0].size, 3u);
-  EXPECT_EQ(far.evidence[1].size, 2u);
+  const Choice at_scale = select(m, 4200, 2000);
+  EXPECT_EQ(at_scale.how, How::extrapolated);
+  EXPECT_EQ(at_scale.variant, 1u);
+  EXPECT_NEAR(at_scale.regret, std::sqrt(1.03 * 1.00), 1e-4);
+  ASSERT_EQ(at_scale.count, 2u);  // the band's sizes, nearest first
+  EXPECT_EQ(at_scale.evidence[0].size, 2u);
+  EXPECT_EQ(at_scale.evidence[1].size, 3u);
+  Choice far[2];
+  ASSERT_EQ(top_candidates(m, 6000, 6000, 1, far, 2), 2u);
+  EXPECT_EQ(far[0].how, How::extrapolated);
+  EXPECT_EQ(far[0].variant, 0u);
+  EXPECT_EQ(far[0].regret, 1.0);
+  EXPECT_EQ(far[1].variant, 1u);
+  const double slope1 = std::log(1.03) / std::log(4096.0 * 4096.0 / (3000.0 * 3000.0));
+  EXPECT_NEAR(far[1].regret, std::exp(std::log(1.03) / 2 + slope1 * kTrend), 1e-4);
   // An odd size: candidate 2's fast path applies at no band size as it does not there: unscored.
   Choice top[3];
   ASSERT_EQ(top_candidates(m, 6001, 6001, 1, top, 3), 3u);
-  EXPECT_EQ(top[0].variant, 1u);
+  EXPECT_EQ(top[0].variant, 0u);
   EXPECT_EQ(top[2].variant, 2u);
   EXPECT_EQ(top[2].count, 0u);
   // Over the range with fewer elements (a thin rectangle, 2.1 M): the band at its own scale, the
