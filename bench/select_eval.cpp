@@ -19,7 +19,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -108,17 +107,8 @@ Row evaluate(const select::Data& d, const select::SizeMeasurements& truth) {
   const auto c = tune_select::select(d.model(), q[0], q[1], q[2]);
   double oracle = INFINITY;
   if (const char* k = std::getenv("SELECT_EVAL_TOPK")) {  // the best of online tuning's k candidates
-    const auto& m = d.model();
-    std::vector<tune_select::Choice> top(m.num_candidates);
-    top.resize(tune_select::top_candidates(m, q[0], q[1], q[2], top.data(), m.num_candidates));
-    std::vector<std::array<long long, 3>> align;
-    align.reserve(top.size());
-    for (const auto& c : top) {
-      const auto& a = m.candidates[c.candidate].align;
-      align.push_back({a[0], a[1], a[2]});
-    }
-    for (std::size_t i : tune_select::spread(align, static_cast<std::size_t>(std::atoi(k))))
-      oracle = std::min(oracle, regret_at(truth, d.variants.at(top[i].variant)));
+    for (const auto& c : tune_select::spread_candidates(d.model(), q[0], q[1], q[2], static_cast<std::size_t>(std::atoi(k))))
+      oracle = std::min(oracle, regret_at(truth, d.variants.at(c.variant)));
   } else {
     for (const auto& v : d.variants) oracle = std::min(oracle, regret_at(truth, v));
   }

@@ -1,7 +1,6 @@
 #include "runtime/online.h"
 
 #include <algorithm>
-#include <array>
 #include <cctype>
 #include <cmath>
 #include <limits>
@@ -9,7 +8,6 @@
 #include <stdexcept>
 #include <string>
 
-#include "select/spread.h"
 #include "spec/spec.h"
 
 namespace tune::runtime::detail {
@@ -127,12 +125,7 @@ std::vector<std::size_t> online_candidates(const Table& table, const std::string
   const auto add = [&out](std::size_t v) {
     if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
   };
-  const auto ranked =
-      top_candidates(table, device_name, cc_major, cc_minor, size, std::numeric_limits<std::size_t>::max());
-  std::vector<std::array<long long, 3>> align;
-  align.reserve(ranked.size());
-  for (const Ranked& r : ranked) align.push_back(r.align);
-  for (std::size_t i : tune_select::spread(align, n)) add(ranked[i].variant);
+  for (const Ranked& r : spread_candidates(table, device_name, cc_major, cc_minor, size, n)) add(r.variant);
   add(table.default_variant);
   if (out.size() > n) out.resize(n);
   return out;

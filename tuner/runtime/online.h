@@ -96,9 +96,8 @@ class Rotation {
 };
 
 // The candidates online tuning rotates among at `size`: the table's pick first, then the selection
-// module's ranking there (detail::top_candidates) spread over the alignments (select/spread.h: each
-// alignment's best two, then the rest in rank order), then the table's default variant; distinct,
-// at most n.
+// module's ranking there spread over the alignments (detail::spread_candidates: each alignment's
+// best two, then the rest in rank order), then the table's default variant; distinct, at most n.
 std::vector<std::size_t> online_candidates(const Table& table, const std::string& device_name, int cc_major,
                                            int cc_minor, const Pick& pick, const std::array<long long, 3>& size,
                                            std::size_t n);

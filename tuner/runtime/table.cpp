@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "select/spread.h"
 
 namespace tune::runtime::detail {
 
@@ -184,14 +185,17 @@ Pick select(const Table& table, const std::string& device_name, int cc_major, in
   return p;
 }
 
-std::vector<Ranked> top_candidates(const Table& table, const std::string& device_name, int cc_major, int cc_minor,
-                                   const std::array<long long, 3>& size, std::size_t n) {
+namespace {
+
+// `rank` (the model, its choices) on the device select() would use; empty for default_config or n = 0.
+template <class Rank>
+std::vector<Ranked> ranked(const Table& table, const std::string& device_name, int cc_major, int cc_minor,
+                           std::size_t n, Rank rank) {
   bool other = false;
   const int d = device_for(table, device_name, cc_major, cc_minor, other);
   if (d < 0 || n == 0) return {};
   const tune_select::Model m = table.devices[static_cast<std::size_t>(d)].model();
-  std::vector<tune_select::Choice> c(std::min<std::size_t>(n, m.num_candidates));
-  c.resize(tune_select::top_candidates(m, size[0], size[1], size[2], c.data(), static_cast<unsigned>(c.size())));
+  const std::vector<tune_select::Choice> c = rank(m);
   std::vector<Ranked> out;
   out.reserve(c.size());
   for (const auto& x : c) {
@@ -199,6 +203,24 @@ std::vector<Ranked> top_candidates(const Table& table, const std::string& device
     out.push_back({x.variant, x.regret, x.applies, {a[0], a[1], a[2]}});
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<Ranked> top_candidates(const Table& table, const std::string& device_name, int cc_major, int cc_minor,
+                                   const std::array<long long, 3>& size, std::size_t n) {
+  return ranked(table, device_name, cc_major, cc_minor, n, [&](const tune_select::Model& m) {
+    std::vector<tune_select::Choice> c(std::min<std::size_t>(n, m.num_candidates));
+    c.resize(tune_select::top_candidates(m, size[0], size[1], size[2], c.data(), static_cast<unsigned>(c.size())));
+    return c;
+  });
+}
+
+std::vector<Ranked> spread_candidates(const Table& table, const std::string& device_name, int cc_major, int cc_minor,
+                                      const std::array<long long, 3>& size, std::size_t n) {
+  return ranked(table, device_name, cc_major, cc_minor, n, [&](const tune_select::Model& m) {
+    return tune_select::spread_candidates(m, size[0], size[1], size[2], n);
+  });
 }
 
 }  // namespace tune::runtime::detail

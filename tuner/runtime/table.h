@@ -71,5 +71,8 @@ struct Ranked {
 // default_config), best first: tune_select::top_candidates.
 std::vector<Ranked> top_candidates(const Table& table, const std::string& device_name, int cc_major, int cc_minor,
                                    const std::array<long long, 3>& size, std::size_t n);
+// The n candidates online tuning measures there, best first: tune_select::spread_candidates.
+std::vector<Ranked> spread_candidates(const Table& table, const std::string& device_name, int cc_major, int cc_minor,
+                                      const std::array<long long, 3>& size, std::size_t n);
 
 }  // namespace tune::runtime::detail

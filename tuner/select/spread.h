@@ -7,12 +7,15 @@
 // configuration is 6% faster than the best of them (the template's vector path reads and writes
 // misaligned rows too). Online tuning measures at the size, so it loses little by giving a few of
 // its places to each alignment's best ranked variants. Used by tune::runtime's online tuning
-// (runtime/online.cpp) and scored by bench/select_eval (SELECT_EVAL_TOPK). Standard C++ only.
+// (runtime/table.cpp: spread_candidates) and scored by bench/select_eval (SELECT_EVAL_TOPK).
+// Standard C++ and select.h only.
 #ifndef TUNE_SELECT_SPREAD_H
 #define TUNE_SELECT_SPREAD_H
 #include <array>
 #include <cstddef>
 #include <vector>
+
+#include "select/select.h"
 
 namespace tune_select {
 
@@ -40,6 +43,23 @@ inline std::vector<std::size_t> spread(const std::vector<std::array<long long, 3
   out.reserve(taken);
   for (std::size_t i = 0; i < ranked.size(); ++i)
     if (chosen[i] != 0) out.push_back(i);
+  return out;
+}
+
+// The k candidates online tuning measures at (x, y, z), best first: top_candidates' whole ranking
+// there, spread over the candidates' alignments.
+inline std::vector<Choice> spread_candidates(const Model& m, long long x, long long y, long long z,
+                                             std::size_t k) {
+  std::vector<Choice> all(m.num_candidates);
+  all.resize(top_candidates(m, x, y, z, all.data(), m.num_candidates));
+  std::vector<std::array<long long, 3>> align;
+  align.reserve(all.size());
+  for (const Choice& c : all) {
+    const long long* a = m.candidates[c.candidate].align;
+    align.push_back({a[0], a[1], a[2]});
+  }
+  std::vector<Choice> out;
+  for (std::size_t i : spread(align, k)) out.push_back(all[i]);
   return out;
 }
 

@@ -47,3 +47,25 @@ TEST(Spread, AlignmentsDifferPerAxis) {
   const std::vector<Align> ranked{kScalar, kScalar, kScalar, {4, 1, 1}, {1, 4, 1}, {4, 1, 1}};
   EXPECT_EQ(spread(ranked, 4), (std::vector<std::size_t>{0, 1, 3, 4}));
 }
+
+// On a model: top_candidates' ranking puts the four scalar candidates first (1.00-1.03 at both
+// sizes) and the vector one last (1.10); three places keep the vector one's.
+TEST(Spread, OnAModelTheRankingKeepsEachAlignmentsBest) {
+  using namespace tune_select;
+  const Point sizes[2] = {{256, 256, 1, 0, 1.0, 1.0}, {512, 512, 1, 0, 4.0, 4.0}};
+  const Candidate cands[5] = {
+      {0, {1, 1, 1}}, {1, {1, 1, 1}}, {2, {1, 1, 1}}, {3, {1, 1, 1}}, {4, {4, 4, 1}}};
+  const unsigned regret[10] = {10000, 10100, 10200, 10300, 11000,  //
+                               10000, 10100, 10200, 10300, 11000};
+  const Model m{sizes, 2, cands, 5, regret, 0};
+  Choice top[3];
+  ASSERT_EQ(top_candidates(m, 400, 400, 1, top, 3), 3u);
+  EXPECT_EQ(top[2].variant, 2u);  // the plain ranking's third: a scalar one
+  const auto spread3 = spread_candidates(m, 400, 400, 1, 3);
+  ASSERT_EQ(spread3.size(), 3u);
+  EXPECT_EQ(spread3[0].variant, 0u);
+  EXPECT_EQ(spread3[1].variant, 1u);
+  EXPECT_EQ(spread3[2].variant, 4u);
+  EXPECT_EQ(spread_candidates(m, 400, 400, 1, 9).size(), 5u);
+  EXPECT_TRUE(spread_candidates(m, 400, 400, 1, 0).empty());
+}

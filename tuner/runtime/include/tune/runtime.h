@@ -22,10 +22,10 @@
 // (tuner/capture/capture.h) that `tune --space S --capture FILE` tunes with.
 // With online tuning on (Options::online.enabled or TUNE_ONLINE=1), a size without an exact
 // entry is tuned by its first launches: they rotate among the best candidates of the table, each
-// alignment's best two among them (each a complete kernel, so every launch is correct), each timed by CUDA events that are read once
-// they have completed (the stream is never synchronised); after OnlineOptions::launches launches,
-// once every candidate has min_samples samples, the fastest launch wins (the table's pick unless a
-// rival's is 1% faster) and every later launch at
+// alignment's best two among them (each a complete kernel, so every launch is correct), each
+// timed by CUDA events that are read once they have completed (the stream is never synchronised);
+// after OnlineOptions::launches launches, once every candidate has min_samples samples, the
+// fastest launch wins (the table's pick unless a rival's is 1% faster) and every later launch at
 // that size runs it. The result goes to a file in OnlineOptions::dir (or $TUNE_ONLINE_DIR) that
 // `tune import` reads into the database.
 //
