@@ -13,46 +13,49 @@
 //   path applies at a size whose extents are multiples of them);
 // - each candidate's regret at each measured size: its time / the best time there, stored as
 //   round(regret * kScale) so that every consumer computes with the same numbers (0: not measured).
-// At a size not measured, each candidate's time is predicted relative to a reference that does not
-// depend on the size's divisibility: the fastest candidate measured there whose fast path applies
-// at every size (alignment 1 on every axis; the best time when the model has none), so that a
-// scalar configuration is not judged by the vector ones' speed at aligned sizes. That ratio is
-// interpolated from the kNeighbours measured sizes nearest to the asked size (distance: per axis
-// the log of the ratio of the extents, plus kPow2 where one extent is a power of two and the other
-// not: their rows fall on the same memory partitions) of the asked size's divisibility class (per
-// axis the greatest common divisor of the extent and the least common multiple of every candidate's
-// alignment: 1001, 1002 and 1004 are three classes when a 4-wide vector is a candidate), else of
-// the candidate's own class (the same with its own alignment), by inverse-distance weights (1 /
-// d^4). Class evidence counts within kFar only (kFar / r from a size of r > 1 times the asked
-// one's elements): a size of the class 7 times larger on an axis says less about the asked
-// size than sizes of its own scale do (a 326x128 transpose is bound by its few blocks, not by the
-// vector path of a 2274x1984 one); the lowest predicted ratio wins, and the reported regret is
-// that ratio times the reference's own regret, interpolated alike. Candidates without evidence in
-// their own class rank after every candidate with it (those whose fast path applies first, each
-// predicted from sizes where it applies, or not, as at the asked size), so a configuration whose
-// fast path does not apply is never chosen over one measured in the asked size's class.
-// Predicted regrets in the same step of kSlack tie, and ties go to the earlier candidate (the
-// candidates are ordered by their mean regret: the more robust one).
-// Over the measured range the two nearest sizes are no guide (configurations tied there part by
+// At a size not measured, each candidate's regret is predicted from its nearest measured sizes of
+// its own divisibility class (per axis the greatest common divisor of the extent and its alignment:
+// 1001, 1002 and 1004 are three classes for a 4-wide vector, one for a scalar configuration), so
+// that a vector configuration is judged where its fast path applies, or not, as at the asked size.
+// Two sizes per axis along which the measured sizes vary (one each side of a gap), within reach:
+// kFar, or kFar / r from a size of r > 1 times the asked one's elements (a size 7 times larger on
+// an axis says less about the asked size than sizes of its own scale do). Distance: per axis the
+// log of the ratio of the extents, squared and summed, plus kPow2 where one extent is a power of
+// two and the other not (their rows fall on the same memory partitions). The prediction is the
+// mean of the log of its time there relative to a reference, weighted by 1 / sqrt(distance2 +
+// kNear): nearly even, as a configuration's regret swings 10-20% between sizes 5% apart (block
+// counts against the SMs, L2 capacity), so the one robust around the asked size beats the one that
+// won at the nearest size. The reference at a measured size is the fastest candidate there whose
+// class there is its class at the asked size (the best time, when the asked size is aligned as
+// that size is), so that a scalar configuration is not judged by the vector ones' speed at aligned
+// sizes when the asked size is odd.
+// The lowest prediction wins. Candidates without a measurement in their class within reach rank
+// after every candidate with one (those whose fast path applies first, each predicted from sizes
+// where it applies, or not, as at the asked size), so a configuration whose fast path does not
+// apply is never chosen over one measured in the asked size's class. Predicted regrets in the same
+// step of kSlack tie, and ties go to the earlier candidate (the candidates are ordered by their
+// mean regret: the more robust one).
+// Over the measured range the nearest sizes are no guide (configurations tied there part by
 // 10-35% further out): the lowest geometric mean of a candidate's regrets wins, over the measured
 // sizes of at least kBand x the largest elements (x the asked size's, if fewer) where its fast
 // path applies as at the asked size (at least two; those whose fast path applies first), moved
 // along the trend of its log regret against log elements there towards the asked size's elements,
 // by at most kTrend (a configuration that gains with size keeps gaining a little past the range).
-#ifndef TUNE_SELECT_H_V7
-#define TUNE_SELECT_H_V7
+#ifndef TUNE_SELECT_H_V8
+#define TUNE_SELECT_H_V8
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
 namespace tune_select {
 
-inline constexpr unsigned kNeighbours = 2;  // sizes per prediction: one each side of a gap
+inline constexpr unsigned kNeighbours = 6;  // sizes per prediction: two per axis at most
 inline constexpr double kScale = 10000;     // regrets are stored as round(regret * kScale)
 inline constexpr double kKeep = 1.15;       // within this of its alignment's best somewhere
 inline constexpr unsigned kTop = 4;         // ... and among its alignment's kTop fastest there
 inline constexpr double kPow2 = 0.120113;   // log(2)^2 / 4: power of two against not
 inline constexpr double kSlack = 0.005;     // predictions this close tie
+inline constexpr double kNear = 0.01;       // weights 1 / sqrt(distance2 + kNear)
 inline constexpr double kFar = 4.0;         // class evidence's reach (distance2; e^2 on one axis)
 inline constexpr double kBand = 0.5;        // over the range: the band's share of the elements
 inline constexpr double kTrend = 0.35;      // ... and how far (log elements) a trend extrapolates
@@ -108,7 +111,6 @@ struct Choice {
   double regret = 0;       // predicted (or measured, when exact) time / the best time at the size
   bool applies = true;     // its fast path applies at the size (a multiple of its alignment)
   bool in_class = true;    // its evidence comes from sizes of the same divisibility class
-  bool preferred = false;  // the nearest size's decision, predicted within kSlack of the best
   unsigned nearest = 0;  // the nearest measured size (index into Model::sizes; num_sizes when none)
   unsigned count = 0;    // evidence[0..count): the measurements the prediction used, nearest first
   Evidence evidence[kNeighbours] = {};
@@ -126,11 +128,6 @@ constexpr bool same_class(const Candidate& c, long long ax, long long ay, long l
                           long long bx, long long by, long long bz) {
   return gcd(ax, c.align[0]) == gcd(bx, c.align[0]) && gcd(ay, c.align[1]) == gcd(by, c.align[1]) &&
          gcd(az, c.align[2]) == gcd(bz, c.align[2]);
-}
-
-// Its fast path applies at every size.
-constexpr bool universal(const Candidate& c) {
-  return c.align[0] == 1 && c.align[1] == 1 && c.align[2] == 1;
 }
 
 // How far apart two sizes are: the sum over axes of log(extent a / extent b)^2.
@@ -174,93 +171,64 @@ inline Range range(const Model& m) {
   return r;
 }
 
-// The least common multiple of the candidates' alignments on an axis (capped: a size class, not
-// a number).
-inline long long lcm_align(const Model& m, int axis) {
-  long long l = 1;
-  for (unsigned c = 0; c < m.num_candidates && l < 1024; ++c)
-    l = l / gcd(l, m.candidates[c].align[axis]) * m.candidates[c].align[axis];
-  return l;
+// Keeps out.evidence[0..count) the n <= kNeighbours nearest measurements (dist: their distances).
+inline void keep_nearest(Choice& out, double (&dist)[kNeighbours], double d2, Evidence e,
+                         unsigned n = kNeighbours) {
+  unsigned k = out.count < n ? out.count++ : n;
+  while (k > 0 && dist[k - 1] > d2) {
+    if (k < n) dist[k] = dist[k - 1], out.evidence[k] = out.evidence[k - 1];
+    --k;
+  }
+  if (k < n) dist[k] = d2, out.evidence[k] = e;
 }
 
-// Per measured size, the reference the candidates' times are taken relative to (x kScale): the
-// lowest regret there of a candidate whose fast path applies everywhere, else kScale (the best).
-inline std::vector<double> references(const Model& m) {
+// Per measured size, the reference the candidates' times are taken relative to at (x, y, z) (x
+// kScale): the lowest regret there of a candidate whose divisibility class there is its class at
+// (x, y, z), else kScale (the best).
+inline std::vector<double> references(const Model& m, long long x, long long y, long long z) {
   std::vector<double> ref(m.num_sizes, 0);
   for (unsigned s = 0; s < m.num_sizes; ++s) {
+    const Point& p = m.sizes[s];
     for (unsigned c = 0; c < m.num_candidates; ++c) {
       const unsigned r = m.regret[static_cast<unsigned long long>(s) * m.num_candidates + c];
-      if (r != 0 && universal(m.candidates[c]) && (ref[s] == 0 || r < ref[s])) ref[s] = r;
+      if (r != 0 && (ref[s] == 0 || r < ref[s]) &&
+          same_class(m.candidates[c], p.x, p.y, p.z, x, y, z))
+        ref[s] = r;
     }
     if (ref[s] == 0) ref[s] = kScale;
   }
   return ref;
 }
 
-// The reference's own regret at a size, interpolated from the kNeighbours nearest measured sizes
-// s for which `wanted(s)` holds, as the candidates' ratios are; 0 when there are none.
-template <class Wanted>
-double reference_at(const Model& m, const std::vector<double>& d2, const std::vector<double>& ref,
-                    Wanted wanted) {
-  unsigned near[kNeighbours] = {}, count = 0;
-  for (unsigned s = 0; s < m.num_sizes; ++s) {
-    if (!wanted(s)) continue;
-    unsigned k = count < kNeighbours ? count++ : kNeighbours;
-    while (k > 0 && d2[near[k - 1]] > d2[s]) {
-      if (k < kNeighbours) near[k] = near[k - 1];
-      --k;
-    }
-    if (k < kNeighbours) near[k] = s;
-  }
-  double sw = 0, swr = 0;
-  for (unsigned k = 0; k < count; ++k) {
-    const double w = 1.0 / (d2[near[k]] * d2[near[k]] + 1e-12);
-    sw += w;
-    swr += w * ref[near[k]] / kScale;
-  }
-  return count > 0 ? swr / sw : 0;
-}
-
-// Keeps out.evidence[0..count) the kNeighbours nearest measurements (dist: their distances).
-inline void keep_nearest(Choice& out, double (&dist)[kNeighbours], double d2, Evidence e) {
-  unsigned k = out.count < kNeighbours ? out.count++ : kNeighbours;
-  while (k > 0 && dist[k - 1] > d2) {
-    if (k < kNeighbours) dist[k] = dist[k - 1], out.evidence[k] = out.evidence[k - 1];
-    --k;
-  }
-  if (k < kNeighbours) dist[k] = d2, out.evidence[k] = e;
-}
-
-// Candidate c's prediction at (x, y, z) from its kNeighbours nearest measurements among the sizes
-// s for which `wanted(s)` holds: its regret relative to the reference there, interpolated (regret
-// holds that ratio until top_candidates scales it); count = 0 when there are none.
+// Candidate c's prediction from its n nearest measurements among the sizes s for which `wanted(s)`
+// holds: the mean of their log time ratios to the reference, weighted by 1 / sqrt(d2 + kNear);
+// count = 0 when there are none.
 template <class Wanted>
 Choice predict(const Model& m, const std::vector<double>& d2, const std::vector<double>& ref,
-               unsigned c, Wanted wanted) {
+               unsigned c, unsigned n, Wanted wanted) {
   Choice out;
   out.candidate = c;
   out.variant = m.candidates[c].variant;
   double dist[kNeighbours] = {};
   for (unsigned s = 0; s < m.num_sizes; ++s) {
     const unsigned r = m.regret[static_cast<unsigned long long>(s) * m.num_candidates + c];
-    if (r != 0 && wanted(s)) keep_nearest(out, dist, d2[s], Evidence{s, r});
+    if (r != 0 && wanted(s)) keep_nearest(out, dist, d2[s], Evidence{s, r}, n);
   }
   double sw = 0, swr = 0;
   for (unsigned k = 0; k < out.count; ++k) {
-    const double w = 1.0 / (dist[k] * dist[k] + 1e-12);
+    const double w = 1.0 / std::sqrt(dist[k] + kNear);
     sw += w;
-    swr += w * (out.evidence[k].regret / ref[out.evidence[k].size]);
+    swr += w * std::log(out.evidence[k].regret / ref[out.evidence[k].size]);
   }
-  out.regret = out.count > 0 ? swr / sw : 0;
+  out.regret = out.count > 0 ? std::exp(swr / sw) : 0;
   return out;
 }
 
-// Ranking: evidence in the class first, then (without it) a candidate whose fast path applies, then
+// Ranking: evidence in its class first, then (without it) a candidate whose fast path applies, then
 // the lowest predicted regret in steps of kSlack, then the earlier candidate.
 inline int tier(const Choice& c) { return c.count == 0 ? 3 : c.in_class ? 0 : c.applies ? 1 : 2; }
 inline bool before(const Choice& a, const Choice& b) {
   if (tier(a) != tier(b)) return tier(a) < tier(b);
-  if (a.preferred != b.preferred) return a.preferred;
   // predictions within kSlack of each other are not told apart: the candidate better on average
   // wins
   const double qa = std::floor(a.regret / kSlack), qb = std::floor(b.regret / kSlack);
@@ -278,40 +246,22 @@ inline bool within_reach(const Point& p, double d2, long long x, long long y, lo
   return d2 < (r > 1 ? kFar / r : kFar);
 }
 
-// Per measured size, what the candidates' predictions at one asked size share: whether it is
-// within reach (within_reach), and whether it is also of the asked size's class for every
-// candidate's alignment at once (the first evidence each candidate looks for).
-struct Around {
-  std::vector<char> reach, every;
-};
-
-inline Around around(const Model& m, const std::vector<double>& d2, const Candidate& every,
-                     long long x, long long y, long long z) {
-  Around a{std::vector<char>(m.num_sizes), std::vector<char>(m.num_sizes)};
-  for (unsigned s = 0; s < m.num_sizes; ++s) {
-    const Point& p = m.sizes[s];
-    a.reach[s] = within_reach(p, d2[s], x, y, z);
-    a.every[s] = a.reach[s] && same_class(every, p.x, p.y, p.z, x, y, z);
-  }
-  return a;
-}
-
+// Candidate c at (x, y, z) from the sizes around it: its evidence the nearest sizes of its own
+// divisibility class within reach; without any, the sizes where its fast path applies as here,
+// else any (ranked after every candidate with class evidence).
 inline Choice predict(const Model& m, const std::vector<double>& d2, const std::vector<double>& ref,
-                      const Around& a, unsigned c, long long x, long long y, long long z) {
+                      unsigned c, unsigned n, long long x, long long y, long long z) {
   const Candidate& cand = m.candidates[c];
   const bool here = applies(cand, x, y, z);
-  Choice ch = predict(m, d2, ref, c, [&](unsigned s) { return a.every[s] != 0; });
-  if (ch.count == 0)  // measured size s is evidence of (x, y, z)'s class for the candidate itself
-    ch = predict(m, d2, ref, c, [&](unsigned s) {
-      const Point& p = m.sizes[s];
-      return a.reach[s] && same_class(cand, p.x, p.y, p.z, x, y, z);
-    });
-  if (ch.count ==
-      0) {  // no measurement in its class: where it applies as here, else any, ranked after
-    ch = predict(m, d2, ref, c, [&](unsigned s) {
+  Choice ch = predict(m, d2, ref, c, n, [&](unsigned s) {
+    const Point& p = m.sizes[s];
+    return within_reach(p, d2[s], x, y, z) && same_class(cand, p.x, p.y, p.z, x, y, z);
+  });
+  if (ch.count == 0) {
+    ch = predict(m, d2, ref, c, n, [&](unsigned s) {
       return applies(cand, m.sizes[s].x, m.sizes[s].y, m.sizes[s].z) == here;
     });
-    if (ch.count == 0) ch = predict(m, d2, ref, c, [](unsigned) { return true; });
+    if (ch.count == 0) ch = predict(m, d2, ref, c, n, [](unsigned) { return true; });
     ch.in_class = false;
   }
   ch.applies = here;
@@ -366,12 +316,9 @@ inline unsigned top_candidates(const Model& m, long long x, long long y, long lo
   const bool over = x > r.hi[0] || y > r.hi[1] || z > r.hi[2];  // some extent over its axis's range
   const bool inside = !over && x >= r.lo[0] && y >= r.lo[1] && z >= r.lo[2];
   const How how = exact < m.num_sizes ? How::exact : inside ? How::predicted : How::extrapolated;
-  const std::vector<double> ref = detail::references(m);
-  const Candidate every{
-      0, {detail::lcm_align(m, 0), detail::lcm_align(m, 1), detail::lcm_align(m, 2)}};
-  const detail::Around a = detail::around(m, d2, every, x, y, z);
-  double scale = detail::reference_at(m, d2, ref, [&](unsigned s) { return a.every[s] != 0; });
-  if (scale == 0) scale = detail::reference_at(m, d2, ref, [](unsigned) { return true; });
+  unsigned n_near = 0;  // two neighbours (one each side of a gap) per axis the sizes vary along
+  for (int a = 0; a < 3; ++a) n_near += r.lo[a] < r.hi[a] ? 2 : 0;
+  n_near = n_near < 2 ? 2 : n_near;
   bool band = over;  // extrapolated over the range (a measured size is never over it)
   const double e = detail::elements(x, y, z),
                floor = kBand * (e >= kBand * r.largest ? r.largest : e);
@@ -382,27 +329,15 @@ inline unsigned top_candidates(const Model& m, long long x, long long y, long lo
   band = band && std::any_of(all.begin(), all.end(), [](const Choice& ch) { return ch.count > 0; });
   if (!band) {  // else (a band of fewer than two sizes too) from the sizes around it
     all.clear();
+    const std::vector<double> ref = detail::references(m, x, y, z);
     for (unsigned c = 0; c < m.num_candidates; ++c) {
-      Choice ch = detail::predict(m, d2, ref, a, c, x, y, z);
-      ch.regret *= scale;
+      Choice ch = detail::predict(m, d2, ref, c, n_near, x, y, z);
       if (exact < m.num_sizes && ch.variant == m.sizes[exact].decision)
         ch.regret = -1;  // the decision first
       all.push_back(ch);
     }
   }
   for (auto& ch : all) ch.how = how, ch.nearest = exact < m.num_sizes ? exact : nearest;
-  // The nearest measured size's decision (tie-broken there towards its neighbours' choice) is
-  // preferred while its predicted regret is within kSlack of the lowest in its tier (not by the
-  // band rule: there no one size is a guide).
-  if (exact == m.num_sizes && !band) {
-    unsigned best = 0;
-    for (unsigned c = 1; c < all.size(); ++c)
-      if (detail::before(all[c], all[best])) best = c;
-    for (auto& ch : all)
-      if (ch.variant == m.sizes[nearest].decision && detail::tier(ch) == detail::tier(all[best]) &&
-          ch.regret <= all[best].regret + kSlack)
-        ch.preferred = true;
-  }
   const unsigned k = n < m.num_candidates ? n : m.num_candidates;
   for (unsigned i = 0; i < k; ++i) {  // partial selection sort: k is small
     unsigned b = i;
@@ -447,4 +382,4 @@ inline Choice select(const Model& m, long long x, long long y = 1, long long z =
 }
 
 }  // namespace tune_select
-#endif  // TUNE_SELECT_H_V7
+#endif  // TUNE_SELECT_H_V8
