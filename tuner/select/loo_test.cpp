@@ -144,30 +144,40 @@ TEST(LeaveOneOut, GemmAndMatching) {
   EXPECT_LE(worst(m.model), worst(m.old));
 }
 
-// Sizes never measured, inside the recorded design's range: 110 brute forces on the H200
-// (results/heldout/README.md), drawn after the rule was committed. The model from the whole
-// recorded design picks at each; its regret there is timed by that size's brute force. Measured
-// (TUNE_SELECT_H_V8): median 1.0131, over 1.05 at 21, over 1.10 at 7, worst 1.1400; the rule
-// before (V7: the two nearest sizes of a class, weights 1 / d^4) scored 1.0232, 36, 15 and 1.2461.
-TEST(HeldOut, TransposeInsideTheRange) {
+// Sizes never measured: 160 brute forces on the H200 (results/heldout/README.md), each list drawn
+// after the rule it scores was committed. The model from the whole recorded design picks at each;
+// its regret there is timed by that size's brute force. Inside the range (110 sizes), measured
+// with TUNE_SELECT_H_V8: median 1.0131, over 1.05 at 21, over 1.10 at 7, worst 1.1400; the rule
+// before (V7: the two nearest sizes of a class, weights 1 / d^4) 1.0232, 36, 15 and 1.2461. Past
+// it (50), the band rule with each candidate's trend (V7 and V8): median 1.0106, over 1.05 at 4,
+// over 1.10 at none, worst 1.0926; without the trend (V6) list v's 40 reached 1.185.
+TEST(HeldOut, TransposeInsideAndPastTheRange) {
   const std::string root = TUNE_SOURCE_DIR;
   const spec::Spec spec = spec::load(root + "/spaces/transpose.json");
   const select::Data d = select::build(recorded("transpose").sizes, header::alignment_of(spec));
   const Sweep held = recorded("transpose", "heldout");
-  ASSERT_EQ(held.sizes.size(), 110u);
-  std::vector<double> r;
+  ASSERT_EQ(held.sizes.size(), 160u);
+  std::vector<double> in, past;
   for (const auto& h : held.sizes) {
     const auto c = tune_select::select(d.model(), h.size[0], h.size[1], h.size[2]);
-    EXPECT_EQ(c.how, tune_select::How::predicted) << h.size[0] << "x" << h.size[1];
-    r.push_back(regret_at(h, d.variants.at(c.variant)));
+    ASSERT_NE(c.how, tune_select::How::exact) << h.size[0] << "x" << h.size[1];
+    (c.how == tune_select::How::predicted ? in : past)
+        .push_back(regret_at(h, d.variants.at(c.variant)));
   }
-  const auto over = [&](double t) {
+  const auto over = [](const std::vector<double>& r, double t) {
     return std::count_if(r.begin(), r.end(), [&](double v) { return v > t; });
   };
-  std::printf("held out: %zu sizes, median %.4f, worst %.4f, over 1.05 at %td, over 1.10 at %td\n",
-              r.size(), median(r), worst(r), over(1.05), over(1.10));
-  EXPECT_LE(median(r), 1.015);
-  EXPECT_LE(worst(r), 1.15);
-  EXPECT_LE(over(1.05), 22);
-  EXPECT_LE(over(1.10), 8);
+  for (const auto* r : {&in, &past})
+    std::printf(
+        "held out %s: %zu sizes, median %.4f, worst %.4f, over 1.05 at %td, over 1.10 at %td\n",
+        r == &in ? "inside the range" : "past it", r->size(), median(*r), worst(*r), over(*r, 1.05),
+        over(*r, 1.10));
+  ASSERT_EQ(in.size(), 110u);
+  EXPECT_LE(median(in), 1.015);
+  EXPECT_LE(worst(in), 1.15);
+  EXPECT_LE(over(in, 1.05), 22);
+  EXPECT_LE(over(in, 1.10), 8);
+  EXPECT_LE(median(past), 1.015);
+  EXPECT_LE(worst(past), 1.10);  // the target past the range
+  EXPECT_LE(over(past, 1.05), 5);
 }
