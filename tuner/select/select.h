@@ -246,16 +246,25 @@ inline bool within_reach(const Point& p, double d2, long long x, long long y, lo
   return d2 < (r > 1 ? kFar / r : kFar);
 }
 
+// Per measured size, whether it is within reach of (x, y, z) (the same for every candidate).
+inline std::vector<char> reach(const Model& m, const std::vector<double>& d2, long long x,
+                               long long y, long long z) {
+  std::vector<char> r(m.num_sizes);
+  for (unsigned s = 0; s < m.num_sizes; ++s) r[s] = within_reach(m.sizes[s], d2[s], x, y, z);
+  return r;
+}
+
 // Candidate c at (x, y, z) from the sizes around it: its evidence the nearest sizes of its own
-// divisibility class within reach; without any, the sizes where its fast path applies as here,
-// else any (ranked after every candidate with class evidence).
+// divisibility class within reach (in_reach: per size, from reach()); without any, the sizes where its
+// fast path applies as here, else any (ranked after every candidate with class evidence).
 inline Choice predict(const Model& m, const std::vector<double>& d2, const std::vector<double>& ref,
-                      unsigned c, unsigned n, long long x, long long y, long long z) {
+                      const std::vector<char>& in_reach, unsigned c, unsigned n, long long x,
+                      long long y, long long z) {
   const Candidate& cand = m.candidates[c];
   const bool here = applies(cand, x, y, z);
   Choice ch = predict(m, d2, ref, c, n, [&](unsigned s) {
     const Point& p = m.sizes[s];
-    return within_reach(p, d2[s], x, y, z) && same_class(cand, p.x, p.y, p.z, x, y, z);
+    return in_reach[s] != 0 && same_class(cand, p.x, p.y, p.z, x, y, z);
   });
   if (ch.count == 0) {
     ch = predict(m, d2, ref, c, n, [&](unsigned s) {
@@ -330,8 +339,9 @@ inline unsigned top_candidates(const Model& m, long long x, long long y, long lo
   if (!band) {  // else (a band of fewer than two sizes too) from the sizes around it
     all.clear();
     const std::vector<double> ref = detail::references(m, x, y, z);
+    const std::vector<char> near = detail::reach(m, d2, x, y, z);
     for (unsigned c = 0; c < m.num_candidates; ++c) {
-      Choice ch = detail::predict(m, d2, ref, c, n_near, x, y, z);
+      Choice ch = detail::predict(m, d2, ref, near, c, n_near, x, y, z);
       if (exact < m.num_sizes && ch.variant == m.sizes[exact].decision)
         ch.regret = -1;  // the decision first
       all.push_back(ch);
