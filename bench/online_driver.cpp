@@ -47,7 +47,7 @@ void check(cudaError_t e, const char* what) {
 struct Args {
   std::string spec, main_db, bf_db, sizes, out;
   int launches = 64;
-  tune::runtime::OnlineOptions online;  // --candidates, --min-samples, --batch (the runtime's defaults)
+  tune::runtime::OnlineOptions online;  // --candidates, --min-samples, --finalists, --batch (the runtime's defaults)
 };
 
 // An option's whole value as an integer in [lo, hi]; else one line and exit 2.
@@ -88,6 +88,8 @@ Args parse(int argc, char** argv) {
       a.online.candidates = int_option(k, v, 1, 64);
     else if (k == "--min-samples")
       a.online.min_samples = int_option(k, v, 1, 64);
+    else if (k == "--finalists")
+      a.online.finalists = int_option(k, v, 0, 64);
     else if (k == "--batch")
       a.online.batch = int_option(k, v, 0, 64);
     else
@@ -95,7 +97,7 @@ Args parse(int argc, char** argv) {
   }
   if (a.spec.empty() || a.main_db.empty() || a.bf_db.empty() || a.sizes.empty())
     die("usage: online_bench --spec S --main-db M --bf-db B --sizes LIST [--launches N] [--candidates N]"
-        " [--min-samples N] [--batch N] [--out FILE]",
+        " [--min-samples N] [--finalists N] [--batch N] [--out FILE]",
         2);
   return a;
 }
@@ -120,7 +122,7 @@ std::string canonical(const tune::spec::Spec& spec, const std::string& config) {
 
 struct Row {
   std::string size, match, table_config, online_config;
-  double table_ms = 0, online_ms = 0, best_ms = 0, cublas_ms = 0, extra_ms = 0;
+  double table_ms = 0, online_ms = 0, best_ms = 0, cublas_ms = 0, extra_ms = 0, wait_ms = 0;
   bool held_out = true, settled = false;
 };
 
@@ -176,7 +178,7 @@ int main(int argc, char** argv) try {
     check(cudaMalloc(reinterpret_cast<void**>(&in), n * sizeof(float)), "cudaMalloc");
     check(cudaMalloc(reinterpret_cast<void**>(&out), n * sizeof(float)), "cudaMalloc");
     check(cudaMemcpy(in, host.data(), n * sizeof(float), cudaMemcpyHostToDevice), "cudaMemcpy");
-    const double extra_before = online.stats().online_extra_ms;
+    const double extra_before = online.stats().online_extra_ms, wait_before = online.stats().online_wait_ms;
     auto launch = [&] {
       return online.launch(nullptr, {cols, nrows},
                            {Arg::buffer(out, n), Arg::buffer(static_cast<const float*>(in), n),
@@ -189,6 +191,7 @@ int main(int argc, char** argv) try {
     r.settled = settled.online;  // false where the table has fewer than two candidates
     r.online_config = settled.config;
     r.extra_ms = online.stats().online_extra_ms - extra_before;
+    r.wait_ms = online.stats().online_wait_ms - wait_before;
     check(cudaMemcpy(back.data(), out, n * sizeof(float), cudaMemcpyDeviceToHost), "cudaMemcpy");
     for (long long y = 0; y < nrows; ++y)
       for (long long x = 0; x < cols; ++x)
@@ -220,19 +223,20 @@ int main(int argc, char** argv) try {
 
   std::ostringstream md;
   md << "| size | table's match | table / best | online / best | best ms | cuBLAS ms | table vs cuBLAS | online vs "
-        "cuBLAS | best vs cuBLAS | rotation cost ms |\n|---|---|---|---|---|---|---|---|---|---|\n";
+        "cuBLAS | best vs cuBLAS | rotation cost ms | cut wait ms |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
   std::vector<double> table_r, online_r;
   int below_cublas = 0;
   for (const auto& r : rows) {
-    char best[32], lib[32], extra[32];
+    char best[32], lib[32], extra[32], wait[32];
     std::snprintf(best, sizeof best, "%.4f", r.best_ms);
     std::snprintf(lib, sizeof lib, "%.4f", r.cublas_ms);
     std::snprintf(extra, sizeof extra, "%.3f", r.extra_ms);
+    std::snprintf(wait, sizeof wait, "%.3f", r.wait_ms);
     md << "| " << r.size << (r.held_out ? "" : " (measured)") << " | " << r.match
        << (r.settled ? "" : ", not tuned online") << " | " << ratio(r.table_ms, r.best_ms) << " | "
        << ratio(r.online_ms, r.best_ms) << " | " << best << " | " << lib << " | " << ratio(r.cublas_ms, r.table_ms)
        << " | " << ratio(r.cublas_ms, r.online_ms) << " | " << ratio(r.cublas_ms, r.best_ms) << " | " << extra
-       << " |\n";
+       << " | " << wait << " |\n";
     if (r.table_ms > 0) table_r.push_back(r.table_ms / r.best_ms);
     if (r.online_ms > 0) online_r.push_back(r.online_ms / r.best_ms);
     if (r.table_ms > r.cublas_ms) ++below_cublas;
@@ -249,8 +253,10 @@ int main(int argc, char** argv) try {
         "x / best: the pick's time over the best configuration's at that size (1.000 is the best); vs cuBLAS: "
         "cuBLAS's time over the pick's (above 1 is faster than cuBLAS). Rotation cost: the GPU time of the "
      << a.launches << " online launches (their timed batches on scratch outputs included) beyond " << a.launches
-     << " launches of the eventual winner.\n\n"
-     << "Online rule: up to " << o.online.candidates << " candidates, " << o.online.min_samples << " samples each, "
+     << " launches of the eventual winner. Cut wait: the host time the launch that starts the second round "
+        "waited for the first round's timings.\n\n"
+     << "Online rule: up to " << o.online.candidates << " candidates, " << o.online.min_samples
+     << " samples each, then the best " << o.online.finalists << " (by median) share the launches left, "
      << (o.online.batch == 0 ? std::string("batches sized per size") : "batch " + std::to_string(o.online.batch))
      << "; NVRTC compiles of the online candidates: " << online.stats().compiled << " in "
      << static_cast<long>(online.stats().compile_ms) << " ms of host time.\n\n"

@@ -86,7 +86,7 @@ std::optional<OnlineFile> read_online(const std::filesystem::path& path) {
   const bool by_min = statistic == "min";
   // Only the rule's known fields are kept, each a bounded number.
   ojson kept_rule = {{"statistic", statistic}};
-  for (const char* field : {"launches", "min_samples", "batch"}) {
+  for (const char* field : {"launches", "min_samples", "finalists", "batch"}) {
     if (!rule.contains(field)) continue;
     const ojson& v = rule[field];
     if (!v.is_number_unsigned() || v.get<std::uint64_t>() > kMaxRuleCount)

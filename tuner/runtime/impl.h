@@ -83,6 +83,7 @@ struct Kernel::Impl {
     std::vector<Scratch> scratch;  // per argument: the output buffers' stand-ins in batches
     L2Reset l2;
     std::atomic<const Candidate*> winner{nullptr};
+    double cut_wait_ms = 0;  // host time the cut waited for the first round's samples
     Online(std::size_t n, detail::OnlineRule rule) : rotation(n, rule) {}
   };
   struct Resolved {  // one (device, size): everything a launch needs
@@ -166,6 +167,7 @@ struct Kernel::Impl {
   bool launch_batch(Online& o, const Candidate& cand, cudaStream_t stream, Size size, void** slots,
                     const Events& ev) const;
   void poll(Online& o);                                  // reads completed events, o.mu held
+  void wait_for_cut(Online& o);                          // polls until the cut's samples are back, o.mu held
   void settle(Online& o, const Resolved& r, Size size);  // records the winner and writes its file
   // The capture of this launch (runtime/capture_hook.cpp): launches it itself, between copies of
   // the arguments before and after. False when it did not (a file is there, or over the limit).

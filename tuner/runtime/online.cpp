@@ -15,12 +15,14 @@ namespace tune::runtime::detail {
 void check(const OnlineRule& rule) {
   if (rule.launches < 1 || rule.min_samples < 1 || rule.candidates < 1 || rule.launches < rule.min_samples)
     throw std::invalid_argument("online rule: launches >= min_samples >= 1 and candidates >= 1");
+  if (rule.finalists < 0) throw std::invalid_argument("online rule: finalists must be >= 0 (0: one round)");
   if (rule.batch < 1 || rule.batch > kMaxBatch)
     throw std::invalid_argument("online rule: batch must be in 1.." + std::to_string(kMaxBatch));
 }
 
 OnlineRule online_rule(const OnlineOptions& o, double expected_ms) {
-  return {o.launches, o.min_samples, o.candidates, o.batch == 0 ? batch_for(expected_ms) : o.batch, o.batch == 0};
+  return {o.launches,   o.min_samples, o.candidates, o.batch == 0 ? batch_for(expected_ms) : o.batch,
+          o.batch == 0, o.finalists};
 }
 
 void check(const OnlineOptions& o) {
@@ -33,31 +35,66 @@ Rotation::Rotation(std::size_t candidates, OnlineRule rule) : rule_(rule) {
   check(rule);
   if (candidates == 0) throw std::invalid_argument("online tuning needs at least one candidate");
   const auto most = static_cast<std::size_t>(std::min(rule.candidates, rule.launches / rule.min_samples));
-  samples_.resize(std::min(candidates, most));
-  outstanding_.assign(samples_.size(), 0);
+  const std::size_t n = std::min(candidates, most);
+  samples_.resize(n);
+  outstanding_.assign(n, 0);
+  for (std::size_t i = 0; i < n; ++i) finalists_.push_back(i);
+  first_round_ = n * static_cast<std::size_t>(rule.min_samples);
+  const auto f = static_cast<std::size_t>(rule.finalists);
+  two_rounds_ = f > 0 && f < n && first_round_ < static_cast<std::size_t>(rule.launches);
+}
+
+std::size_t Rotation::target() const {
+  const auto min_samples = static_cast<std::size_t>(rule_.min_samples);
+  if (!two_rounds_) return min_samples;
+  const auto f = static_cast<std::size_t>(rule_.finalists);
+  return min_samples + (static_cast<std::size_t>(rule_.launches) - first_round_) / f;
+}
+
+bool Rotation::cut_pending() const noexcept {
+  if (!two_rounds_ || cut_ || settled_ || launched_ < first_round_) return false;
+  return std::any_of(outstanding_.begin(), outstanding_.end(), [](int n) { return n > 0; });
+}
+
+void Rotation::cut() {
+  // Candidates with samples by score, then those without (their events failed or are not back).
+  std::vector<std::size_t> order(samples_.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    const bool ha = !samples_[a].empty(), hb = !samples_[b].empty();
+    if (ha != hb) return ha;
+    return ha && score(a) < score(b);
+  });
+  order.resize(static_cast<std::size_t>(rule_.finalists));
+  finalists_ = std::move(order);
+  cut_ = true;
+}
+
+std::size_t Rotation::best_of(const std::vector<std::size_t>& among) const {
+  std::size_t best = among.front();
+  for (std::size_t i : among)
+    if (score(i) < score(best)) best = i;
+  return best;
 }
 
 std::size_t Rotation::next() {
   std::size_t c = 0;
+  const auto launches = static_cast<std::size_t>(rule_.launches);
   if (settled_) {
     c = winner_;
-  } else if (launched_ < static_cast<std::size_t>(rule_.launches)) {
+  } else if (launched_ < (two_rounds_ ? first_round_ : launches)) {
     c = launched_ % samples_.size();
+  } else if (two_rounds_ && launched_ < launches) {
+    if (!cut_) cut();
+    c = finalists_[(launched_ - first_round_) % finalists_.size()];
   } else {
     // Past the rotation, samples still outstanding: a candidate short of them, else the best so far.
-    auto short_of = [&](std::size_t i) {
-      return samples_[i].size() + static_cast<std::size_t>(outstanding_[i]) <
-             static_cast<std::size_t>(rule_.min_samples);
+    if (two_rounds_ && !cut_) cut();
+    const auto short_of = [&](std::size_t i) {
+      return samples_[i].size() + static_cast<std::size_t>(outstanding_[i]) < target();
     };
-    std::size_t best = samples_.size();
-    for (std::size_t i = 0; i < samples_.size() && best == samples_.size(); ++i)
-      if (short_of(i)) best = i;
-    if (best == samples_.size()) {
-      best = 0;
-      for (std::size_t i = 1; i < samples_.size(); ++i)
-        if (score(i) < score(best)) best = i;
-    }
-    c = best;
+    const auto it = std::find_if(finalists_.begin(), finalists_.end(), short_of);
+    c = it != finalists_.end() ? *it : best_of(finalists_);
   }
   ++launched_;
   if (!settled_) ++outstanding_[c];
@@ -75,12 +112,10 @@ void Rotation::sample(std::size_t candidate, double ms, double lead_ms) {
 }
 
 void Rotation::settle_if_done() {
-  if (launched_ < static_cast<std::size_t>(rule_.launches)) return;
-  for (const auto& s : samples_)
-    if (s.size() < static_cast<std::size_t>(rule_.min_samples)) return;
-  winner_ = 0;
-  for (std::size_t i = 1; i < samples_.size(); ++i)
-    if (score(i) < score(winner_)) winner_ = i;
+  if (launched_ < static_cast<std::size_t>(rule_.launches) || (two_rounds_ && !cut_)) return;
+  for (std::size_t i : finalists_)
+    if (samples_[i].size() < target()) return;
+  winner_ = best_of(finalists_);
   settled_ = true;
 }
 
@@ -89,9 +124,7 @@ double Rotation::fastest(std::size_t candidate) const {
   return s.empty() ? std::numeric_limits<double>::infinity() : *std::min_element(s.begin(), s.end());
 }
 
-double Rotation::score(std::size_t candidate) const {
-  return fastest(candidate) * (candidate == 0 ? 1 - kMargin : 1.0);
-}
+double Rotation::score(std::size_t candidate) const { return median(candidate) * (candidate == 0 ? 1 - kMargin : 1.0); }
 
 double Rotation::median(std::size_t candidate) const {
   std::vector<double> s = samples_.at(candidate);
@@ -156,18 +189,29 @@ std::string online_file_text(const OnlineResult& r) {
     values[r.parameters[p]] = values_json(r.spec_values.at(p));
   }
   j["tune_params"] = std::move(values);
-  j["rule"] = {{"launches", r.rule.launches}, {"min_samples", r.rule.min_samples},
-               {"batch", r.rule.batch},       {"held", r.rule.held()},
-               {"statistic", "min"},          {"pick_margin", kMargin}};
-  j["winner"] = r.rotation->winner();
-  j["extra_ms"] = r.rotation->extra_ms();
+  const Rotation& rot = *r.rotation;
+  const OnlineRule& rule = rot.rule();
+  j["rule"] = {{"launches", rule.launches},
+               {"min_samples", rule.min_samples},
+               {"finalists", rot.two_rounds() ? rule.finalists : 0},
+               {"batch", rule.batch},
+               {"held", rule.held()},
+               {"statistic", "median"},
+               {"pick_margin", kMargin}};
+  std::size_t winner = 0, kept = 0;
   json candidates = json::array();
   for (std::size_t c = 0; c < r.candidates.size(); ++c) {
+    if (rot.samples(c).empty()) continue;  // no measurement to read back
+    if (c == rot.winner()) winner = kept;
+    ++kept;
     candidates.push_back({{"values", values_json(r.candidates[c])},
-                          {"samples_ms", r.rotation->samples(c)},
-                          {"min_ms", r.rotation->fastest(c)},
-                          {"median_ms", r.rotation->median(c)}});
+                          {"samples_ms", rot.samples(c)},
+                          {"min_ms", rot.fastest(c)},
+                          {"median_ms", rot.median(c)}});
   }
+  j["winner"] = winner;
+  j["extra_ms"] = rot.extra_ms();
+  j["cut_wait_ms"] = r.cut_wait_ms;
   j["candidates"] = std::move(candidates);
   return j.dump(1) + "\n";
 }

@@ -1,17 +1,22 @@
 // Internal to the runtime library: online tuning at a size the table did not measure, without
 // CUDA (the launches and events are runtime/online_launch.cpp's).
 //
-// The rule (Rotation): the first `launches` launches at the size run the candidates in turn
-// (launch i runs candidate i % n, n at most launches / min_samples); each gives one sample from
-// events read later, when it has completed: around the launch itself (batch 1, not held), or
-// (held) around `batch` launches of the candidate on scratch outputs right after it, behind the
-// L2 reset and untimed_launches(batch) untimed ones (the time per launch). Once `launches`
-// launches have been issued and every candidate has min_samples samples, the candidate with the
-// fastest sample wins (the table's pick, candidate 0, unless a rival's is kMargin faster) and
-// every later launch runs it:
-// launches of a few microseconds are slowed by what runs beside them, never sped up, so the
-// fastest of a few is the steadiest estimate. Launches issued after the first `launches`
-// while samples are still outstanding run a candidate short of samples, else the best so far.
+// The rule (Rotation), successive halving in two rounds: the first n * min_samples launches at
+// the size run the n candidates in turn (n at most `candidates` and launches / min_samples); then
+// the `finalists` best of them by their samples' median (the table's pick, candidate 0, counted
+// kMargin faster) share the launches left, in turn; once `launches` launches have been issued and
+// every finalist has its share, the finalist with the lowest median wins and every later launch
+// runs it. With finalists 0, or not fewer than n, there is one round: every candidate in turn for
+// all `launches`, each needing min_samples samples, the lowest median of all winning.
+// Each launch gives one sample from events read later, when it has completed: around the launch
+// itself (batch 1, not held), or (held) around `batch` launches of the candidate on scratch
+// outputs right after it, behind the L2 reset and untimed_launches(batch) untimed ones (the time
+// per launch). The cut between the rounds needs the first round's samples: the launch that makes
+// it waits for them (cut_pending(); runtime/online_launch.cpp polls the events, at most kCutWaitMs)
+// and cuts on those that came back. Launches issued after the first `launches` while samples are
+// still outstanding run a candidate (a finalist) short of samples, else the best so far.
+// The statistic is the median: held samples are batches of about kSampleMs, whose noise goes both
+// ways, and successive halving gives the finalists the samples a median needs.
 // What the rotation cost (extra_ms): for each sample, its time minus the winner's median, and with
 // held samples the batch's timed launches and what led up to them (the L2 reset and the untimed
 // launches) as measured, or untimed_launches(batch) launches where that was not measured.
@@ -25,8 +30,11 @@
 
 namespace tune::runtime::detail {
 
-// A rival replaces the table's pick only when its fastest launch is this much faster.
+// A rival replaces the table's pick only when its median is this much faster.
 inline constexpr double kMargin = 0.01;
+// The cut between the rounds waits at most this long (host time, once per size) for the first
+// round's samples; those not back by then leave their candidates out of the final round.
+inline constexpr int kCutWaitMs = 1000;
 // A batched sample lasts about this long (tune's own batches last at least 50 us), with at most
 // kMaxBatch launches.
 inline constexpr double kSampleMs = 0.05;
@@ -39,12 +47,13 @@ constexpr int untimed_launches(int batch) { return batch > 1 ? batch / 2 : 1; }
 
 struct OnlineRule {
   int launches = 64;    // launches that rotate among the candidates
-  int min_samples = 2;  // samples each candidate needs before one can win
+  int min_samples = 1;  // samples each candidate takes in the first round
   int candidates = 32;  // at most this many (and at most launches / min_samples)
   int batch = 1;        // launches per sample (1: the application's launch is the sample, unless held_single)
   // With batch 1, still sample on the scratch outputs behind the hold, after the L2 reset and an
   // untimed launch, as tune times a launch that fills a batch alone (Options::online.batch 0).
   bool held_single = false;
+  int finalists = 4;  // the first round's best, which share the launches left (0: one round)
   // Whether samples are taken behind the hold on scratch outputs (runtime/online_batch.cpp).
   bool held() const noexcept { return batch > 1 || held_single; }
 };
@@ -57,7 +66,8 @@ int batch_for(double expected_ms);
 // from batch_for when Options::online.batch is 0).
 OnlineRule online_rule(const OnlineOptions& o, double expected_ms);
 // Throws std::invalid_argument naming the field: a rule with launches < min_samples, a
-// non-positive field or a batch over kMaxBatch; for the options also a batch below 0.
+// non-positive field (finalists: negative) or a batch over kMaxBatch; for the options also a
+// batch below 0.
 void check(const OnlineRule& rule);
 void check(const OnlineOptions& o);
 
@@ -71,6 +81,12 @@ class Rotation {
   std::size_t winner() const noexcept { return winner_; }  // valid once settled()
   std::size_t launched() const noexcept { return launched_; }
   const OnlineRule& rule() const noexcept { return rule_; }
+  bool two_rounds() const noexcept { return two_rounds_; }
+  // The candidates of the final round, best first (every candidate with one round), once cut.
+  const std::vector<std::size_t>& finalists() const noexcept { return finalists_; }
+  // The first round is issued and the cut not made, with some of its samples still outstanding:
+  // the next launch should wait for them (next() cuts on what has come back).
+  bool cut_pending() const noexcept;
 
   // The candidate the next launch runs (counts it as launched, and its sample as outstanding).
   std::size_t next();
@@ -85,14 +101,18 @@ class Rotation {
   double extra_ms() const;                      // the rotation's time beyond the winner's (once settled)
 
  private:
+  void cut();
   void settle_if_done();
-  double score(std::size_t candidate) const;  // lower wins: fastest(), the pick's less kMargin
+  std::size_t best_of(const std::vector<std::size_t>& among) const;  // the lowest score()
+  std::size_t target() const;                                        // the samples a candidate of the last round needs
+  double score(std::size_t candidate) const;                         // lower wins: median(), the pick's less kMargin
   OnlineRule rule_;
   std::vector<std::vector<double>> samples_;
   std::vector<int> outstanding_;
-  std::size_t launched_ = 0, winner_ = 0;
+  std::vector<std::size_t> finalists_;  // every candidate until the cut
+  std::size_t launched_ = 0, winner_ = 0, first_round_ = 0;
   double lead_ms_ = 0;  // the batched samples' time before their timed launches
-  bool settled_ = false;
+  bool settled_ = false, two_rounds_ = false, cut_ = false;
 };
 
 // The candidates online tuning rotates among at `size`: the table's pick first, then the selection
@@ -111,9 +131,10 @@ struct OnlineResult {
   std::vector<std::string> parameters;
   std::vector<std::vector<expr::Value>> spec_values;  // every parameter's Values in the spec
   std::vector<std::vector<expr::Value>> candidates;   // each candidate's values
-  OnlineRule rule;
-  const Rotation* rotation = nullptr;
+  const Rotation* rotation = nullptr;                 // the rule, the samples, the winner
+  double cut_wait_ms = 0;                             // host time the cut waited for the first round's samples
 };
+// Candidates without a sample (their events failed) are left out, the winner's index follows.
 std::string online_file_text(const OnlineResult& r);
 // "transpose-NVIDIA_H200-1000x999.online.json": a file name from the kernel, device and size.
 std::string online_file_name(const OnlineResult& r);

@@ -12,6 +12,7 @@
 #include "interop/interop.h"
 #include "runtime/online.h"
 #include "runtime/test_util.h"
+#include "spec/spec.h"
 #include "tune/runtime.h"
 
 namespace fs = std::filesystem;
@@ -70,7 +71,7 @@ TEST(OnlineFile, TuneImportReadsItIntoTheTablesDatabase) {
     const auto& rule = notes.at("header").at("tune_online").at("rule");
     EXPECT_EQ(rule.at("held"), f.rotation.rule().held());
     EXPECT_EQ(rule.at("batch"), f.rotation.rule().batch);
-    EXPECT_EQ(rule.at("statistic"), "min");
+    EXPECT_EQ(rule.at("statistic"), "median");
     found = true;
   }
   EXPECT_TRUE(found);
@@ -107,13 +108,14 @@ TEST(OnlineFile, BrokenFilesAreRefusedWithTheField) {
   };
   EXPECT_NE(refused("\"winner\": 1", "\"winner\": 3").find("'winner'"), std::string::npos);
   EXPECT_NE(refused("\"version\": 1", "\"version\": 2").find("version 2"), std::string::npos);
-  EXPECT_NE(refused("\"statistic\": \"min\"", "\"statistic\": \"mean\"").find("statistic"), std::string::npos);
+  EXPECT_NE(refused("\"statistic\": \"median\"", "\"statistic\": \"mean\"").find("statistic"), std::string::npos);
+  EXPECT_NE(refused("\"finalists\": 0", "\"finalists\": -4").find("'finalists'"), std::string::npos);
   EXPECT_NE(refused("\"samples_ms\": [", "\"samples_ms\": [-1,").find("finite time"), std::string::npos);
   EXPECT_NE(refused("\"problem_size\": [", "\"problem_size\": [0,").find("problem_size"), std::string::npos);
   EXPECT_NE(refused("\"space_hash\": \"", "\"space_hash\": \"x").find("space_hash"), std::string::npos);
   EXPECT_NE(refused("\"batch\": 1", "\"batch\": -5").find("'batch'"), std::string::npos);
   EXPECT_NE(refused("\"batch\": 1", "\"batch\": \"$(touch x)\"").find("'batch'"), std::string::npos);
-  EXPECT_NE(refused("\"launches\": 64", "\"launches\": 1e300").find("'launches'"), std::string::npos);
+  EXPECT_NE(refused("\"launches\": 24", "\"launches\": 1e300").find("'launches'"), std::string::npos);
   EXPECT_NE(refused("\"pick_margin\": 0.01", "\"pick_margin\": 7").find("pick_margin"), std::string::npos);
   EXPECT_NE(refused("\"held\": false", "\"held\": \"yes\"").find("'held'"), std::string::npos);
   EXPECT_NE(refused("\"extra_ms\": ", "\"extra_ms\": \"x\", \"e\": ").find("extra_ms"), std::string::npos);
@@ -121,4 +123,27 @@ TEST(OnlineFile, BrokenFilesAreRefusedWithTheField) {
             std::string::npos);
   // Nothing of a refused file is stored.
   EXPECT_TRUE(f.rec.db.measurements({.kernel = "transpose", .device = "NVIDIA H200", .size = "1000x999"}).empty());
+}
+
+// A candidate whose events all failed has nothing to read back: the file leaves it out, and the
+// winner's index follows.
+TEST(OnlineFile, ACandidateWithoutSamplesIsLeftOut) {
+  OnlineFixture f;
+  Rotation r{4, OnlineRule{12, 1, 4, 1, false, 2}};
+  for (int i = 0; i < 12; ++i) {
+    const std::size_t c = r.next();
+    r.sample(c, c == 0 ? -1.0 : 0.010 + 0.001 * double(c));  // candidate 0: no sample
+  }
+  ASSERT_TRUE(r.settled());
+  ASSERT_EQ(r.winner(), 1u);
+  f.result.candidates.push_back(f.table.variants[3]);
+  f.result.rotation = &r;
+  const auto j = nlohmann::json::parse(runtime::detail::online_file_text(f.result));
+  ASSERT_EQ(j.at("candidates").size(), 3u);
+  EXPECT_EQ(j.at("winner"), 0);
+  nlohmann::json want = nlohmann::json::array();
+  for (const auto& v : f.table.variants[1]) want.push_back(spec::to_json(v));
+  EXPECT_EQ(j.at("candidates").at(0).at("values"), want);
+  EXPECT_EQ(j.at("rule").at("finalists"), 2);
+  EXPECT_EQ(j.at("candidates").at(0).at("samples_ms").size(), 5u);  // 1 + 8 / 2
 }

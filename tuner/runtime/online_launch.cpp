@@ -1,8 +1,10 @@
 // Online tuning's launches: the rotation of runtime/online.h driven by CUDA events that are read
 // only once they have completed (cudaEventQuery), so the application's stream is never waited on.
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <system_error>
+#include <thread>
 #include <utility>
 
 #include "runtime/impl.h"
@@ -48,7 +50,10 @@ std::unique_ptr<Kernel::Impl::Online> Kernel::Impl::start_online(const DeviceId&
   std::vector<Scratch> scratch;
   if (rule.held()) {
     scratch = allocate_scratch(counts);
-    if (scratch.empty()) rule = {rule.launches, rule.min_samples, rule.candidates, 1, false};
+    if (scratch.empty()) {
+      rule.batch = 1;
+      rule.held_single = false;
+    }
   }
   L2Reset l2;
   if (rule.held()) l2 = make_l2_reset(id);
@@ -89,6 +94,17 @@ void Kernel::Impl::poll(Online& o) {
   }
 }
 
+void Kernel::Impl::wait_for_cut(Online& o) {
+  using clock = std::chrono::steady_clock;
+  const auto start = clock::now();
+  const auto deadline = start + std::chrono::milliseconds(detail::kCutWaitMs);
+  while (o.rotation.cut_pending() && clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::microseconds(20));
+    poll(o);
+  }
+  o.cut_wait_ms += std::chrono::duration<double, std::milli>(clock::now() - start).count();
+}
+
 void Kernel::Impl::settle(Online& o, const Resolved& r, Size size) {
   o.chosen = o.candidates[o.rotation.winner()];
   o.chosen.selection.online = true;
@@ -113,8 +129,8 @@ void Kernel::Impl::settle(Online& o, const Resolved& r, Size size) {
       result.spec_values.push_back(p.values);
     }
     for (const Candidate& c : o.candidates) result.candidates.push_back(table.variants[c.selection.variant]);
-    result.rule = o.rotation.rule();
     result.rotation = &o.rotation;
+    result.cut_wait_ms = o.cut_wait_ms;
     const auto path = online_dir / detail::online_file_name(result);
     const auto tmp = path.string() + ".tmp";
     std::error_code ec;
@@ -136,6 +152,7 @@ void Kernel::Impl::settle(Online& o, const Resolved& r, Size size) {
   std::lock_guard lock(mu);
   ++stats.online_settled;
   stats.online_extra_ms += o.rotation.extra_ms();
+  stats.online_wait_ms += o.cut_wait_ms;
   if (written) ++stats.online_files;
   if (!note.empty()) stats.online_note = note;
 }
@@ -161,6 +178,7 @@ const Selection& Kernel::Impl::launch_online(Resolved& r, cudaStream_t stream, S
     launch_variant(w->selection, *w->compiled, stream, size, slots);
     return w->selection;
   }
+  if (o.rotation.cut_pending()) wait_for_cut(o);
   const std::size_t c = o.rotation.next();
   // A launch that is not timed, or throws (a compile or launch error reaches the application),
   // gives no sample, so that the candidate is launched again rather than waited on.

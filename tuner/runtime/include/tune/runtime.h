@@ -23,11 +23,14 @@
 // With online tuning on (Options::online.enabled or TUNE_ONLINE=1), a size without an exact
 // entry is tuned by its first launches: they rotate among the best candidates of the table, each
 // alignment's best two among them (each a complete kernel, so every launch is correct), each
-// timed by CUDA events that are read once they have completed (the stream is never synchronised);
-// after OnlineOptions::launches launches, once every candidate has min_samples samples, the
-// fastest launch wins (the table's pick unless a rival's is 1% faster) and every later launch at
-// that size runs it. The result goes to a file in OnlineOptions::dir (or $TUNE_ONLINE_DIR) that
-// `tune import` reads into the database.
+// timed by CUDA events that are read once they have completed. In two rounds (successive
+// halving): each candidate is timed min_samples times, then OnlineOptions::finalists of them, the
+// fastest by their median, share the rest of the OnlineOptions::launches launches; the finalist
+// with the lowest median wins (the table's pick unless a rival's is 1% faster) and every later
+// launch at that size runs it. The launch that starts the second round waits (on the host, once
+// per size, at most a second) for the first round's timings; nothing else waits on the stream.
+// The result goes to a file in OnlineOptions::dir (or $TUNE_ONLINE_DIR) that `tune import` reads
+// into the database.
 //
 // Thread-safe: one Kernel may be launched from several threads. Every failure throws
 // tune::runtime::Error, whose message names the kernel, the configuration and the cause.
@@ -200,8 +203,9 @@ struct OnlineOptions {
   bool enabled = false;       // or TUNE_ONLINE=1 in the environment
   std::filesystem::path dir;  // where each result's file goes: empty means $TUNE_ONLINE_DIR (none: no file)
   int launches = 64;          // launches that rotate among the candidates
-  int min_samples = 2;        // timed samples per candidate before one can win
+  int min_samples = 1;        // timed samples per candidate in the first round
   int candidates = 32;        // at most this many (and at most launches / min_samples)
+  int finalists = 4;          // the first round's best, which share the launches left (0: one round)
   // Launches per timed sample. Each launch of the rotation runs its candidate on the
   // application's buffers (untimed), then `batch` launches of it back to back on scratch copies
   // of the output buffers between two events: a sample of a 2 us kernel is no longer one launch
@@ -241,6 +245,7 @@ struct Stats {
   std::size_t online_settled = 0;  // sizes online tuning has settled in this process
   std::size_t online_files = 0;    // result files written
   double online_extra_ms = 0;      // the rotations' GPU time beyond their winners' (batches and L2 resets included)
+  double online_wait_ms = 0;       // host time the rotations' cuts waited for their first rounds' timings
   std::string online_note;         // why a result file was not written, when one was not
 };
 
