@@ -80,7 +80,8 @@ struct Kernel::Impl {
     Candidate chosen;                                    // the winner, with Selection::online set
     std::deque<std::pair<std::size_t, Events>> pending;  // (candidate, events) not read yet
     std::vector<Events> spare;
-    std::vector<Scratch> scratch;  // per argument: the output buffers' stand-ins in batches
+    // per placement (detail::kPlacements), per argument: the output buffers' stand-ins in batches
+    std::vector<std::vector<Scratch>> scratch;
     L2Reset l2;
     std::atomic<const Candidate*> winner{nullptr};
     double cut_wait_ms = 0;  // host time the cut waited for the first round's samples
@@ -154,18 +155,18 @@ struct Kernel::Impl {
   std::unique_ptr<Online> start_online(const DeviceId& id, const detail::Pick& pick, Size size,
                                        const std::vector<std::uint64_t>& counts);
   const Selection& launch_online(Resolved& r, cudaStream_t stream, Size size, void** slots);
-  // Batched samples (runtime/online_batch.cpp): scratch outputs at a size, one per argument
-  // (null but for output buffers; empty when an allocation fails: the samples then time the
-  // application's launches). One sample on `stream`: behind a hold released once all are queued,
-  // the L2 reset (when o.l2 has one), detail::untimed_launches(batch) of `cand`, then `batch` between
-  // the events, all on the scratch outputs (false when it could not be queued). ev.e[2] is recorded
-  // before the reset, ev.e[0] and ev.e[1] around the timed batch.
-  std::vector<Scratch> allocate_scratch(const std::vector<std::uint64_t>& counts) const;
+  // Batched samples (runtime/online_batch.cpp): scratch outputs at a size, detail::kPlacements sets
+  // of one per argument (null but for output buffers; empty when an allocation fails: the samples
+  // then time the application's launches). One sample on `stream`: behind a hold released once all
+  // are queued, the L2 reset (when o.l2 has one), detail::untimed_launches(batch) of `cand`, then
+  // `batch` between the events, all on the scratch outputs of `placement` (false when it could not
+  // be queued). ev.e[2] is recorded before the reset, ev.e[0] and ev.e[1] around the timed batch.
+  std::vector<std::vector<Scratch>> allocate_scratch(const std::vector<std::uint64_t>& counts) const;
   // The L2 reset on this device: a buffer of run::l2_reset::bytes() and the discard kernel
   // (compiled once per architecture); without buffer when either cannot be had.
   L2Reset make_l2_reset(const DeviceId& id);
-  bool launch_batch(Online& o, const Candidate& cand, cudaStream_t stream, Size size, void** slots,
-                    const Events& ev) const;
+  bool launch_batch(Online& o, const Candidate& cand, std::size_t placement, cudaStream_t stream, Size size,
+                    void** slots, const Events& ev) const;
   void poll(Online& o);                                  // reads completed events, o.mu held
   void wait_for_cut(Online& o);                          // polls until the cut's samples are back, o.mu held
   void settle(Online& o, const Resolved& r, Size size);  // records the winner and writes its file

@@ -38,6 +38,7 @@ Rotation::Rotation(std::size_t candidates, OnlineRule rule) : rule_(rule) {
   const std::size_t n = std::min(candidates, most);
   samples_.resize(n);
   outstanding_.assign(n, 0);
+  launches_of_.assign(n, 0);
   for (std::size_t i = 0; i < n; ++i) finalists_.push_back(i);
   first_round_ = n * static_cast<std::size_t>(rule.min_samples);
   const auto f = static_cast<std::size_t>(rule.finalists);
@@ -97,6 +98,7 @@ std::size_t Rotation::next() {
     c = it != finalists_.end() ? *it : best_of(finalists_);
   }
   ++launched_;
+  ++launches_of_[c];
   if (!settled_) ++outstanding_[c];
   return c;
 }

@@ -39,6 +39,10 @@ inline constexpr int kCutWaitMs = 1000;
 // kMaxBatch launches.
 inline constexpr double kSampleMs = 0.05;
 inline constexpr int kMaxBatch = 64;
+// Held samples write to this many sets of scratch outputs (placements), a candidate's samples in
+// turn: a transpose's time depends on where its buffers lie (run/timing.h), and one set would rank
+// the candidates by one arbitrary placement, as tune's first pass times two.
+inline constexpr int kPlacements = 2;
 
 // The untimed launches ahead of a batch of `batch` timed ones (they take the first launches' ramp
 // after the hold, and bring the candidate's own data into the emptied L2): half a batch, at least
@@ -90,6 +94,7 @@ class Rotation {
 
   // The candidate the next launch runs (counts it as launched, and its sample as outstanding).
   std::size_t next();
+  std::size_t launches_of(std::size_t candidate) const { return launches_of_.at(candidate); }
   // The time of a launch of `candidate`, read back; ms < 0 means its events failed (no sample).
   // lead_ms: a batched sample's time before its timed launches (the L2 reset, the untimed
   // launches), < 0 when not measured.
@@ -109,7 +114,8 @@ class Rotation {
   OnlineRule rule_;
   std::vector<std::vector<double>> samples_;
   std::vector<int> outstanding_;
-  std::vector<std::size_t> finalists_;  // every candidate until the cut
+  std::vector<std::size_t> launches_of_;  // per candidate: the launches next() gave it
+  std::vector<std::size_t> finalists_;    // every candidate until the cut
   std::size_t launched_ = 0, winner_ = 0, first_round_ = 0;
   double lead_ms_ = 0;  // the batched samples' time before their timed launches
   bool settled_ = false, two_rounds_ = false, cut_ = false;

@@ -57,18 +57,22 @@ struct Releaser {
 
 void Kernel::Impl::CudaFree::operator()(void* p) const noexcept { (void)cudaFree(p); }
 
-std::vector<Kernel::Impl::Scratch> Kernel::Impl::allocate_scratch(const std::vector<std::uint64_t>& counts) const {
-  std::vector<Scratch> scratch(args.size());
-  for (std::size_t i = 0; i < args.size() && i < counts.size(); ++i) {
-    if (!args[i].output || args[i].scalar || args[i].tensor_map || counts[i] == 0) continue;
-    void* p = nullptr;
-    if (cudaMalloc(&p, counts[i] * args[i].dtype.size()) != cudaSuccess) {
-      (void)cudaGetLastError();
-      return {};
+std::vector<std::vector<Kernel::Impl::Scratch>> Kernel::Impl::allocate_scratch(
+    const std::vector<std::uint64_t>& counts) const {
+  std::vector<std::vector<Scratch>> sets(detail::kPlacements);
+  for (auto& scratch : sets) {
+    scratch.resize(args.size());
+    for (std::size_t i = 0; i < args.size() && i < counts.size(); ++i) {
+      if (!args[i].output || args[i].scalar || args[i].tensor_map || counts[i] == 0) continue;
+      void* p = nullptr;
+      if (cudaMalloc(&p, counts[i] * args[i].dtype.size()) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return {};
+      }
+      scratch[i].reset(p);
     }
-    scratch[i].reset(p);
   }
-  return scratch;
+  return sets;
 }
 
 Kernel::Impl::L2Reset Kernel::Impl::make_l2_reset(const DeviceId& id) {
@@ -108,14 +112,15 @@ Kernel::Impl::L2Reset Kernel::Impl::make_l2_reset(const DeviceId& id) {
   return reset;
 }
 
-bool Kernel::Impl::launch_batch(Online& o, const Candidate& cand, cudaStream_t stream, Size size, void** slots,
-                                const Events& ev) const {
+bool Kernel::Impl::launch_batch(Online& o, const Candidate& cand, std::size_t placement, cudaStream_t stream, Size size,
+                                void** slots, const Events& ev) const {
   void* scratch_ptrs[kMaxArguments];
   void* batch_slots[kMaxArguments];
+  const std::vector<Scratch>& scratch = o.scratch.at(placement % o.scratch.size());
   for (std::size_t i = 0; i < args.size(); ++i) {
     batch_slots[i] = slots[i];
-    if (i < o.scratch.size() && o.scratch[i]) {
-      scratch_ptrs[i] = o.scratch[i].get();
+    if (i < scratch.size() && scratch[i]) {
+      scratch_ptrs[i] = scratch[i].get();
       batch_slots[i] = &scratch_ptrs[i];
     }
   }

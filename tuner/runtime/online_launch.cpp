@@ -47,7 +47,7 @@ std::unique_ptr<Kernel::Impl::Online> Kernel::Impl::start_online(const DeviceId&
   const auto variants = detail::online_candidates(table, id.name, id.major, id.minor, pick, {size.x, size.y, size.z},
                                                   static_cast<std::size_t>(rule.candidates));
   if (variants.size() < 2) return nullptr;
-  std::vector<Scratch> scratch;
+  std::vector<std::vector<Scratch>> scratch;
   if (rule.held()) {
     scratch = allocate_scratch(counts);
     if (scratch.empty()) {
@@ -204,7 +204,7 @@ const Selection& Kernel::Impl::launch_online(Resolved& r, cudaStream_t stream, S
   // Batched: the application's launch untimed, then the batch on the scratch outputs.
   if (o.rotation.rule().held()) {
     launch_variant(cand.selection, *cand.compiled, stream, size, slots);
-    timed = timed && launch_batch(o, cand, stream, size, slots, ev);
+    timed = timed && launch_batch(o, cand, o.rotation.launches_of(c) - 1, stream, size, slots, ev);
   } else {
     timed = timed && cudaEventRecord(ev.e[0].get(), stream) == cudaSuccess;
     launch_variant(cand.selection, *cand.compiled, stream, size, slots);

@@ -118,7 +118,9 @@ TEST(OnlineRotation, TheBestOfTheFirstRoundShareTheRest) {
   EXPECT_EQ(r.finalists(), (std::vector<std::size_t>{5, 2, 7}));
   for (std::size_t i = 8; i < 32; ++i) EXPECT_EQ(order[i], r.finalists()[(i - 8) % 3]);
   for (std::size_t c : {2, 5, 7}) EXPECT_EQ(r.samples(c).size(), 9u);
+  for (std::size_t c : {2, 5, 7}) EXPECT_EQ(r.launches_of(c), 9u);  // their scratch placements in turn
   EXPECT_EQ(r.samples(0).size(), 1u);
+  EXPECT_EQ(r.launches_of(0), 1u);
   EXPECT_EQ(r.winner(), 2u);
   EXPECT_DOUBLE_EQ(r.median(5), 1.08);
 }

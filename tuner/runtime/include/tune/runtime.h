@@ -216,8 +216,10 @@ struct OnlineOptions {
   // size from the table's time there (a sample of about 50 us, at most 64 launches; 1 where a
   // launch lasts that long, still on the scratch outputs after the reset and one untimed
   // launch, as tune times such a launch). 1: the application's launch is timed itself and
-  // nothing else runs. The scratch buffers (the outputs' size, and twice the L2's) live until
-  // the size settles. Needs a kernel whose time does not depend on what its outputs held.
+  // nothing else runs. A candidate's samples go to two sets of scratch outputs in turn (a
+  // transpose's time depends on where its buffers lie: one set would rank the candidates by one
+  // arbitrary placement). The scratch buffers (twice the outputs' size, and twice the L2's) live
+  // until the size settles. Needs a kernel whose time does not depend on what its outputs held.
   int batch = 0;
 };
 
