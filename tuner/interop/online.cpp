@@ -138,8 +138,12 @@ std::optional<OnlineFile> read_online(const std::filesystem::path& path) {
     if (!cand.is_object() || !cand.value("values", ojson()).is_array() || cand["values"].size() != names.size())
       throw bad(at + " does not hold one value per parameter");
     const ojson& samples = cand.value("samples_ms", ojson());
-    if (!samples.is_array() || samples.empty() || samples.size() > kMaxSamples)
-      throw bad(at + ": 'samples_ms' is not a list of 1..100000 times");
+    if (!samples.is_array() || samples.size() > kMaxSamples)
+      throw bad(at + ": 'samples_ms' is not a list of 0..100000 times");
+    if (samples.empty()) {  // its events failed: nothing measured, nothing stored
+      if (i == winner.get<std::uint64_t>()) throw bad("'winner' has no samples");
+      continue;
+    }
     std::vector<double> ms;
     for (const auto& s : samples) {
       if (!s.is_number() || !std::isfinite(s.get<double>()) || s.get<double>() < 0)

@@ -6,9 +6,10 @@
 //    "rule": {"launches", "min_samples", "finalists", "batch", "held", "statistic": "min" or
 //    "median", "pick_margin"}, "winner": index, "extra_ms", "cut_wait_ms", "candidates": [{"values": [one per parameter], "samples_ms": [...], "min_ms",
 //    "median_ms"}]}
-// Each candidate becomes a measurement (samples_ms its samples, per launch; the rule's statistic
-// of them its objective) of the file's kernel, device, size and space hash, as a Kernel Tuner
-// cache entry would.
+// Each candidate with samples becomes a measurement (samples_ms its samples, per launch; the
+// rule's statistic of them its objective) of the file's kernel, device, size and space hash, as a
+// Kernel Tuner cache entry would; one without (its events failed) is skipped, and a winner
+// without samples is refused.
 #pragma once
 #include <filesystem>
 #include <optional>

@@ -200,18 +200,14 @@ std::string online_file_text(const OnlineResult& r) {
                {"held", rule.held()},
                {"statistic", "median"},
                {"pick_margin", kMargin}};
-  std::size_t winner = 0, kept = 0;
   json candidates = json::array();
   for (std::size_t c = 0; c < r.candidates.size(); ++c) {
-    if (rot.samples(c).empty()) continue;  // no measurement to read back
-    if (c == rot.winner()) winner = kept;
-    ++kept;
     candidates.push_back({{"values", values_json(r.candidates[c])},
                           {"samples_ms", rot.samples(c)},
                           {"min_ms", rot.fastest(c)},
                           {"median_ms", rot.median(c)}});
   }
-  j["winner"] = winner;
+  j["winner"] = rot.winner();
   j["extra_ms"] = rot.extra_ms();
   j["cut_wait_ms"] = r.cut_wait_ms;
   j["candidates"] = std::move(candidates);

@@ -140,7 +140,7 @@ struct OnlineResult {
   const Rotation* rotation = nullptr;                 // the rule, the samples, the winner
   double cut_wait_ms = 0;                             // host time the cut waited for the first round's samples
 };
-// Candidates without a sample (their events failed) are left out, the winner's index follows.
+// Every candidate, the table's pick first; one whose events all failed has no samples.
 std::string online_file_text(const OnlineResult& r);
 // "transpose-NVIDIA_H200-1000x999.online.json": a file name from the kernel, device and size.
 std::string online_file_name(const OnlineResult& r);

@@ -125,9 +125,10 @@ TEST(OnlineFile, BrokenFilesAreRefusedWithTheField) {
   EXPECT_TRUE(f.rec.db.measurements({.kernel = "transpose", .device = "NVIDIA H200", .size = "1000x999"}).empty());
 }
 
-// A candidate whose events all failed has nothing to read back: the file leaves it out, and the
-// winner's index follows.
-TEST(OnlineFile, ACandidateWithoutSamplesIsLeftOut) {
+// A candidate whose events all failed has nothing to read back: the file keeps it (the table's pick
+// stays first), without samples, and `tune import` stores the others; a winner without samples is
+// refused.
+TEST(OnlineFile, ACandidateWithoutSamplesIsNotStored) {
   OnlineFixture f;
   Rotation r{4, OnlineRule{12, 1, 4, 1, false, 2}};
   for (int i = 0; i < 12; ++i) {
@@ -138,12 +139,25 @@ TEST(OnlineFile, ACandidateWithoutSamplesIsLeftOut) {
   ASSERT_EQ(r.winner(), 1u);
   f.result.candidates.push_back(f.table.variants[3]);
   f.result.rotation = &r;
-  const auto j = nlohmann::json::parse(runtime::detail::online_file_text(f.result));
-  ASSERT_EQ(j.at("candidates").size(), 3u);
-  EXPECT_EQ(j.at("winner"), 0);
-  nlohmann::json want = nlohmann::json::array();
-  for (const auto& v : f.table.variants[1]) want.push_back(spec::to_json(v));
-  EXPECT_EQ(j.at("candidates").at(0).at("values"), want);
+  const std::string text = runtime::detail::online_file_text(f.result);
+  const auto j = nlohmann::json::parse(text);
+  ASSERT_EQ(j.at("candidates").size(), 4u);
+  EXPECT_EQ(j.at("winner"), 1);
+  EXPECT_TRUE(j.at("candidates").at(0).at("samples_ms").empty());
   EXPECT_EQ(j.at("rule").at("finalists"), 2);
-  EXPECT_EQ(j.at("candidates").at(0).at("samples_ms").size(), 5u);  // 1 + 8 / 2
+  EXPECT_EQ(j.at("candidates").at(1).at("samples_ms").size(), 5u);  // 1 + 8 / 2
+  const fs::path file = f.rec.dir.path() / "failed.online.json";
+  std::ofstream(file) << text;
+  EXPECT_EQ(interop::import_file(f.rec.db, file, {}).added, 3u);
+  std::string no_winner = text;
+  const std::string from = "\"winner\": 1";
+  no_winner.replace(no_winner.find(from), from.size(), "\"winner\": 0");
+  const fs::path bad = f.rec.dir.path() / "bad.online.json";
+  std::ofstream(bad) << no_winner;
+  try {
+    interop::import_file(f.rec.db, bad, {});
+    ADD_FAILURE() << "a winner without samples was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("'winner' has no samples"), std::string::npos) << e.what();
+  }
 }
