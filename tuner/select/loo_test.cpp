@@ -144,22 +144,23 @@ TEST(LeaveOneOut, GemmAndMatching) {
   EXPECT_LE(worst(m.model), worst(m.old));
 }
 
-// Sizes never measured: 250 brute forces on the H200 (results/heldout/README.md), each list drawn
+// Sizes never measured: 290 brute forces on the H200 (results/heldout/README.md), each list drawn
 // after the rule it scores was committed. The model from the whole recorded design picks at each;
-// its regret there is timed by that size's brute force. Inside the range (180 sizes), measured
-// with TUNE_SELECT_H_V8: median 1.0119, over 1.05 at 32, over 1.10 at 11, worst 1.1400 (lists w,
-// x, y alone: 1.0131, 21, 7, 1.1400; the rule before, V7 with two nearest sizes of a class and
-// weights 1 / d^4, there 1.0232, 36, 15 and 1.2461). Past it (70), the band rule with each
-// candidate's trend: median 1.0103, over 1.05 at 7, over 1.10 at 3, worst 1.1322 (lists v and x
-// alone: 1.0106, 4, none, 1.0926; without the trend, V6, list v reached 1.185). The issue's
-// targets are not met: inside, 1.05 at every size; past the range, 1.10 (1976x4151, 134x6615 and
-// 7049x153 of lists z1 and z2). The bounds below hold the figures measured.
+// its regret there is timed by that size's brute force. Measured with TUNE_SELECT_H_V8 (median,
+// over 1.05, over 1.10, worst):
+// - inside the range, 220 sizes: 1.0126, 39, 13, 1.1812 (3740x4036 of list f); lists w, x, y, z1,
+//   z2 (180): 1.0119, 32, 11, 1.1400; lists w, x, y (110): 1.0131, 21, 7, 1.1400, where the rule
+//   before (V7: the two nearest sizes of a class, weights 1 / d^4) had 1.0232, 36, 15, 1.2461;
+// - past it, 70 sizes, the band rule with each candidate's trend: 1.0103, 7, 3, 1.1322; lists v and
+//   x (50): 1.0106, 4, 0, 1.0926, where without the trend (V6) list v reached 1.185.
+// The targets are not met: inside, 1.05 at every size; past the range, 1.10 (1976x4151,
+// 134x6615 and 7049x153 of lists z1 and z2). The bounds below hold the figures measured.
 TEST(HeldOut, TransposeInsideAndPastTheRange) {
   const std::string root = TUNE_SOURCE_DIR;
   const spec::Spec spec = spec::load(root + "/spaces/transpose.json");
   const select::Data d = select::build(recorded("transpose").sizes, header::alignment_of(spec));
   const Sweep held = recorded("transpose", "heldout");
-  ASSERT_EQ(held.sizes.size(), 250u);
+  ASSERT_EQ(held.sizes.size(), 290u);
   std::vector<double> in, past;
   for (const auto& h : held.sizes) {
     const auto c = tune_select::select(d.model(), h.size[0], h.size[1], h.size[2]);
@@ -175,11 +176,11 @@ TEST(HeldOut, TransposeInsideAndPastTheRange) {
         "held out %s: %zu sizes, median %.4f, worst %.4f, over 1.05 at %td, over 1.10 at %td\n",
         r == &in ? "inside the range" : "past it", r->size(), median(*r), worst(*r), over(*r, 1.05),
         over(*r, 1.10));
-  ASSERT_EQ(in.size(), 180u);
+  ASSERT_EQ(in.size(), 220u);
   EXPECT_LE(median(in), 1.015);
-  EXPECT_LE(worst(in), 1.15);
-  EXPECT_LE(over(in, 1.05), 33);
-  EXPECT_LE(over(in, 1.10), 12);
+  EXPECT_LE(worst(in), 1.19);
+  EXPECT_LE(over(in, 1.05), 40);
+  EXPECT_LE(over(in, 1.10), 14);
   EXPECT_LE(median(past), 1.015);
   EXPECT_LE(worst(past), 1.14);
   EXPECT_LE(over(past, 1.05), 8);
