@@ -89,8 +89,8 @@ std::size_t Rotation::next() {
     if (!cut_) cut();
     c = finalists_[(launched_ - first_round_) % finalists_.size()];
   } else {
-    // Past the rotation, samples still outstanding: a candidate short of them, else the best so far.
-    if (two_rounds_ && !cut_) cut();
+    // Past the rotation (with two rounds the cut is made: launches > first_round_), samples still
+    // outstanding: a finalist short of them, else the best so far.
     const auto short_of = [&](std::size_t i) {
       return samples_[i].size() + static_cast<std::size_t>(outstanding_[i]) < target();
     };
@@ -114,7 +114,7 @@ void Rotation::sample(std::size_t candidate, double ms, double lead_ms) {
 }
 
 void Rotation::settle_if_done() {
-  if (launched_ < static_cast<std::size_t>(rule_.launches) || (two_rounds_ && !cut_)) return;
+  if (launched_ < static_cast<std::size_t>(rule_.launches)) return;  // and so, with two rounds, cut
   for (std::size_t i : finalists_)
     if (samples_[i].size() < target()) return;
   winner_ = best_of(finalists_);

@@ -1,5 +1,6 @@
 // Online tuning's launches: the rotation of runtime/online.h driven by CUDA events that are read
-// only once they have completed (cudaEventQuery), so the application's stream is never waited on.
+// once they have completed (cudaEventQuery). The one wait on the host is the cut between the
+// rounds (wait_for_cut: polling, at most kCutWaitMs), never a synchronisation of the stream.
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -204,6 +205,7 @@ const Selection& Kernel::Impl::launch_online(Resolved& r, cudaStream_t stream, S
   // Batched: the application's launch untimed, then the batch on the scratch outputs.
   if (o.rotation.rule().held()) {
     launch_variant(cand.selection, *cand.compiled, stream, size, slots);
+    // the candidate's own launch count picks its placement: its samples alternate between them
     timed = timed && launch_batch(o, cand, o.rotation.launches_of(c) - 1, stream, size, slots, ev);
   } else {
     timed = timed && cudaEventRecord(ev.e[0].get(), stream) == cudaSuccess;
