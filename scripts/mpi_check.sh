@@ -27,19 +27,54 @@ trap 'rm -rf "$work"' EXIT
 cd "$work"
 same() { python3 "$root/scripts/db_content.py" "$@"; }
 # kill_rank_once_merged DB JOB [RANK]: once rank 0 has merged a first item into DB, SIGKILL rank
-# RANK (default 2); sets killed=yes. The run may end between the merge and the kill (on a loaded
-# machine the first merge can come just before the end): callers try again.
+# RANK (default 2); sets killed=yes. One Python process polls every 5 ms (a process per poll took
+# tens of milliseconds on a loaded machine), but the run may still end between the merge and the
+# kill (on a loaded machine the first merge can come just before the end): callers try again.
 kill_rank_once_merged() {
-  while kill -0 "$2" 2> /dev/null; do
-    if [ -f "$1" ] && [ "$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('select count(*) from runs').fetchone()[0])" "$1" 2> /dev/null || echo 0)" -ge 1 ]; then
-      for p in $(pgrep -f "$tune" || true); do
-        # pgrep also lists this script's own short-lived subshells: a vanished pid is no error
-        if { tr '\0' '\n' < "/proc/$p/environ"; } 2> /dev/null | grep -qx "OMPI_COMM_WORLD_RANK=${3:-2}"; then kill -9 "$p" && killed=yes; fi
-      done
-      return
-    fi
-    sleep 0.02
-  done
+  if python3 - "$1" "$2" "${3:-2}" "$tune" <<'PY'
+import os, signal, sqlite3, sys, time
+db, job, rank, tune = sys.argv[1], int(sys.argv[2]), sys.argv[3], os.path.realpath(sys.argv[4])
+def alive(pid):
+    try:
+        os.kill(pid, 0)
+        return True
+    except ProcessLookupError:
+        return False
+def merged():
+    try:
+        c = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=0.05)
+        try:
+            return c.execute("select count(*) from runs").fetchone()[0] >= 1
+        finally:
+            c.close()
+    except sqlite3.Error:
+        return False
+def rank_pids():
+    for p in os.listdir("/proc"):
+        if not p.isdigit():
+            continue
+        try:
+            if os.path.realpath(f"/proc/{p}/exe") != tune:
+                continue
+            env = open(f"/proc/{p}/environ", "rb").read().split(b"\0")
+        except OSError:  # gone, or not ours to read
+            continue
+        if f"OMPI_COMM_WORLD_RANK={rank}".encode() in env:
+            yield int(p)
+while alive(job):
+    if os.path.exists(db) and merged():
+        killed = False
+        for p in rank_pids():
+            try:
+                os.kill(p, signal.SIGKILL)
+                killed = True
+            except ProcessLookupError:
+                pass
+        sys.exit(0 if killed else 1)
+    time.sleep(0.005)
+sys.exit(1)
+PY
+  then killed=yes; fi
 }
 fail() { echo "mpi_check: FAIL: $*"; exit 1; }
 
@@ -76,7 +111,7 @@ echo "== 3. a rank killed mid-run, then the same command again"
 brute=(--space "$spec" --replay "${caches[@]}" --strategy brute_force --seed 3)
 "$tune" "${brute[@]}" --db clean.db > /dev/null 2>&1
 killed=no
-for attempt in 1 2 3; do
+for attempt in 1 2 3 4 5 6; do
   rm -f killed.db*
   "$mpirun" -n 3 "$tune" "${brute[@]}" --db killed.db > killed.txt 2> killed.log &
   job=$!
@@ -85,7 +120,7 @@ for attempt in 1 2 3; do
   wait "$job" && rc=0 || rc=$?
   [ $killed = yes ] && break
 done
-[ $killed = yes ] || fail "the run ended before a rank could be killed (3 attempts)"
+[ $killed = yes ] || fail "the run ended before a rank could be killed (6 attempts)"
 [ "$rc" -ne 0 ] || fail "mpirun exited 0 although a rank was killed"
 before=$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('select count(*) from measurements').fetchone()[0])" killed.db)
 echo "killed rank 2: mpirun exited $rc with $before measurements committed"
