@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 
 #include "header/model.h"
 #include "interop/interop.h"
@@ -144,25 +145,48 @@ TEST(LeaveOneOut, GemmAndMatching) {
   EXPECT_LE(worst(m.model), worst(m.old));
 }
 
+// The held-out brute forces, three runs per size (results/heldout/README.md): each configuration's
+// time at a size is the median of its three runs' (a run alone can rank two configurations within
+// a few percent of each other either way).
+std::vector<select::SizeMeasurements> held_out_median() {
+  const Sweep runs[3] = {recorded("transpose", "heldout"), recorded("transpose_run2", "heldout"),
+                         recorded("transpose_run3", "heldout")};
+  std::map<select::Extents, std::map<std::string, std::vector<double>>> times;  // size, config
+  for (const auto& r : runs)
+    for (const auto& m : r.sizes)
+      for (const auto& [key, ms] : m.times) times[m.size][key].push_back(ms);
+  std::vector<select::SizeMeasurements> out = runs[0].sizes;
+  for (auto& m : out) {
+    for (auto& [key, ms] : m.times) {
+      const std::vector<double>& t = times.at(m.size).at(key);
+      EXPECT_EQ(t.size(), 3u) << m.size[0] << "x" << m.size[1] << " " << key;
+      ms = median(t);
+    }
+  }
+  return out;
+}
+
 // Sizes never measured: 290 brute forces on the H200 (results/heldout/README.md), each list drawn
-// after the rule it scores was committed. The model from the whole recorded design picks at each;
-// its regret there is timed by that size's brute force. Measured with TUNE_SELECT_H_V8 (median,
-// over 1.05, over 1.10, worst):
-// - inside the range, 220 sizes: 1.0126, 39, 13, 1.1812 (3740x4036 of list f); lists w, x, y, z1,
-//   z2 (180): 1.0119, 32, 11, 1.1400; lists w, x, y (110): 1.0131, 21, 7, 1.1400, where the rule
+// after the rule it scores was committed, each size measured in three runs. The model from the
+// whole recorded design picks at each; its regret there is timed by the median of the three runs.
+// Measured with TUNE_SELECT_H_V8 (median, over 1.05, over 1.10, worst):
+// - inside the range, 220 sizes: 1.0121, 39, 13, 1.1708 (3740x4036 of list f). Against the first
+//   run alone (the truth before 2026-11-30): 1.0126, 39, 13, 1.1812; 37 sizes are over 1.05 in
+//   each of the three runs. Lists w, x, y (110), first run: 1.0131, 21, 7, 1.1400, where the rule
 //   before (V7: the two nearest sizes of a class, weights 1 / d^4) had 1.0232, 36, 15, 1.2461;
-// - past it, 70 sizes, the band rule with each candidate's trend: 1.0103, 7, 3, 1.1322; lists v and
-//   x (50): 1.0106, 4, 0, 1.0926, where without the trend (V6) list v reached 1.185.
+// - past it, 70 sizes, the band rule with each candidate's trend: 1.0080, 7, 3, 1.1419 (first run:
+//   1.0103, 7, 3, 1.1322); lists v and x (50), first run: 1.0106, 4, 0, 1.0926, where without the
+//   trend (V6) list v reached 1.185.
 // The targets are not met: inside, 1.05 at every size; past the range, 1.10 (1976x4151,
 // 134x6615 and 7049x153 of lists z1 and z2). The bounds below hold the figures measured.
 TEST(HeldOut, TransposeInsideAndPastTheRange) {
   const std::string root = TUNE_SOURCE_DIR;
   const spec::Spec spec = spec::load(root + "/spaces/transpose.json");
   const select::Data d = select::build(recorded("transpose").sizes, header::alignment_of(spec));
-  const Sweep held = recorded("transpose", "heldout");
-  ASSERT_EQ(held.sizes.size(), 290u);
+  const std::vector<select::SizeMeasurements> held = held_out_median();
+  ASSERT_EQ(held.size(), 290u);
   std::vector<double> in, past;
-  for (const auto& h : held.sizes) {
+  for (const auto& h : held) {
     const auto c = tune_select::select(d.model(), h.size[0], h.size[1], h.size[2]);
     ASSERT_NE(c.how, tune_select::How::exact) << h.size[0] << "x" << h.size[1];
     (c.how == tune_select::How::predicted ? in : past)
@@ -178,11 +202,11 @@ TEST(HeldOut, TransposeInsideAndPastTheRange) {
         over(*r, 1.10));
   ASSERT_EQ(in.size(), 220u);
   EXPECT_LE(median(in), 1.015);
-  EXPECT_LE(worst(in), 1.19);
+  EXPECT_LE(worst(in), 1.18);
   EXPECT_LE(over(in, 1.05), 40);
   EXPECT_LE(over(in, 1.10), 14);
   EXPECT_LE(median(past), 1.015);
-  EXPECT_LE(worst(past), 1.14);
+  EXPECT_LE(worst(past), 1.15);
   EXPECT_LE(over(past, 1.05), 8);
   EXPECT_LE(over(past, 1.10), 3);
 }
