@@ -52,7 +52,7 @@ constexpr int untimed_launches(int batch) { return batch > 1 ? batch / 2 : 1; }
 struct OnlineRule {
   int launches = 64;    // launches that rotate among the candidates
   int min_samples = 1;  // samples each candidate takes in the first round
-  int candidates = 32;  // at most this many (and at most launches / min_samples)
+  int candidates = 40;  // at most this many (and at most launches / min_samples)
   int batch = 1;        // launches per sample (1: the application's launch is the sample, unless held_single)
   // With batch 1, still sample on the scratch outputs behind the hold, after the L2 reset and an
   // untimed launch, as tune times a launch that fills a batch alone (Options::online.batch 0).

@@ -204,7 +204,7 @@ struct OnlineOptions {
   std::filesystem::path dir;  // where each result's file goes: empty means $TUNE_ONLINE_DIR (none: no file)
   int launches = 64;          // launches that rotate among the candidates
   int min_samples = 1;        // timed samples per candidate in the first round
-  int candidates = 32;        // at most this many (and at most launches / min_samples)
+  int candidates = 40;        // at most this many (and at most launches / min_samples)
   int finalists = 4;          // the first round's best, which share the launches left (0: one round)
   // Launches per timed sample. Each launch of the rotation runs its candidate on the
   // application's buffers (untimed), then `batch` launches of it back to back on scratch copies
