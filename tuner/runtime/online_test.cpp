@@ -398,9 +398,10 @@ void online_at_1001x997(int batch, nlohmann::json& rule) {
       EXPECT_GE(c.at("samples_ms").size(), static_cast<std::size_t>(o.online.min_samples));
     // the winner is a finalist, with at least its share of the launches the first round left
     // (more where the table has fewer candidates than the rule allows)
-    const auto share = static_cast<std::size_t>(
-        o.online.min_samples + (o.online.launches - o.online.candidates * o.online.min_samples) / o.online.finalists);
-    EXPECT_GE(j.at("candidates").at(j.at("winner").get<std::size_t>()).at("samples_ms").size(), share);
+    const int share =
+        o.online.min_samples + (o.online.launches - o.online.candidates * o.online.min_samples) / o.online.finalists;
+    EXPECT_GE(j.at("candidates").at(j.at("winner").get<std::size_t>()).at("samples_ms").size(),
+              static_cast<std::size_t>(share));
     const auto r = interop::import_file(rec.db, e.path(), {});
     EXPECT_EQ(r.format, "tune online");
     EXPECT_EQ(r.added, configs.size());
