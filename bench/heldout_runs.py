@@ -29,6 +29,7 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 
 
 def load_run(folder):
+    """(the parameter names, {size: {configuration: ms}}) of one run's trimmed caches."""
     out = {}
     keys = None
     for f in sorted(glob.glob(os.path.join(ROOT, "results", "heldout", folder, "*.json.gz"))):
@@ -51,9 +52,10 @@ def main():
     ap.add_argument("--picks", required=True, help="select_eval --list output on run 1")
     ap.add_argument("--online", nargs="*", default=[], help="folders of *.online.json files")
     a = ap.parse_args()
-    runs = [load_run(f) for f in ("transpose", "transpose_run2", "transpose_run3")]
-    keys, run1 = runs[0][0], runs[0][1]
-    runs = [r[1] for r in runs]
+    loaded = [load_run(f) for f in ("transpose", "transpose_run2", "transpose_run3")]
+    keys = loaded[0][0]
+    runs = [times for _, times in loaded]
+    run1 = runs[0]
     if not all(set(r) == set(run1) for r in runs):
         sys.exit("heldout_runs.py: the runs hold different sizes")
     picks = {}

@@ -58,14 +58,12 @@ bool Rotation::cut_pending() const noexcept {
 }
 
 void Rotation::cut() {
-  // Candidates with samples by score, then those without (their events failed or are not back).
+  // Candidates with samples by score, then those without (their events failed or are not back:
+  // score() is infinite), each score computed once.
+  std::vector<double> scores(samples_.size());
   std::vector<std::size_t> order(samples_.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    const bool ha = !samples_[a].empty(), hb = !samples_[b].empty();
-    if (ha != hb) return ha;
-    return ha && score(a) < score(b);
-  });
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i, scores[i] = score(i);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return scores[a] < scores[b]; });
   order.resize(static_cast<std::size_t>(rule_.finalists));
   finalists_ = std::move(order);
   cut_ = true;
@@ -73,8 +71,11 @@ void Rotation::cut() {
 
 std::size_t Rotation::best_of(const std::vector<std::size_t>& among) const {
   std::size_t best = among.front();
-  for (std::size_t i : among)
-    if (score(i) < score(best)) best = i;
+  double best_score = score(best);
+  for (std::size_t i : among) {
+    const double s = score(i);
+    if (s < best_score) best = i, best_score = s;
+  }
   return best;
 }
 
