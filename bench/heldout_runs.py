@@ -43,6 +43,11 @@ def load_run(folder):
     return keys, out
 
 
+def die(why):
+    print(f"heldout_runs.py: {why}", file=sys.stderr)
+    sys.exit(2)
+
+
 def regret(times, key):
     return times[key] / min(times.values())
 
@@ -52,12 +57,17 @@ def main():
     ap.add_argument("--picks", required=True, help="select_eval --list output on run 1")
     ap.add_argument("--online", nargs="*", default=[], help="folders of *.online.json files")
     a = ap.parse_args()
+    if not os.path.isfile(a.picks):
+        die(f"--picks {a.picks}: no such file")
+    for d in a.online:  # every input checked before the first line of output
+        if not glob.glob(os.path.join(d, "*.online.json")):
+            die(f"--online {d}: no *.online.json files")
     loaded = [load_run(f) for f in ("transpose", "transpose_run2", "transpose_run3")]
     keys = loaded[0][0]
     runs = [times for _, times in loaded]
     run1 = runs[0]
     if not all(set(r) == set(run1) for r in runs):
-        sys.exit("heldout_runs.py: the runs hold different sizes")
+        die("the runs hold different sizes")
     picks = {}
     for line in open(a.picks):
         m = re.match(r"\s+(\d+)x(\d+)x1 (inside|beyond) [\d.]+ \(best candidate [\d.]+\) (\{.*\})", line)
@@ -65,7 +75,7 @@ def main():
             p = json.loads(m.group(4))
             picks[(int(m.group(1)), int(m.group(2)))] = (m.group(3), ",".join(str(p[k]) for k in keys))
     if set(picks) != set(run1):
-        sys.exit(f"heldout_runs.py: {a.picks} has picks at {len(picks)} of the {len(run1)} sizes")
+        die(f"{a.picks} has picks at {len(picks)} of the {len(run1)} sizes")
     median = {s: {k: statistics.median(r[s][k] for r in runs) for k in run1[s]} for s in run1}
 
     print(f"{len(run1)} sizes, 3 brute-force runs each")
