@@ -60,10 +60,15 @@ struct Kernel::Impl {
     std::array<Event, 3> e;
     bool create();  // false when the driver gives none
   };
-  struct CudaFree {  // releases a batch's scratch output (runtime/online_batch.cpp)
+  struct CudaFree {  // releases a batch's scratch buffer (runtime/online_batch.cpp)
     void operator()(void* p) const noexcept;
   };
-  using Scratch = std::unique_ptr<void, CudaFree>;  // device memory a batch's outputs go to
+  using Scratch = std::unique_ptr<void, CudaFree>;  // device memory a batch's buffers lie in
+  struct ScratchSet {                               // one placement of a batch's buffers (detail::scratch_use)
+    std::vector<Scratch> buffers;                   // per argument: null where the application's is passed
+    std::vector<std::uint64_t> copy_bytes;          // per argument: bytes copied from the application's input
+    bool copied = false;                            // the inputs' copies queued (at the set's first sample)
+  };
   struct L2Reset {   // before each batched sample, the L2 emptied as tune's timing empties it (run/l2_reset.h)
     Scratch buffer;  // null: no reset (the samples start from whatever the L2 holds)
     std::uint64_t bytes = 0;
@@ -80,8 +85,7 @@ struct Kernel::Impl {
     Candidate chosen;                                    // the winner, with Selection::online set
     std::deque<std::pair<std::size_t, Events>> pending;  // (candidate, events) not read yet
     std::vector<Events> spare;
-    // per placement (detail::kPlacements), per argument: the output buffers' stand-ins in batches
-    std::vector<std::vector<Scratch>> scratch;
+    std::vector<ScratchSet> scratch;  // per placement (detail::kPlacements): the batches' buffers
     L2Reset l2;
     std::atomic<const Candidate*> winner{nullptr};
     double cut_wait_ms = 0;  // host time the cut waited for the first round's samples
@@ -155,13 +159,13 @@ struct Kernel::Impl {
   std::unique_ptr<Online> start_online(const DeviceId& id, const detail::Pick& pick, Size size,
                                        const std::vector<std::uint64_t>& counts);
   const Selection& launch_online(Resolved& r, cudaStream_t stream, Size size, void** slots);
-  // Batched samples (runtime/online_batch.cpp): scratch outputs at a size, detail::kPlacements sets
-  // of one per argument (null but for output buffers; empty when an allocation fails: the samples
-  // then time the application's launches). One sample on `stream`: behind a hold released once all
-  // are queued, the L2 reset (when o.l2 has one), detail::untimed_launches(batch) of `cand`, then
-  // `batch` between the events, all on the scratch outputs of `placement` (false when it could not
-  // be queued). ev.e[2] is recorded before the reset, ev.e[0] and ev.e[1] around the timed batch.
-  std::vector<std::vector<Scratch>> allocate_scratch(const std::vector<std::uint64_t>& counts) const;
+  // Batched samples (runtime/online_batch.cpp): scratch buffers at a size, detail::kPlacements sets
+  // of one per argument as detail::scratch_use says (empty when an allocation fails). One sample on
+  // `stream`: behind a hold released once all are queued, the copies of the inputs (at the set's
+  // first sample), the L2 reset (when o.l2 has one), detail::untimed_launches(batch) of `cand`, then
+  // `batch` between the events, all on the scratch buffers of `placement` (false when it could not
+  // be queued). ev.e[2] is recorded before the copies, ev.e[0] and ev.e[1] around the timed batch.
+  std::vector<ScratchSet> allocate_scratch(const std::vector<std::uint64_t>& counts, bool copy_inputs) const;
   // The L2 reset on this device: a buffer of run::l2_reset::bytes() and the discard kernel
   // (compiled once per architecture); without buffer when either cannot be had.
   L2Reset make_l2_reset(const DeviceId& id);

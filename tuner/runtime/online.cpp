@@ -148,6 +148,12 @@ double Rotation::extra_ms() const {
   return std::max(0.0, extra);  // single launches' noise can put rivals' samples below the winner's median
 }
 
+ScratchUse scratch_use(bool scalar, bool output, bool tensor_map, std::uint64_t count, bool copy_inputs) noexcept {
+  if (scalar || tensor_map || count == 0) return ScratchUse::none;
+  if (output) return ScratchUse::output;
+  return copy_inputs ? ScratchUse::input_copy : ScratchUse::none;
+}
+
 int batch_for(double expected_ms) {
   if (!(expected_ms > 0) || !std::isfinite(expected_ms)) return kMaxBatch / 8;
   const double n = std::ceil(kSampleMs / expected_ms);

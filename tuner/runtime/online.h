@@ -10,7 +10,7 @@
 // all `launches`, each needing min_samples samples, the lowest median of all winning.
 // Each launch gives one sample from events read later, when it has completed: around the launch
 // itself (batch 1, not held), or (held) around `batch` launches of the candidate on scratch
-// outputs right after it, behind the L2 reset and untimed_launches(batch) untimed ones (the time
+// buffers right after it, behind the L2 reset and untimed_launches(batch) untimed ones (the time
 // per launch). The cut between the rounds needs the first round's samples: the launch that makes
 // it waits for them (cut_pending(); runtime/online_launch.cpp polls the events, at most kCutWaitMs)
 // and cuts on those that came back. Launches issued after the first `launches` while samples are
@@ -18,11 +18,12 @@
 // The statistic is the median: held samples are batches of about kSampleMs, whose noise goes both
 // ways, and successive halving gives the finalists the samples a median needs.
 // What the rotation cost (extra_ms): for each sample, its time minus the winner's median, and with
-// held samples the batch's timed launches and what led up to them (the L2 reset and the untimed
-// launches) as measured, or untimed_launches(batch) launches where that was not measured.
+// held samples the batch's timed launches and what led up to them (the inputs' copies, the L2
+// reset and the untimed launches) as measured, or untimed_launches(batch) launches where that was not measured.
 #pragma once
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -39,10 +40,18 @@ inline constexpr int kCutWaitMs = 1000;
 // kMaxBatch launches.
 inline constexpr double kSampleMs = 0.05;
 inline constexpr int kMaxBatch = 64;
-// Held samples write to this many sets of scratch outputs (placements), a candidate's samples in
+// Held samples run on this many sets of scratch buffers (placements), a candidate's samples in
 // turn: a transpose's time depends on where its buffers lie (run/timing.h), and one set would rank
 // the candidates by one arbitrary placement, as tune's first pass times two.
 inline constexpr int kPlacements = 2;
+
+// What a placement holds for one argument of the kernel. Outputs get a buffer of their own (what it
+// held does not matter). Inputs get a copy of the application's buffer, made at the placement's
+// first sample: with the application's own input in every placement, the inputs would lie in one
+// place for all of them. Scalars, tensor maps and empty buffers get nothing (the application's
+// argument is passed); so do inputs when `copy_inputs` is off (scratch memory short).
+enum class ScratchUse { none, output, input_copy };
+ScratchUse scratch_use(bool scalar, bool output, bool tensor_map, std::uint64_t count, bool copy_inputs) noexcept;
 
 // The untimed launches ahead of a batch of `batch` timed ones (they take the first launches' ramp
 // after the hold, and bring the candidate's own data into the emptied L2): half a batch, at least

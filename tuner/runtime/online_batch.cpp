@@ -1,7 +1,7 @@
 // Online tuning's batched samples: the L2 reset of tune's timing (run/l2_reset.h), untimed launches
 // of a candidate (online.h: untimed_launches), then `batch` timed between two events, on scratch
-// copies of the output buffers, queued behind a host function that holds the stream until they are
-// all queued. The reset makes each sample start as tune's primed batches start: near the L2's
+// buffers (outputs of their own, copies of the inputs; online.h: scratch_use), queued behind a host
+// function that holds the stream until they are all queued. The reset makes each sample start as tune's primed batches start: near the L2's
 // capacity, what the rotation's previous launches left there (the application's output among it)
 // moved the candidates' times against each other, evict-first ones most. Launched one by one from
 // the host, launches of 2 us run no faster than the host issues them: the events would time the
@@ -57,19 +57,25 @@ struct Releaser {
 
 void Kernel::Impl::CudaFree::operator()(void* p) const noexcept { (void)cudaFree(p); }
 
-std::vector<std::vector<Kernel::Impl::Scratch>> Kernel::Impl::allocate_scratch(
-    const std::vector<std::uint64_t>& counts) const {
-  std::vector<std::vector<Scratch>> sets(detail::kPlacements);
-  for (auto& scratch : sets) {
-    scratch.resize(args.size());
-    for (std::size_t i = 0; i < args.size() && i < counts.size(); ++i) {
-      if (!args[i].output || args[i].scalar || args[i].tensor_map || counts[i] == 0) continue;
+std::vector<Kernel::Impl::ScratchSet> Kernel::Impl::allocate_scratch(const std::vector<std::uint64_t>& counts,
+                                                                     bool copy_inputs) const {
+  std::vector<ScratchSet> sets(detail::kPlacements);
+  for (ScratchSet& set : sets) {
+    set.buffers.resize(args.size());
+    set.copy_bytes.assign(args.size(), 0);
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      const std::uint64_t count = i < counts.size() ? counts[i] : 0;
+      const detail::ScratchUse use =
+          detail::scratch_use(args[i].scalar, args[i].output, args[i].tensor_map, count, copy_inputs);
+      if (use == detail::ScratchUse::none) continue;
+      const std::uint64_t bytes = count * args[i].dtype.size();
       void* p = nullptr;
-      if (cudaMalloc(&p, counts[i] * args[i].dtype.size()) != cudaSuccess) {
+      if (cudaMalloc(&p, bytes) != cudaSuccess) {
         (void)cudaGetLastError();
         return {};
       }
-      scratch[i].reset(p);
+      set.buffers[i].reset(p);
+      if (use == detail::ScratchUse::input_copy) set.copy_bytes[i] = bytes;
     }
   }
   return sets;
@@ -116,11 +122,11 @@ bool Kernel::Impl::launch_batch(Online& o, const Candidate& cand, std::size_t pl
                                 void** slots, const Events& ev) const {
   void* scratch_ptrs[kMaxArguments];
   void* batch_slots[kMaxArguments];
-  const std::vector<Scratch>& scratch = o.scratch.at(placement % o.scratch.size());
+  ScratchSet& set = o.scratch.at(placement % o.scratch.size());
   for (std::size_t i = 0; i < args.size(); ++i) {
     batch_slots[i] = slots[i];
-    if (i < scratch.size() && scratch[i]) {
-      scratch_ptrs[i] = scratch[i].get();
+    if (i < set.buffers.size() && set.buffers[i]) {
+      scratch_ptrs[i] = set.buffers[i].get();
       batch_slots[i] = &scratch_ptrs[i];
     }
   }
@@ -133,6 +139,13 @@ bool Kernel::Impl::launch_batch(Online& o, const Candidate& cand, std::size_t pl
   }
   (void)token.release();  // wait_for_release owns it now
   if (cudaEventRecord(ev.e[2].get(), stream) != cudaSuccess) return false;
+  if (!set.copied) {  // the application's inputs as they are at this launch, once per placement
+    for (std::size_t i = 0; i < set.copy_bytes.size(); ++i)
+      if (set.copy_bytes[i] != 0 && cudaMemcpyAsync(set.buffers[i].get(), *static_cast<void* const*>(slots[i]),
+                                                    set.copy_bytes[i], cudaMemcpyDeviceToDevice, stream) != cudaSuccess)
+        return false;
+    set.copied = true;
+  }
   if (L2Reset& l2 = o.l2; l2.buffer) {
     char* p = static_cast<char*>(l2.buffer.get());
     unsigned long long n = l2.bytes;

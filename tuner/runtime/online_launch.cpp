@@ -48,9 +48,10 @@ std::unique_ptr<Kernel::Impl::Online> Kernel::Impl::start_online(const DeviceId&
   const auto variants = detail::online_candidates(table, id.name, id.major, id.minor, pick, {size.x, size.y, size.z},
                                                   static_cast<std::size_t>(rule.candidates));
   if (variants.size() < 2) return nullptr;
-  std::vector<std::vector<Scratch>> scratch;
+  std::vector<ScratchSet> scratch;
   if (rule.held()) {
-    scratch = allocate_scratch(counts);
+    scratch = allocate_scratch(counts, true);
+    if (scratch.empty()) scratch = allocate_scratch(counts, false);  // the application's inputs in every set
     if (scratch.empty()) {
       rule.batch = 1;
       rule.held_single = false;
@@ -202,7 +203,7 @@ const Selection& Kernel::Impl::launch_online(Resolved& r, cudaStream_t stream, S
   } else {
     timed = ev.create();
   }
-  // Batched: the application's launch untimed, then the batch on the scratch outputs.
+  // Batched: the application's launch untimed, then the batch on the scratch buffers.
   if (o.rotation.rule().held()) {
     launch_variant(cand.selection, *cand.compiled, stream, size, slots);
     // the candidate's own launch count picks its placement: its samples alternate between them

@@ -231,6 +231,19 @@ TEST(OnlineRotation, LongLaunchesAreHeldUnlessSingleLaunchesAreAsked) {
   EXPECT_NEAR(r.extra_ms(), 2 * (0.1 + 2 * 0.3) + 2 * (2 * 0.2), 1e-12);
 }
 
+// A placement gives outputs buffers of their own and inputs copies of theirs; scalars, tensor maps
+// and empty buffers keep the application's argument, and so do inputs when memory is short.
+TEST(OnlineRotation, PlacementsCopyInputsAndGiveOutputsTheirOwn) {
+  using runtime::detail::scratch_use, runtime::detail::ScratchUse;
+  EXPECT_EQ(scratch_use(false, true, false, 10, true), ScratchUse::output);
+  EXPECT_EQ(scratch_use(false, true, false, 10, false), ScratchUse::output);
+  EXPECT_EQ(scratch_use(false, false, false, 10, true), ScratchUse::input_copy);
+  EXPECT_EQ(scratch_use(false, false, false, 10, false), ScratchUse::none);
+  EXPECT_EQ(scratch_use(true, false, false, 1, true), ScratchUse::none);
+  EXPECT_EQ(scratch_use(false, false, true, 1, true), ScratchUse::none);
+  EXPECT_EQ(scratch_use(false, true, false, 0, true), ScratchUse::none);
+}
+
 // The table knows how long the pick takes near a size: its expected time is the nearest measured
 // size's best time scaled by elements and by the pick's regret, which sizes the batches.
 TEST(OnlineRotation, ThePickCarriesItsExpectedTime) {
@@ -382,6 +395,9 @@ void online_at_1001x997(int batch, nlohmann::json& rule) {
   }
   EXPECT_TRUE(settled);
   EXPECT_GE(configs.size(), 2u);
+  // the batches read copies of the input: the application's is read, never written
+  ASSERT_EQ(cudaMemcpy(back.data(), in, n * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(back, host);
   const auto st = k.stats();
   EXPECT_EQ(st.online_settled, 1u);
   EXPECT_EQ(st.online_files, 1u) << st.online_note;

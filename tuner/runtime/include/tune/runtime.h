@@ -207,19 +207,20 @@ struct OnlineOptions {
   int candidates = 40;        // at most this many (and at most launches / min_samples)
   int finalists = 4;          // the first round's best, which share the launches left (0: one round)
   // Launches per timed sample. Each launch of the rotation runs its candidate on the
-  // application's buffers (untimed), then `batch` launches of it back to back on scratch copies
-  // of the output buffers between two events: a sample of a 2 us kernel is no longer one launch
+  // application's buffers (untimed), then `batch` launches of it back to back on scratch buffers
+  // between two events: a sample of a 2 us kernel is no longer one launch
   // against the events' 0.5 us resolution. Before each such sample the L2 is emptied as tune
   // empties it before its batches (a write of twice the L2's size to a scratch buffer, whose
   // lines are then dropped: the application's data is written back, never lost), so that what
   // the rotation's previous launches left in L2 does not favour some candidates. 0: chosen per
   // size from the table's time there (a sample of about 50 us, at most 64 launches; 1 where a
-  // launch lasts that long, still on the scratch outputs after the reset and one untimed
+  // launch lasts that long, still on the scratch buffers after the reset and one untimed
   // launch, as tune times such a launch). 1: the application's launch is timed itself and
-  // nothing else runs. A candidate's samples go to two sets of scratch outputs in turn (a
-  // transpose's time depends on where its buffers lie: one set would rank the candidates by one
-  // arbitrary placement). The scratch buffers (twice the outputs' size, and twice the L2's) live
-  // until the size settles. Needs a kernel whose time does not depend on what its outputs held.
+  // nothing else runs. A candidate's samples go to two sets of scratch buffers in turn, each
+  // with outputs of its own and a copy of the inputs made at its first sample (a transpose's time
+  // depends on where its buffers lie: one set would rank the candidates by one arbitrary
+  // placement). The scratch buffers (twice the buffers' size, and twice the L2's; where that
+  // cannot be had, the sets share the application's inputs) live until the size settles. Needs a kernel whose time does not depend on what its outputs held.
   int batch = 0;
 };
 
