@@ -166,6 +166,7 @@ struct Kernel::Impl {
   // `batch` between the events, all on the scratch buffers of `placement` (false when it could not
   // be queued). ev.e[2] is recorded before the copies, ev.e[0] and ev.e[1] around the timed batch.
   std::vector<ScratchSet> allocate_scratch(const std::vector<std::uint64_t>& counts, bool copy_inputs) const;
+  std::uint64_t scratch_bytes(const std::vector<std::uint64_t>& counts, bool copy_inputs) const;  // of all the sets
   // The L2 reset on this device: a buffer of run::l2_reset::bytes() and the discard kernel
   // (compiled once per architecture); without buffer when either cannot be had.
   L2Reset make_l2_reset(const DeviceId& id);

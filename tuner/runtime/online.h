@@ -52,6 +52,13 @@ inline constexpr int kPlacements = 2;
 // argument is passed); so do inputs when `copy_inputs` is off (scratch memory short).
 enum class ScratchUse { none, output, input_copy };
 ScratchUse scratch_use(bool scalar, bool output, bool tensor_map, std::uint64_t count, bool copy_inputs) noexcept;
+// The placements take at most this share of the device's free memory, so that the rotation does
+// not leave the application short: first with the inputs' copies, else without, else no
+// placements at all (the samples then time the application's launches).
+inline constexpr double kScratchShare = 0.5;
+constexpr bool scratch_fits(std::uint64_t bytes, std::uint64_t free_bytes) noexcept {
+  return static_cast<double>(bytes) <= kScratchShare * static_cast<double>(free_bytes);
+}
 
 // The untimed launches ahead of a batch of `batch` timed ones (they take the first launches' ramp
 // after the hold, and bring the candidate's own data into the emptied L2): half a batch, at least

@@ -57,6 +57,15 @@ struct Releaser {
 
 void Kernel::Impl::CudaFree::operator()(void* p) const noexcept { (void)cudaFree(p); }
 
+std::uint64_t Kernel::Impl::scratch_bytes(const std::vector<std::uint64_t>& counts, bool copy_inputs) const {
+  std::uint64_t bytes = 0;
+  for (std::size_t i = 0; i < args.size() && i < counts.size(); ++i)
+    if (detail::scratch_use(args[i].scalar, args[i].output, args[i].tensor_map, counts[i], copy_inputs) !=
+        detail::ScratchUse::none)
+      bytes += counts[i] * args[i].dtype.size();
+  return bytes * detail::kPlacements;
+}
+
 std::vector<Kernel::Impl::ScratchSet> Kernel::Impl::allocate_scratch(const std::vector<std::uint64_t>& counts,
                                                                      bool copy_inputs) const {
   std::vector<ScratchSet> sets(detail::kPlacements);

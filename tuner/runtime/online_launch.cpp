@@ -50,8 +50,13 @@ std::unique_ptr<Kernel::Impl::Online> Kernel::Impl::start_online(const DeviceId&
   if (variants.size() < 2) return nullptr;
   std::vector<ScratchSet> scratch;
   if (rule.held()) {
-    scratch = allocate_scratch(counts, true);
-    if (scratch.empty()) scratch = allocate_scratch(counts, false);  // the application's inputs in every set
+    std::size_t free = 0, total = 0;
+    const bool known = cudaMemGetInfo(&free, &total) == cudaSuccess;
+    if (!known) (void)cudaGetLastError();
+    const auto fits = [&](bool inputs) { return !known || detail::scratch_fits(scratch_bytes(counts, inputs), free); };
+    if (fits(true)) scratch = allocate_scratch(counts, true);
+    // else the application's inputs in every set
+    if (scratch.empty() && fits(false)) scratch = allocate_scratch(counts, false);
     if (scratch.empty()) {
       rule.batch = 1;
       rule.held_single = false;

@@ -232,7 +232,8 @@ TEST(OnlineRotation, LongLaunchesAreHeldUnlessSingleLaunchesAreAsked) {
 }
 
 // A placement gives outputs buffers of their own and inputs copies of theirs; scalars, tensor maps
-// and empty buffers keep the application's argument, and so do inputs when memory is short.
+// and empty buffers keep the application's argument, and so do inputs when memory is short: the
+// placements take at most half the free memory.
 TEST(OnlineRotation, PlacementsCopyInputsAndGiveOutputsTheirOwn) {
   using runtime::detail::scratch_use, runtime::detail::ScratchUse;
   EXPECT_EQ(scratch_use(false, true, false, 10, true), ScratchUse::output);
@@ -242,6 +243,9 @@ TEST(OnlineRotation, PlacementsCopyInputsAndGiveOutputsTheirOwn) {
   EXPECT_EQ(scratch_use(true, false, false, 1, true), ScratchUse::none);
   EXPECT_EQ(scratch_use(false, false, true, 1, true), ScratchUse::none);
   EXPECT_EQ(scratch_use(false, true, false, 0, true), ScratchUse::none);
+  EXPECT_TRUE(runtime::detail::scratch_fits(500, 1000));
+  EXPECT_FALSE(runtime::detail::scratch_fits(501, 1000));
+  EXPECT_FALSE(runtime::detail::scratch_fits(1, 0));
 }
 
 // The table knows how long the pick takes near a size: its expected time is the nearest measured

@@ -219,8 +219,9 @@ struct OnlineOptions {
   // nothing else runs. A candidate's samples go to two sets of scratch buffers in turn, each
   // with outputs of its own and a copy of the inputs made at its first sample (a transpose's time
   // depends on where its buffers lie: one set would rank the candidates by one arbitrary
-  // placement). The scratch buffers (twice the buffers' size, and twice the L2's; where that
-  // cannot be had, the sets share the application's inputs) live until the size settles. Needs a kernel whose time does not depend on what its outputs held.
+  // placement). The scratch buffers (twice the buffers' size, and twice the L2's) live until the
+  // size settles. The sets take at most half the device's free memory: past that they share the
+  // application's inputs, and past that again the samples time the application's launches. Needs a kernel whose time does not depend on what its outputs held.
   int batch = 0;
 };
 
