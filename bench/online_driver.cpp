@@ -15,10 +15,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <numeric>
 #include <random>
 #include <sstream>
 #include <string>
@@ -123,6 +125,7 @@ std::string canonical(const tune::spec::Spec& spec, const std::string& config) {
 struct Row {
   std::string size, match, table_config, online_config;
   double table_ms = 0, online_ms = 0, best_ms = 0, cublas_ms = 0, extra_ms = 0, wait_ms = 0;
+  double host_ms = 0;  // the application's host time in the rotation's launches (compiles included)
   bool held_out = true, settled = false;
 };
 
@@ -184,7 +187,9 @@ int main(int argc, char** argv) try {
                            {Arg::buffer(out, n), Arg::buffer(static_cast<const float*>(in), n),
                             Arg::scalar(static_cast<int>(nrows)), Arg::scalar(static_cast<int>(cols))});
     };
+    const auto host_start = std::chrono::steady_clock::now();
     for (int i = 0; i < a.launches; ++i) launch();
+    r.host_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - host_start).count();
     check(cudaDeviceSynchronize(), "the online launches");  // the benchmark's, not the runtime's
     check(cudaMemset(out, 0, n * sizeof(float)), "cudaMemset");
     const auto settled = launch();
@@ -224,7 +229,7 @@ int main(int argc, char** argv) try {
   std::ostringstream md;
   md << "| size | table's match | table / best | online / best | best ms | cuBLAS ms | table vs cuBLAS | online vs "
         "cuBLAS | best vs cuBLAS | rotation cost ms | cut wait ms |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
-  std::vector<double> table_r, online_r;
+  std::vector<double> table_r, online_r, host_ms;
   int below_cublas = 0;
   for (const auto& r : rows) {
     char best[32], lib[32], extra[32], wait[32];
@@ -240,7 +245,13 @@ int main(int argc, char** argv) try {
     if (r.table_ms > 0) table_r.push_back(r.table_ms / r.best_ms);
     if (r.online_ms > 0) online_r.push_back(r.online_ms / r.best_ms);
     if (r.table_ms > r.cublas_ms) ++below_cublas;
+    host_ms.push_back(r.host_ms);
   }
+  std::sort(host_ms.begin(), host_ms.end());
+  char host[160] = "-";
+  if (!host_ms.empty())
+    std::snprintf(host, sizeof host, "median %.1f ms, worst %.1f ms, in all %.0f ms", host_ms[host_ms.size() / 2],
+                  host_ms.back(), std::accumulate(host_ms.begin(), host_ms.end(), 0.0));
   auto summary = [](std::vector<double> v) {
     if (v.empty()) return std::string("-");
     std::sort(v.begin(), v.end());
@@ -259,7 +270,8 @@ int main(int argc, char** argv) try {
      << " samples each, then the best " << o.online.finalists << " (by median) share the launches left, "
      << (o.online.batch == 0 ? std::string("batches sized per size") : "batch " + std::to_string(o.online.batch))
      << "; NVRTC compiles of the online candidates: " << online.stats().compiled << " in "
-     << static_cast<long>(online.stats().compile_ms) << " ms of host time.\n\n"
+     << static_cast<long>(online.stats().compile_ms) << " ms of compile time; the application's host time in the "
+     << a.launches << " launches per size (compiles and the cut's wait included): " << host << ".\n\n"
      << "Table's pick: " << summary(table_r) << "; online after " << a.launches << " launches: " << summary(online_r)
      << ", within 1.02 at " << std::count_if(online_r.begin(), online_r.end(), [](double x) { return x <= 1.02; })
      << " of " << online_r.size() << "; table's pick slower than cuBLAS at " << below_cublas << " of " << rows.size()
