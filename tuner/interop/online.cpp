@@ -86,7 +86,7 @@ std::optional<OnlineFile> read_online(const std::filesystem::path& path) {
   const bool by_min = statistic == "min";
   // Only the rule's known fields are kept, each a bounded number.
   ojson kept_rule = {{"statistic", statistic}};
-  for (const char* field : {"launches", "min_samples", "finalists", "batch"}) {
+  for (const char* field : {"launches", "min_samples", "finalists", "batch", "placements"}) {
     if (!rule.contains(field)) continue;
     const ojson& v = rule[field];
     if (!v.is_number_unsigned() || v.get<std::uint64_t>() > kMaxRuleCount)
@@ -94,9 +94,11 @@ std::optional<OnlineFile> read_online(const std::filesystem::path& path) {
                 std::to_string(kMaxRuleCount));
     kept_rule[field] = v;
   }
-  if (rule.contains("held")) {  // whether the samples were batches behind a hold on scratch outputs
-    if (!rule["held"].is_boolean()) throw bad("'rule' field 'held' is not true or false");
-    kept_rule["held"] = rule["held"];
+  // whether the samples were batches behind a hold on scratch buffers, and those held copies of the inputs
+  for (const char* field : {"held", "inputs_copied"}) {
+    if (!rule.contains(field)) continue;
+    if (!rule[field].is_boolean()) throw bad(std::string("'rule' field '") + field + "' is not true or false");
+    kept_rule[field] = rule[field];
   }
   if (rule.contains("pick_margin")) {
     const ojson& v = rule["pick_margin"];

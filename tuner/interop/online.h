@@ -3,8 +3,9 @@
 //   {"format": "tune-online", "version": 1, "kernel_name", "space_hash" (32 hex digits),
 //    "device_name", "compute_capability": [major, minor], "problem_size": [x, y, ...],
 //    "parameters": [names], "tune_params": {name: [the spec's values]},
-//    "rule": {"launches", "min_samples", "finalists", "batch", "held", "statistic": "min" or
-//    "median", "pick_margin"}, "winner": index, "extra_ms", "cut_wait_ms",
+//    "rule": {"launches", "min_samples", "finalists", "batch", "held", "placements",
+//    "inputs_copied", "statistic": "min" or "median", "pick_margin"}, "winner": index,
+//    "extra_ms", "cut_wait_ms",
 //    "candidates": [{"values": [one per parameter], "samples_ms": [...], "min_ms", "median_ms"}]}
 // Each candidate with samples becomes a measurement (samples_ms its samples, per launch; the
 // rule's statistic of them its objective) of the file's kernel, device, size and space hash, as a

@@ -205,6 +205,8 @@ std::string online_file_text(const OnlineResult& r) {
                {"finalists", rot.two_rounds() ? rule.finalists : 0},
                {"batch", rule.batch},
                {"held", rule.held()},
+               {"placements", r.placements},
+               {"inputs_copied", r.inputs_copied},
                {"statistic", "median"},
                {"pick_margin", kMargin}};
   json candidates = json::array();

@@ -155,6 +155,8 @@ struct OnlineResult {
   std::vector<std::vector<expr::Value>> candidates;   // each candidate's values
   const Rotation* rotation = nullptr;                 // the rule, the samples, the winner
   double cut_wait_ms = 0;                             // host time the cut waited for the first round's samples
+  int placements = 0;          // the held samples' sets of scratch buffers (0: the application's buffers)
+  bool inputs_copied = false;  // whether those sets held copies of the inputs (scratch_use)
 };
 // Every candidate, the table's pick first; one whose events all failed has no samples.
 std::string online_file_text(const OnlineResult& r);

@@ -47,6 +47,8 @@ struct OnlineFixture {
     }
     for (std::size_t v = 0; v < 3; ++v) result.candidates.push_back(table.variants[v]);
     result.rotation = &rotation;
+    result.placements = 2;
+    result.inputs_copied = true;
     file = rec.dir.path() / runtime::detail::online_file_name(result);
     std::ofstream(file) << runtime::detail::online_file_text(result);
   }
@@ -71,6 +73,8 @@ TEST(OnlineFile, TuneImportReadsItIntoTheTablesDatabase) {
     const auto& rule = notes.at("header").at("tune_online").at("rule");
     EXPECT_EQ(rule.at("held"), f.rotation.rule().held());
     EXPECT_EQ(rule.at("batch"), f.rotation.rule().batch);
+    EXPECT_EQ(rule.at("placements"), 2);
+    EXPECT_EQ(rule.at("inputs_copied"), true);
     EXPECT_EQ(rule.at("statistic"), "median");
     found = true;
   }
@@ -118,6 +122,8 @@ TEST(OnlineFile, BrokenFilesAreRefusedWithTheField) {
   EXPECT_NE(refused("\"launches\": 24", "\"launches\": 1e300").find("'launches'"), std::string::npos);
   EXPECT_NE(refused("\"pick_margin\": 0.01", "\"pick_margin\": 7").find("pick_margin"), std::string::npos);
   EXPECT_NE(refused("\"held\": false", "\"held\": \"yes\"").find("'held'"), std::string::npos);
+  EXPECT_NE(refused("\"inputs_copied\": true", "\"inputs_copied\": 1").find("'inputs_copied'"), std::string::npos);
+  EXPECT_NE(refused("\"placements\": 2", "\"placements\": -2").find("'placements'"), std::string::npos);
   EXPECT_NE(refused("\"extra_ms\": ", "\"extra_ms\": \"x\", \"e\": ").find("extra_ms"), std::string::npos);
   EXPECT_NE(refused("\"compute_capability\": [", "\"compute_capability\": [\"x\",").find("compute_capability"),
             std::string::npos);

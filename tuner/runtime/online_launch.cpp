@@ -138,6 +138,9 @@ void Kernel::Impl::settle(Online& o, const Resolved& r, Size size) {
     for (const Candidate& c : o.candidates) result.candidates.push_back(table.variants[c.selection.variant]);
     result.rotation = &o.rotation;
     result.cut_wait_ms = o.cut_wait_ms;
+    result.placements = static_cast<int>(o.scratch.size());
+    for (const ScratchSet& set : o.scratch)
+      for (std::uint64_t b : set.copy_bytes) result.inputs_copied = result.inputs_copied || b != 0;
     const auto path = online_dir / detail::online_file_name(result);
     const auto tmp = path.string() + ".tmp";
     std::error_code ec;

@@ -1,0 +1,127 @@
+// Online tuning on a GPU, the whole path: every launch right, the rotation settled, the
+// application's input untouched, the result file written and read back by `tune import`. Without
+// a GPU the tests skip.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "interop/interop.h"
+#include "runtime/online.h"
+#include "runtime/test_util.h"
+#include "tune/runtime.h"
+
+namespace fs = std::filesystem;
+using namespace tune;
+using runtime::testing::Recorded;
+
+namespace {
+bool have_gpu() {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  return true;
+}
+}  // namespace
+
+namespace {
+
+// On a GPU: launches at 1001x997, a size the table lacks, with `batch` (0: sized from the table)
+// are all right, the rotation settles within 80 on a candidate, and its file is written and
+// imported; `rule` is the file's.
+void online_at_1001x997(int batch, nlohmann::json& rule) {
+  Recorded rec;
+  runtime::Options o;
+  o.disk_cache = false;
+  o.online.enabled = true;
+  o.online.batch = batch;
+  o.online.dir = rec.dir.path() / "online";
+  runtime::Kernel k(runtime::testing::spec_path(), rec.table, o);
+  const long long cols = 1001, rows = 997;
+  const std::size_t n = cols * rows;
+  std::vector<float> host(n), back(n);
+  for (std::size_t i = 0; i < n; ++i) host[i] = float(i % 9973) * 0.5f;
+  float *in = nullptr, *out = nullptr;
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&in), n * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&out), n * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(in, host.data(), n * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
+  std::set<std::string> configs;
+  bool settled = false;
+  for (int i = 0; i < 80 && !settled; ++i) {
+    // The rotation's samples are read once they have completed: past its 64 launches the
+    // application waits for its work once, as a loop that reads its results does.
+    if (i == 64) {
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    }
+    ASSERT_EQ(cudaMemset(out, 0, n * sizeof(float)), cudaSuccess);
+    const auto& s = k.launch(nullptr, {cols, rows},
+                             {runtime::Arg::buffer(out, n), runtime::Arg::buffer(static_cast<const float*>(in), n),
+                              runtime::Arg::scalar(int(rows)), runtime::Arg::scalar(int(cols))});
+    configs.insert(s.config);
+    settled = s.online;
+    if (i < o.online.candidates || settled) {  // every candidate's output, and the winner's
+      ASSERT_EQ(cudaMemcpy(back.data(), out, n * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+      for (long long rr = 0; rr < rows; ++rr)
+        for (long long c = 0; c < cols; ++c)
+          ASSERT_EQ(back[c * rows + rr], host[rr * cols + c]) << s.config << " at " << rr << " " << c;
+    }
+  }
+  EXPECT_TRUE(settled);
+  EXPECT_GE(configs.size(), 2u);
+  // the batches read copies of the input: the application's is read, never written
+  ASSERT_EQ(cudaMemcpy(back.data(), in, n * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(back, host);
+  const auto st = k.stats();
+  EXPECT_EQ(st.online_settled, 1u);
+  EXPECT_EQ(st.online_files, 1u) << st.online_note;
+  EXPECT_GE(st.online_extra_ms, 0.0);
+  EXPECT_LT(st.online_wait_ms, runtime::detail::kCutWaitMs + 100.0);
+  std::printf("online at %lldx%lld: %zu configurations tried, %.3f ms beyond the winner, the cut waited %.3f ms\n",
+              cols, rows, configs.size(), st.online_extra_ms, st.online_wait_ms);
+  for (const auto& e : fs::directory_iterator(o.online.dir)) {
+    std::ifstream f(e.path());
+    const auto j = nlohmann::json::parse(f);
+    rule = j.at("rule");
+    EXPECT_EQ(rule.at("finalists"), o.online.finalists);
+    for (const auto& c : j.at("candidates"))
+      EXPECT_GE(c.at("samples_ms").size(), static_cast<std::size_t>(o.online.min_samples));
+    // the winner is a finalist, with at least its share of the launches the first round left
+    // (more where the table has fewer candidates than the rule allows)
+    const int share =
+        o.online.min_samples + (o.online.launches - o.online.candidates * o.online.min_samples) / o.online.finalists;
+    EXPECT_GE(j.at("candidates").at(j.at("winner").get<std::size_t>()).at("samples_ms").size(),
+              static_cast<std::size_t>(share));
+    const auto r = interop::import_file(rec.db, e.path(), {});
+    EXPECT_EQ(r.format, "tune online");
+    EXPECT_EQ(r.added, configs.size());
+  }
+  EXPECT_FALSE(rule.is_null()) << "no result file";
+  cudaFree(in);
+  cudaFree(out);
+}
+
+}  // namespace
+
+// Batches sized from the table: a launch of about 3 us gets several launches per sample, on scratch
+// buffers (the inputs copied), and the application's buffers still get every launch's right output.
+TEST(OnlineGpu, EveryLaunchIsRightAndTheWinnerIsWritten) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  nlohmann::json rule;
+  online_at_1001x997(0, rule);
+  EXPECT_GT(rule.value("batch", 0), 1);
+  EXPECT_TRUE(rule.value("placements", 0) == runtime::detail::kPlacements && rule.value("inputs_copied", false));
+}
+
+TEST(OnlineGpu, SingleLaunchSamplesStillWork) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  nlohmann::json rule;
+  online_at_1001x997(1, rule);
+  EXPECT_EQ(rule.value("batch", 0), 1);
+}
