@@ -118,6 +118,10 @@ void Kernel::Impl::settle(Online& o, const Resolved& r, Size size) {
   o.winner.store(&o.chosen, std::memory_order_release);
   o.pending.clear();
   o.spare.clear();
+  const int placements = static_cast<int>(o.scratch.size());  // what the result file states of the samples
+  bool inputs_copied = false;
+  for (const ScratchSet& set : o.scratch)
+    for (std::uint64_t b : set.copy_bytes) inputs_copied = inputs_copied || b != 0;
   o.scratch.clear();  // cudaFree: waits for the device once per settled size
   o.l2 = {};
   std::string note;
@@ -138,9 +142,8 @@ void Kernel::Impl::settle(Online& o, const Resolved& r, Size size) {
     for (const Candidate& c : o.candidates) result.candidates.push_back(table.variants[c.selection.variant]);
     result.rotation = &o.rotation;
     result.cut_wait_ms = o.cut_wait_ms;
-    result.placements = static_cast<int>(o.scratch.size());
-    for (const ScratchSet& set : o.scratch)
-      for (std::uint64_t b : set.copy_bytes) result.inputs_copied = result.inputs_copied || b != 0;
+    result.placements = placements;
+    result.inputs_copied = inputs_copied;
     const auto path = online_dir / detail::online_file_name(result);
     const auto tmp = path.string() + ".tmp";
     std::error_code ec;
