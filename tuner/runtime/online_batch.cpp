@@ -1,12 +1,13 @@
 // Online tuning's batched samples: the L2 reset of tune's timing (run/l2_reset.h), untimed launches
 // of a candidate (online.h: untimed_launches), then `batch` timed between two events, on scratch
 // buffers (outputs of their own, copies of the inputs; online.h: scratch_use), queued behind a host
-// function that holds the stream until they are all queued. The reset makes each sample start as tune's primed batches start: near the L2's
-// capacity, what the rotation's previous launches left there (the application's output among it)
-// moved the candidates' times against each other, evict-first ones most. Launched one by one from
-// the host, launches of 2 us run no faster than the host issues them: the events would time the
-// host. Held, the GPU runs them back to back from its queue, as tune's own batches run behind
-// their blocker (run/timing.h); the untimed launches take the first launches' ramp after the hold.
+// function that holds the stream until they are all queued. The reset makes each sample start as
+// tune's primed batches start: near the L2's capacity, what the rotation's previous launches left
+// there (the application's output among it) moved the candidates' times against each other,
+// evict-first ones most. Launched one by one from the host, launches of 2 us run no faster than
+// the host issues them: the events would time the host. Held, the GPU runs them back to back from
+// its queue, as tune's own batches run behind their blocker (run/timing.h); the untimed launches
+// take the first launches' ramp after the hold.
 #include <chrono>
 #include <condition_variable>
 #include <memory>

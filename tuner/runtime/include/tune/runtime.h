@@ -221,7 +221,8 @@ struct OnlineOptions {
   // depends on where its buffers lie: one set would rank the candidates by one arbitrary
   // placement). The scratch buffers (twice the buffers' size, and twice the L2's) live until the
   // size settles. The sets take at most half the device's free memory: past that they share the
-  // application's inputs, and past that again the samples time the application's launches. Needs a kernel whose time does not depend on what its outputs held.
+  // application's inputs, and past that again the samples time the application's launches.
+  // Needs a kernel whose time does not depend on what its outputs held.
   int batch = 0;
 };
 
