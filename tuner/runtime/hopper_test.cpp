@@ -1,7 +1,8 @@
 // tune::runtime with a Hopper kernel (spaces/tma_copy.json): the table's configuration brings its
 // cluster and dynamic shared memory into the selection, Arg::tensor_map() takes the map's place
 // in the arguments, and with a Hopper GPU the launch (compiled for sm_90a, the map encoded from
-// the buffer, a cluster launch with 129 KiB of shared memory) copies its input.
+// the buffer, a cluster launch with 129 KiB of shared memory) copies its input, also under online
+// tuning.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -162,6 +163,84 @@ TEST(RuntimeHopper, LaunchOnAHopperGpuCopiesTheInput) {
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   ASSERT_EQ(cudaMemcpy(back.data(), out, n * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
   EXPECT_EQ(back, host);
+  cudaFree(in);
+  cudaFree(out);
+}
+
+// Online tuning of a TMA kernel at a size the table lacks: the batches run on scratch copies of the
+// input, over which the runtime encodes the tensor map; every launch still copies the
+// application's input, the rotation settles, and the result file says the inputs were copied.
+TEST(RuntimeHopper, OnlineTuningOfATmaKernelTimesItOnCopiesOfTheInput) {
+  int n_dev = 0;
+  cudaDeviceProp prop{};
+  if (cudaGetDeviceCount(&n_dev) != cudaSuccess || n_dev == 0) {
+    (void)cudaGetLastError();
+    GTEST_SKIP() << "no GPU";
+  }
+  ASSERT_EQ(cudaGetDeviceProperties(&prop, 0), cudaSuccess);
+  if (prop.major != 9 || prop.minor != 0) GTEST_SKIP() << "not compute capability 9.0";
+  store::testing::TempDir dir;
+  const spec::Spec spec = spec::load(kSpace);
+  const space::Space space = space::Space::build(spec);
+  auto db = store::Store::open((dir.path() / "h.db").string(), store::Store::Mode::read_write);
+  store::RunInfo info;
+  info.kernel = "tma_copy";
+  info.device = prop.name;
+  info.compute_capability = "9.0";
+  const std::int64_t run_id = db.begin_run(info);
+  // two configurations measured at two sizes, each the best at one
+  const std::vector<std::string> configs = {
+      R"({"tile_x":32,"tile_y":256,"stages":4,"swizzle":128,"cluster_x":2,"block_size_x":256})",
+      R"({"tile_x":16,"tile_y":256,"stages":4,"swizzle":64,"cluster_x":1,"block_size_x":128})"};
+  for (std::size_t c = 0; c < configs.size(); ++c)
+    for (long long side : {1024LL, 4096LL}) {
+      store::Measurement m;
+      m.config_id = db.upsert_configuration_text("tma_copy", spec::space_hash(spec), configs[c]);
+      m.run_id = run_id;
+      m.device = info.device;
+      m.size = sizes::Size::of(side, side);
+      const bool best = (c == 0) == (side == 4096);
+      m.samples_ms = std::vector<float>(6, float(side * side) * 1e-8f * (best ? 1.0f : 1.1f));
+      db.record(m);
+    }
+  db.finish_run(run_id, store::RunStatus::completed);
+  const auto table = dir.path() / "table.json";
+  std::ofstream(table) << header::generate_table(header::build(db, "tma_copy", spec), "h.db");
+  runtime::Options o = no_disk();
+  o.online.enabled = true;
+  o.online.dir = dir.path() / "online";
+  runtime::Kernel k(kSpace, table, o);
+  const int cols = 1000, rows = 777;
+  const std::size_t n = std::size_t(cols) * rows;
+  std::vector<float> host(n), back(n);
+  for (std::size_t i = 0; i < n; ++i) host[i] = float(i % 9973) * 0.25f;
+  float *in = nullptr, *out = nullptr;
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&in), n * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&out), n * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(in, host.data(), n * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
+  bool settled = false;
+  for (int i = 0; i < 80 && !settled; ++i) {
+    if (i == 64) {  // the rotation's samples read back
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    }
+    ASSERT_EQ(cudaMemset(out, 0xFF, n * sizeof(float)), cudaSuccess);
+    const auto& s = k.launch(nullptr, {cols, rows},
+                             {Arg::tensor_map(), Arg::buffer(out, n), Arg::buffer(static_cast<const float*>(in), n),
+                              Arg::scalar(cols), Arg::scalar(rows)});
+    settled = s.online;
+    ASSERT_EQ(cudaMemcpy(back.data(), out, n * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+    ASSERT_EQ(back, host) << "launch " << i << ": " << s.config;
+  }
+  EXPECT_TRUE(settled);
+  ASSERT_EQ(cudaMemcpy(back.data(), in, n * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(back, host);  // the input read, never written
+  EXPECT_EQ(k.stats().online_files, 1u) << k.stats().online_note;
+  for (const auto& e : std::filesystem::directory_iterator(o.online.dir)) {
+    std::ifstream f(e.path());
+    const auto rule = nlohmann::json::parse(f).at("rule");
+    EXPECT_GT(rule.value("placements", 0), 0);
+    EXPECT_TRUE(rule.value("inputs_copied", false));
+  }
   cudaFree(in);
   cudaFree(out);
 }
