@@ -65,6 +65,43 @@ runtime::Options no_disk() {
   return o;
 }
 
+// Why a test that needs a GPU of compute capability 9.0 (device 0) cannot run here; "" when it can.
+std::string no_hopper_gpu() {
+  int n = 0;
+  cudaDeviceProp prop{};
+  if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0 || cudaGetDeviceProperties(&prop, 0) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return "no GPU";
+  }
+  return prop.major == 9 && prop.minor == 0 ? "" : "not compute capability 9.0";
+}
+
+// tma_copy's buffers at cols x rows on the GPU, freed with the struct: `in` holds `host`.
+struct CopyBuffers {
+  int cols, rows;
+  std::size_t n;
+  std::vector<float> host;
+  float *in = nullptr, *out = nullptr;
+  bool ok = false;  // both allocated and `in` filled
+  CopyBuffers(int c, int r) : cols(c), rows(r), n(std::size_t(c) * std::size_t(r)), host(n) {
+    for (std::size_t i = 0; i < n; ++i) host[i] = float(i % 9973) * 0.25f;
+    ok = cudaMalloc(reinterpret_cast<void**>(&in), n * sizeof(float)) == cudaSuccess &&
+         cudaMalloc(reinterpret_cast<void**>(&out), n * sizeof(float)) == cudaSuccess &&
+         cudaMemcpy(in, host.data(), n * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess;
+  }
+  ~CopyBuffers() {
+    (void)cudaFree(in);
+    (void)cudaFree(out);
+  }
+  CopyBuffers(const CopyBuffers&) = delete;
+  CopyBuffers& operator=(const CopyBuffers&) = delete;
+  std::vector<float> read(const float* p) const {  // empty when the copy fails
+    std::vector<float> v(n);
+    if (cudaMemcpy(v.data(), p, n * sizeof(float), cudaMemcpyDeviceToHost) != cudaSuccess) v.clear();
+    return v;
+  }
+};
+
 TEST(RuntimeHopper, TheSelectionCarriesClusterAndSharedMemory) {
   store::testing::TempDir dir;
   runtime::Kernel k(kSpace, write_table(dir.path()), no_disk());
@@ -137,54 +174,34 @@ TEST(RuntimeHopper, ATensorMapArgumentIsArgTensorMap) {
 }
 
 TEST(RuntimeHopper, LaunchOnAHopperGpuCopiesTheInput) {
-  int n_dev = 0;
-  cudaDeviceProp prop{};
-  if (cudaGetDeviceCount(&n_dev) != cudaSuccess || n_dev == 0) {
-    (void)cudaGetLastError();
-    GTEST_SKIP() << "no GPU";
-  }
-  ASSERT_EQ(cudaGetDeviceProperties(&prop, 0), cudaSuccess);
-  if (prop.major != 9 || prop.minor != 0) GTEST_SKIP() << "not compute capability 9.0";
+  if (const std::string why = no_hopper_gpu(); !why.empty()) GTEST_SKIP() << why;
   store::testing::TempDir dir;
   runtime::Kernel k(kSpace, write_table(dir.path()), no_disk());
-  const int cols = 1000, rows = 777;
-  const std::size_t n = std::size_t(cols) * rows;
-  std::vector<float> host(n), back(n);
-  for (std::size_t i = 0; i < n; ++i) host[i] = float(i % 9973) * 0.25f;
-  float *in = nullptr, *out = nullptr;
-  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&in), n * sizeof(float)), cudaSuccess);
-  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&out), n * sizeof(float)), cudaSuccess);
-  ASSERT_EQ(cudaMemcpy(in, host.data(), n * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
-  ASSERT_EQ(cudaMemset(out, 0xFF, n * sizeof(float)), cudaSuccess);
-  const auto& s = k.launch(nullptr, {cols, rows},
-                           {Arg::tensor_map(), Arg::buffer(out, n), Arg::buffer(static_cast<const float*>(in), n),
-                            Arg::scalar(cols), Arg::scalar(rows)});
+  const CopyBuffers b(1000, 777);
+  ASSERT_TRUE(b.ok);
+  ASSERT_EQ(cudaMemset(b.out, 0xFF, b.n * sizeof(float)), cudaSuccess);
+  const auto& s =
+      k.launch(nullptr, {b.cols, b.rows},
+               {Arg::tensor_map(), Arg::buffer(b.out, b.n), Arg::buffer(static_cast<const float*>(b.in), b.n),
+                Arg::scalar(b.cols), Arg::scalar(b.rows)});
   EXPECT_EQ(s.cluster[0], 2u);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  ASSERT_EQ(cudaMemcpy(back.data(), out, n * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
-  EXPECT_EQ(back, host);
-  cudaFree(in);
-  cudaFree(out);
+  EXPECT_EQ(b.read(b.out), b.host);
 }
 
 // Online tuning of a TMA kernel at a size the table lacks: the batches run on scratch copies of the
 // input, over which the runtime encodes the tensor map; every launch still copies the
 // application's input, the rotation settles, and the result file says the inputs were copied.
 TEST(RuntimeHopper, OnlineTuningOfATmaKernelTimesItOnCopiesOfTheInput) {
-  int n_dev = 0;
-  cudaDeviceProp prop{};
-  if (cudaGetDeviceCount(&n_dev) != cudaSuccess || n_dev == 0) {
-    (void)cudaGetLastError();
-    GTEST_SKIP() << "no GPU";
-  }
-  ASSERT_EQ(cudaGetDeviceProperties(&prop, 0), cudaSuccess);
-  if (prop.major != 9 || prop.minor != 0) GTEST_SKIP() << "not compute capability 9.0";
+  if (const std::string why = no_hopper_gpu(); !why.empty()) GTEST_SKIP() << why;
   store::testing::TempDir dir;
   const spec::Spec spec = spec::load(kSpace);
   const space::Space space = space::Space::build(spec);
   auto db = store::Store::open((dir.path() / "h.db").string(), store::Store::Mode::read_write);
   store::RunInfo info;
   info.kernel = "tma_copy";
+  cudaDeviceProp prop{};
+  ASSERT_EQ(cudaGetDeviceProperties(&prop, 0), cudaSuccess);
   info.device = prop.name;
   info.compute_capability = "9.0";
   const std::int64_t run_id = db.begin_run(info);
@@ -210,30 +227,23 @@ TEST(RuntimeHopper, OnlineTuningOfATmaKernelTimesItOnCopiesOfTheInput) {
   o.online.enabled = true;
   o.online.dir = dir.path() / "online";
   runtime::Kernel k(kSpace, table, o);
-  const int cols = 1000, rows = 777;
-  const std::size_t n = std::size_t(cols) * rows;
-  std::vector<float> host(n), back(n);
-  for (std::size_t i = 0; i < n; ++i) host[i] = float(i % 9973) * 0.25f;
-  float *in = nullptr, *out = nullptr;
-  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&in), n * sizeof(float)), cudaSuccess);
-  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&out), n * sizeof(float)), cudaSuccess);
-  ASSERT_EQ(cudaMemcpy(in, host.data(), n * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
+  const CopyBuffers b(1000, 777);
+  ASSERT_TRUE(b.ok);
   bool settled = false;
   for (int i = 0; i < 80 && !settled; ++i) {
     if (i == 64) {  // the rotation's samples read back
       ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     }
-    ASSERT_EQ(cudaMemset(out, 0xFF, n * sizeof(float)), cudaSuccess);
-    const auto& s = k.launch(nullptr, {cols, rows},
-                             {Arg::tensor_map(), Arg::buffer(out, n), Arg::buffer(static_cast<const float*>(in), n),
-                              Arg::scalar(cols), Arg::scalar(rows)});
+    ASSERT_EQ(cudaMemset(b.out, 0xFF, b.n * sizeof(float)), cudaSuccess);
+    const auto& s =
+        k.launch(nullptr, {b.cols, b.rows},
+                 {Arg::tensor_map(), Arg::buffer(b.out, b.n), Arg::buffer(static_cast<const float*>(b.in), b.n),
+                  Arg::scalar(b.cols), Arg::scalar(b.rows)});
     settled = s.online;
-    ASSERT_EQ(cudaMemcpy(back.data(), out, n * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
-    ASSERT_EQ(back, host) << "launch " << i << ": " << s.config;
+    ASSERT_EQ(b.read(b.out), b.host) << "launch " << i << ": " << s.config;
   }
   EXPECT_TRUE(settled);
-  ASSERT_EQ(cudaMemcpy(back.data(), in, n * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
-  EXPECT_EQ(back, host);  // the input read, never written
+  EXPECT_EQ(b.read(b.in), b.host);  // the input read, never written
   EXPECT_EQ(k.stats().online_files, 1u) << k.stats().online_note;
   for (const auto& e : std::filesystem::directory_iterator(o.online.dir)) {
     std::ifstream f(e.path());
@@ -241,8 +251,6 @@ TEST(RuntimeHopper, OnlineTuningOfATmaKernelTimesItOnCopiesOfTheInput) {
     EXPECT_GT(rule.value("placements", 0), 0);
     EXPECT_TRUE(rule.value("inputs_copied", false));
   }
-  cudaFree(in);
-  cudaFree(out);
 }
 
 }  // namespace
@@ -308,14 +316,7 @@ namespace {
 // not depend on the arguments (the maps' shapes, the buffers' sizes, the shared-memory opt-in) is
 // worked out once per size, not at every launch.
 TEST(RuntimeHopper, GemmLaunchesOnAHopperGpuWithLittleHostTime) {
-  int n_dev = 0;
-  cudaDeviceProp prop{};
-  if (cudaGetDeviceCount(&n_dev) != cudaSuccess || n_dev == 0) {
-    (void)cudaGetLastError();
-    GTEST_SKIP() << "no GPU";
-  }
-  ASSERT_EQ(cudaGetDeviceProperties(&prop, 0), cudaSuccess);
-  if (prop.major != 9 || prop.minor != 0) GTEST_SKIP() << "not compute capability 9.0";
+  if (const std::string why = no_hopper_gpu(); !why.empty()) GTEST_SKIP() << why;
   store::testing::TempDir dir;
   runtime::Kernel k(kGemm, write_gemm_table(dir.path()), no_disk());
   const int n = 1000, m = 777, kk = 260;
