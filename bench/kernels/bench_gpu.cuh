@@ -173,24 +173,20 @@ static double median(std::vector<float> v) {
 // Times `launch` with events: one warm-up, then enough runs for ~25 ms (5..50), median in ms.
 template <class F>
 static double time_ms(Gpu& g, F&& launch) {
-  launch();
-  CK(cudaEventRecord(g.e0));
-  launch();
-  CK(cudaEventRecord(g.e1));
-  CK(cudaEventSynchronize(g.e1));
-  float first = 0;
-  CK(cudaEventElapsedTime(&first, g.e0, g.e1));
-  const int reps = std::clamp(static_cast<int>(25.0 / std::max(first, 1e-3f)), 5, 50);
-  std::vector<float> t;
-  for (int i = 0; i < reps; ++i) {
+  const auto once = [&] {  // one launch between the events, in ms
     CK(cudaEventRecord(g.e0));
     launch();
     CK(cudaEventRecord(g.e1));
     CK(cudaEventSynchronize(g.e1));
     float ms = 0;
     CK(cudaEventElapsedTime(&ms, g.e0, g.e1));
-    t.push_back(ms);
-  }
+    return ms;
+  };
+  launch();
+  const float first = once();
+  const int reps = std::clamp(static_cast<int>(25.0 / std::max(first, 1e-3f)), 5, 50);
+  std::vector<float> t;
+  for (int i = 0; i < reps; ++i) t.push_back(once());
   CK(cudaGetLastError());
   return median(t);
 }

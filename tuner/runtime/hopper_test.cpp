@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "header/header.h"
+#include "runtime/test_util.h"
 #include "space/space.h"
 #include "spec/spec.h"
 #include "store/test_util.h"
@@ -18,6 +19,7 @@
 
 using namespace tune;
 using runtime::Arg;
+using runtime::testing::DeviceBuffers;
 
 namespace {
 
@@ -76,31 +78,38 @@ std::string no_hopper_gpu() {
   return prop.major == 9 && prop.minor == 0 ? "" : "not compute capability 9.0";
 }
 
-// tma_copy's buffers at cols x rows on the GPU, freed with the struct: `in` holds `host`.
-struct CopyBuffers {
-  int cols, rows;
-  std::size_t n;
-  std::vector<float> host;
-  float *in = nullptr, *out = nullptr;
-  bool ok = false;  // both allocated and `in` filled
-  CopyBuffers(int c, int r) : cols(c), rows(r), n(std::size_t(c) * std::size_t(r)), host(n) {
-    for (std::size_t i = 0; i < n; ++i) host[i] = float(i % 9973) * 0.25f;
-    ok = cudaMalloc(reinterpret_cast<void**>(&in), n * sizeof(float)) == cudaSuccess &&
-         cudaMalloc(reinterpret_cast<void**>(&out), n * sizeof(float)) == cudaSuccess &&
-         cudaMemcpy(in, host.data(), n * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess;
-  }
-  ~CopyBuffers() {
-    (void)cudaFree(in);
-    (void)cudaFree(out);
-  }
-  CopyBuffers(const CopyBuffers&) = delete;
-  CopyBuffers& operator=(const CopyBuffers&) = delete;
-  std::vector<float> read(const float* p) const {  // empty when the copy fails
-    std::vector<float> v(n);
-    if (cudaMemcpy(v.data(), p, n * sizeof(float), cudaMemcpyDeviceToHost) != cudaSuccess) v.clear();
-    return v;
-  }
+// One measurement of tma_copy for table_of: a configuration (its JSON), a square size, its time.
+struct TmaTime {
+  std::string config;
+  long long side;
+  float ms;
 };
+
+// `tune header --table`'s table of tma_copy from a database holding these measurements on
+// `device`, written into dir.
+std::filesystem::path table_of(const std::filesystem::path& dir, const std::string& device,
+                               const std::vector<TmaTime>& times) {
+  const spec::Spec spec = spec::load(kSpace);
+  auto db = store::Store::open((dir / "h.db").string(), store::Store::Mode::read_write);
+  store::RunInfo info;
+  info.kernel = "tma_copy";
+  info.device = device;
+  info.compute_capability = "9.0";
+  const std::int64_t run_id = db.begin_run(info);
+  for (const TmaTime& t : times) {
+    store::Measurement m;
+    m.config_id = db.upsert_configuration_text("tma_copy", spec::space_hash(spec), t.config);
+    m.run_id = run_id;
+    m.device = device;
+    m.size = sizes::Size::of(t.side, t.side);
+    m.samples_ms = std::vector<float>(6, t.ms);
+    db.record(m);
+  }
+  db.finish_run(run_id, store::RunStatus::completed);
+  auto table = dir / "table.json";
+  std::ofstream(table) << header::generate_table(header::build(db, "tma_copy", spec), "h.db");
+  return table;
+}
 
 TEST(RuntimeHopper, TheSelectionCarriesClusterAndSharedMemory) {
   store::testing::TempDir dir;
@@ -115,33 +124,13 @@ TEST(RuntimeHopper, TheSelectionCarriesClusterAndSharedMemory) {
 // runtime's selection with the measured best's cluster and shared memory.
 TEST(RuntimeHopper, ATableFromTheDatabaseServesTheTunedConfiguration) {
   store::testing::TempDir dir;
-  const spec::Spec spec = spec::load(kSpace);
-  const space::Space space = space::Space::build(spec);
-  auto db = store::Store::open((dir.path() / "h.db").string(), store::Store::Mode::read_write);
-  store::RunInfo info;
-  info.kernel = "tma_copy";
-  info.device = "NVIDIA H200";
-  info.compute_capability = "9.0";
-  const std::int64_t run_id = db.begin_run(info);
+  const space::Space space = space::Space::build(spec::load(kSpace));
   // the best: tile 32 x 256, 4 stages (129 KiB), clusters of 2; any other configuration is slower
-  std::size_t best = space.size();
-  for (std::size_t c = 0; c < space.size() && best == space.size(); ++c)
-    if (space.params_json(c) ==
-        R"({"tile_x":32,"tile_y":256,"stages":4,"swizzle":128,"cluster_x":2,"block_size_x":256})")
-      best = c;
-  ASSERT_LT(best, space.size());
-  for (std::size_t c : {std::size_t{0}, best}) {
-    store::Measurement m;
-    m.config_id = db.upsert_configuration_text("tma_copy", spec::space_hash(spec), space.params_json(c));
-    m.run_id = run_id;
-    m.device = info.device;
-    m.size = sizes::Size::of(4096, 4096);
-    m.samples_ms = std::vector<float>(6, c == best ? 1.0f : 2.0f);
-    db.record(m);
-  }
-  db.finish_run(run_id, store::RunStatus::completed);
-  const auto table = dir.path() / "table.json";
-  std::ofstream(table) << header::generate_table(header::build(db, "tma_copy", spec), "h.db");
+  const std::string best = R"({"tile_x":32,"tile_y":256,"stages":4,"swizzle":128,"cluster_x":2,"block_size_x":256})";
+  bool in_space = false;
+  for (std::size_t c = 0; c < space.size() && !in_space; ++c) in_space = space.params_json(c) == best;
+  ASSERT_TRUE(in_space);
+  const auto table = table_of(dir.path(), "NVIDIA H200", {{space.params_json(0), 4096, 2.0f}, {best, 4096, 1.0f}});
   runtime::Kernel k(kSpace, table, no_disk());
   const runtime::Selection s = k.select({4096, 4096}, "NVIDIA H200", 9, 0);
   EXPECT_EQ(s.match, runtime::Match::exact);
@@ -177,13 +166,13 @@ TEST(RuntimeHopper, LaunchOnAHopperGpuCopiesTheInput) {
   if (const std::string why = no_hopper_gpu(); !why.empty()) GTEST_SKIP() << why;
   store::testing::TempDir dir;
   runtime::Kernel k(kSpace, write_table(dir.path()), no_disk());
-  const CopyBuffers b(1000, 777);
+  const int cols = 1000, rows = 777;
+  const DeviceBuffers b(std::size_t(cols) * rows, 0.25f);
   ASSERT_TRUE(b.ok);
   ASSERT_EQ(cudaMemset(b.out, 0xFF, b.n * sizeof(float)), cudaSuccess);
-  const auto& s =
-      k.launch(nullptr, {b.cols, b.rows},
-               {Arg::tensor_map(), Arg::buffer(b.out, b.n), Arg::buffer(static_cast<const float*>(b.in), b.n),
-                Arg::scalar(b.cols), Arg::scalar(b.rows)});
+  const auto& s = k.launch(nullptr, {cols, rows},
+                           {Arg::tensor_map(), Arg::buffer(b.out, b.n),
+                            Arg::buffer(static_cast<const float*>(b.in), b.n), Arg::scalar(cols), Arg::scalar(rows)});
   EXPECT_EQ(s.cluster[0], 2u);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   EXPECT_EQ(b.read(b.out), b.host);
@@ -195,39 +184,19 @@ TEST(RuntimeHopper, LaunchOnAHopperGpuCopiesTheInput) {
 TEST(RuntimeHopper, OnlineTuningOfATmaKernelTimesItOnCopiesOfTheInput) {
   if (const std::string why = no_hopper_gpu(); !why.empty()) GTEST_SKIP() << why;
   store::testing::TempDir dir;
-  const spec::Spec spec = spec::load(kSpace);
-  const space::Space space = space::Space::build(spec);
-  auto db = store::Store::open((dir.path() / "h.db").string(), store::Store::Mode::read_write);
-  store::RunInfo info;
-  info.kernel = "tma_copy";
   cudaDeviceProp prop{};
   ASSERT_EQ(cudaGetDeviceProperties(&prop, 0), cudaSuccess);
-  info.device = prop.name;
-  info.compute_capability = "9.0";
-  const std::int64_t run_id = db.begin_run(info);
   // two configurations measured at two sizes, each the best at one
-  const std::vector<std::string> configs = {
-      R"({"tile_x":32,"tile_y":256,"stages":4,"swizzle":128,"cluster_x":2,"block_size_x":256})",
-      R"({"tile_x":16,"tile_y":256,"stages":4,"swizzle":64,"cluster_x":1,"block_size_x":128})"};
-  for (std::size_t c = 0; c < configs.size(); ++c)
-    for (long long side : {1024LL, 4096LL}) {
-      store::Measurement m;
-      m.config_id = db.upsert_configuration_text("tma_copy", spec::space_hash(spec), configs[c]);
-      m.run_id = run_id;
-      m.device = info.device;
-      m.size = sizes::Size::of(side, side);
-      const bool best = (c == 0) == (side == 4096);
-      m.samples_ms = std::vector<float>(6, float(side * side) * 1e-8f * (best ? 1.0f : 1.1f));
-      db.record(m);
-    }
-  db.finish_run(run_id, store::RunStatus::completed);
-  const auto table = dir.path() / "table.json";
-  std::ofstream(table) << header::generate_table(header::build(db, "tma_copy", spec), "h.db");
+  const std::string a = R"({"tile_x":32,"tile_y":256,"stages":4,"swizzle":128,"cluster_x":2,"block_size_x":256})";
+  const std::string b16 = R"({"tile_x":16,"tile_y":256,"stages":4,"swizzle":64,"cluster_x":1,"block_size_x":128})";
+  const auto table = table_of(dir.path(), prop.name,
+                              {{a, 1024, 0.0115f}, {a, 4096, 0.168f}, {b16, 1024, 0.0105f}, {b16, 4096, 0.185f}});
   runtime::Options o = no_disk();
   o.online.enabled = true;
   o.online.dir = dir.path() / "online";
   runtime::Kernel k(kSpace, table, o);
-  const CopyBuffers b(1000, 777);
+  const int cols = 1000, rows = 777;
+  const DeviceBuffers b(std::size_t(cols) * rows, 0.25f);
   ASSERT_TRUE(b.ok);
   bool settled = false;
   for (int i = 0; i < 80 && !settled; ++i) {
@@ -235,10 +204,9 @@ TEST(RuntimeHopper, OnlineTuningOfATmaKernelTimesItOnCopiesOfTheInput) {
       ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     }
     ASSERT_EQ(cudaMemset(b.out, 0xFF, b.n * sizeof(float)), cudaSuccess);
-    const auto& s =
-        k.launch(nullptr, {b.cols, b.rows},
-                 {Arg::tensor_map(), Arg::buffer(b.out, b.n), Arg::buffer(static_cast<const float*>(b.in), b.n),
-                  Arg::scalar(b.cols), Arg::scalar(b.rows)});
+    const auto& s = k.launch(nullptr, {cols, rows},
+                             {Arg::tensor_map(), Arg::buffer(b.out, b.n),
+                              Arg::buffer(static_cast<const float*>(b.in), b.n), Arg::scalar(cols), Arg::scalar(rows)});
     settled = s.online;
     ASSERT_EQ(b.read(b.out), b.host) << "launch " << i << ": " << s.config;
   }

@@ -64,10 +64,12 @@ struct Kernel::Impl {
     void operator()(void* p) const noexcept;
   };
   using Scratch = std::unique_ptr<void, CudaFree>;  // device memory a batch's buffers lie in
-  struct ScratchSet {                               // one placement of a batch's buffers (detail::scratch_use)
-    std::vector<Scratch> buffers;                   // per argument: null where the application's is passed
-    std::vector<std::uint64_t> copy_bytes;          // per argument: bytes copied from the application's input
-    bool copied = false;                            // the inputs' copies queued (at the set's first sample)
+  struct Placements {                               // the held samples' buffers at a size (runtime/online_batch.cpp)
+    std::vector<std::uint64_t> copy_bytes;          // per argument: bytes copied from the application's input (0: none)
+    std::vector<std::vector<Scratch>> sets;  // per placement, per argument: null where the application's is passed
+    std::vector<bool> copied;                // per placement: its inputs' copies queued (at its first sample)
+    std::size_t size() const noexcept { return sets.size(); }
+    bool copies_inputs() const noexcept;
   };
   struct L2Reset {   // before each batched sample, the L2 emptied as tune's timing empties it (run/l2_reset.h)
     Scratch buffer;  // null: no reset (the samples start from whatever the L2 holds)
@@ -85,7 +87,7 @@ struct Kernel::Impl {
     Candidate chosen;                                    // the winner, with Selection::online set
     std::deque<std::pair<std::size_t, Events>> pending;  // (candidate, events) not read yet
     std::vector<Events> spare;
-    std::vector<ScratchSet> scratch;  // per placement (detail::kPlacements): the batches' buffers
+    Placements scratch;  // detail::kPlacements sets, or none (the samples time the application's launches)
     L2Reset l2;
     std::atomic<const Candidate*> winner{nullptr};
     double cut_wait_ms = 0;  // host time the cut waited for the first round's samples
@@ -160,13 +162,14 @@ struct Kernel::Impl {
                                        const std::vector<std::uint64_t>& counts);
   const Selection& launch_online(Resolved& r, cudaStream_t stream, Size size, void** slots);
   // Batched samples (runtime/online_batch.cpp): scratch buffers at a size, detail::kPlacements sets
-  // of one per argument as detail::scratch_use says (empty when an allocation fails). One sample on
+  // of one per argument as detail::scratch_use says, with the inputs' copies while the sets fit in
+  // detail::kScratchShare of the free memory, else without (no sets when those do not fit either,
+  // or an allocation fails). One sample on
   // `stream`: behind a hold released once all are queued, the copies of the inputs (at the set's
   // first sample), the L2 reset (when o.l2 has one), detail::untimed_launches(batch) of `cand`, then
   // `batch` between the events, all on the scratch buffers of `placement` (false when it could not
   // be queued). ev.e[2] is recorded before the copies, ev.e[0] and ev.e[1] around the timed batch.
-  std::vector<ScratchSet> allocate_scratch(const std::vector<std::uint64_t>& counts, bool copy_inputs) const;
-  std::uint64_t scratch_bytes(const std::vector<std::uint64_t>& counts, bool copy_inputs) const;  // of all the sets
+  Placements allocate_scratch(const std::vector<std::uint64_t>& counts) const;
   // The L2 reset on this device: a buffer of run::l2_reset::bytes() and the discard kernel
   // (compiled once per architecture); without buffer when either cannot be had.
   L2Reset make_l2_reset(const DeviceId& id);

@@ -70,11 +70,11 @@ struct OnlineRule {
   int min_samples = 1;  // samples each candidate takes in the first round
   int candidates = 40;  // at most this many (and at most launches / min_samples)
   int batch = 1;        // launches per sample (1: the application's launch is the sample, unless held_single)
-  // With batch 1, still sample on the scratch outputs behind the hold, after the L2 reset and an
+  // With batch 1, still sample on the scratch buffers behind the hold, after the L2 reset and an
   // untimed launch, as tune times a launch that fills a batch alone (Options::online.batch 0).
   bool held_single = false;
   int finalists = 4;  // the first round's best, which share the launches left (0: one round)
-  // Whether samples are taken behind the hold on scratch outputs (runtime/online_batch.cpp).
+  // Whether samples are taken behind the hold on scratch buffers (runtime/online_batch.cpp).
   bool held() const noexcept { return batch > 1 || held_single; }
 };
 

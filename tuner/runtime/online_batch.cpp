@@ -8,6 +8,7 @@
 // the host issues them: the events would time the host. Held, the GPU runs them back to back from
 // its queue, as tune's own batches run behind their blocker (run/timing.h); the untimed launches
 // take the first launches' ramp after the hold.
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <memory>
@@ -58,37 +59,44 @@ struct Releaser {
 
 void Kernel::Impl::CudaFree::operator()(void* p) const noexcept { (void)cudaFree(p); }
 
-std::uint64_t Kernel::Impl::scratch_bytes(const std::vector<std::uint64_t>& counts, bool copy_inputs) const {
-  std::uint64_t bytes = 0;
-  for (std::size_t i = 0; i < args.size() && i < counts.size(); ++i)
-    if (detail::scratch_use(args[i].scalar, args[i].output, args[i].tensor_map, counts[i], copy_inputs) !=
-        detail::ScratchUse::none)
-      bytes += counts[i] * args[i].dtype.size();
-  return bytes * detail::kPlacements;
+bool Kernel::Impl::Placements::copies_inputs() const noexcept {
+  return std::any_of(copy_bytes.begin(), copy_bytes.end(), [](std::uint64_t b) { return b != 0; });
 }
 
-std::vector<Kernel::Impl::ScratchSet> Kernel::Impl::allocate_scratch(const std::vector<std::uint64_t>& counts,
-                                                                     bool copy_inputs) const {
-  std::vector<ScratchSet> sets(detail::kPlacements);
-  for (ScratchSet& set : sets) {
-    set.buffers.resize(args.size());
-    set.copy_bytes.assign(args.size(), 0);
-    for (std::size_t i = 0; i < args.size(); ++i) {
-      const std::uint64_t count = i < counts.size() ? counts[i] : 0;
-      const detail::ScratchUse use =
-          detail::scratch_use(args[i].scalar, args[i].output, args[i].tensor_map, count, copy_inputs);
+Kernel::Impl::Placements Kernel::Impl::allocate_scratch(const std::vector<std::uint64_t>& counts) const {
+  std::size_t free = 0, total = 0;
+  const bool known = cudaMemGetInfo(&free, &total) == cudaSuccess;
+  if (!known) (void)cudaGetLastError();
+  for (const bool copy_inputs : {true, false}) {
+    std::vector<std::uint64_t> bytes(args.size(), 0);  // per argument in one placement (0: none)
+    std::vector<std::uint64_t> copy_bytes(args.size(), 0);
+    std::uint64_t all = 0;
+    for (std::size_t i = 0; i < args.size() && i < counts.size(); ++i) {
+      const auto use = detail::scratch_use(args[i].scalar, args[i].output, args[i].tensor_map, counts[i], copy_inputs);
       if (use == detail::ScratchUse::none) continue;
-      const std::uint64_t bytes = count * args[i].dtype.size();
-      void* p = nullptr;
-      if (cudaMalloc(&p, bytes) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return {};
-      }
-      set.buffers[i].reset(p);
-      if (use == detail::ScratchUse::input_copy) set.copy_bytes[i] = bytes;
+      bytes[i] = counts[i] * args[i].dtype.size();
+      if (use == detail::ScratchUse::input_copy) copy_bytes[i] = bytes[i];
+      all += bytes[i] * detail::kPlacements;
     }
+    if (known && !detail::scratch_fits(all, free)) continue;
+    Placements p;
+    p.copy_bytes = std::move(copy_bytes);
+    p.sets.resize(detail::kPlacements);
+    p.copied.assign(detail::kPlacements, false);
+    bool allocated = true;
+    for (auto& set : p.sets) {
+      set.resize(args.size());
+      for (std::size_t i = 0; i < args.size() && allocated; ++i) {
+        void* ptr = nullptr;
+        if (bytes[i] == 0) continue;
+        allocated = cudaMalloc(&ptr, bytes[i]) == cudaSuccess;
+        if (allocated) set[i].reset(ptr);
+      }
+    }
+    if (allocated) return p;
+    (void)cudaGetLastError();  // what was allocated is freed with `p`
   }
-  return sets;
+  return {};
 }
 
 Kernel::Impl::L2Reset Kernel::Impl::make_l2_reset(const DeviceId& id) {
@@ -132,11 +140,12 @@ bool Kernel::Impl::launch_batch(Online& o, const Candidate& cand, std::size_t pl
                                 void** slots, const Events& ev) const {
   void* scratch_ptrs[kMaxArguments];
   void* batch_slots[kMaxArguments];
-  ScratchSet& set = o.scratch.at(placement % o.scratch.size());
+  const std::size_t at = placement % o.scratch.size();
+  const std::vector<Scratch>& set = o.scratch.sets[at];
   for (std::size_t i = 0; i < args.size(); ++i) {
     batch_slots[i] = slots[i];
-    if (i < set.buffers.size() && set.buffers[i]) {
-      scratch_ptrs[i] = set.buffers[i].get();
+    if (i < set.size() && set[i]) {
+      scratch_ptrs[i] = set[i].get();
       batch_slots[i] = &scratch_ptrs[i];
     }
   }
@@ -149,12 +158,13 @@ bool Kernel::Impl::launch_batch(Online& o, const Candidate& cand, std::size_t pl
   }
   (void)token.release();  // wait_for_release owns it now
   if (cudaEventRecord(ev.e[2].get(), stream) != cudaSuccess) return false;
-  if (!set.copied) {  // the application's inputs as they are at this launch, once per placement
-    for (std::size_t i = 0; i < set.copy_bytes.size(); ++i)
-      if (set.copy_bytes[i] != 0 && cudaMemcpyAsync(set.buffers[i].get(), *static_cast<void* const*>(slots[i]),
-                                                    set.copy_bytes[i], cudaMemcpyDeviceToDevice, stream) != cudaSuccess)
+  if (!o.scratch.copied[at]) {  // the application's inputs as they are at this launch, once per placement
+    const std::vector<std::uint64_t>& bytes = o.scratch.copy_bytes;
+    for (std::size_t i = 0; i < bytes.size(); ++i)
+      if (bytes[i] != 0 && cudaMemcpyAsync(set[i].get(), *static_cast<void* const*>(slots[i]), bytes[i],
+                                           cudaMemcpyDeviceToDevice, stream) != cudaSuccess)
         return false;
-    set.copied = true;
+    o.scratch.copied[at] = true;
   }
   if (L2Reset& l2 = o.l2; l2.buffer) {
     char* p = static_cast<char*>(l2.buffer.get());

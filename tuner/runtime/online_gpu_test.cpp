@@ -45,13 +45,11 @@ void online_at_1001x997(int batch, nlohmann::json& rule) {
   o.online.dir = rec.dir.path() / "online";
   runtime::Kernel k(runtime::testing::spec_path(), rec.table, o);
   const long long cols = 1001, rows = 997;
-  const std::size_t n = cols * rows;
-  std::vector<float> host(n), back(n);
-  for (std::size_t i = 0; i < n; ++i) host[i] = float(i % 9973) * 0.5f;
-  float *in = nullptr, *out = nullptr;
-  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&in), n * sizeof(float)), cudaSuccess);
-  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&out), n * sizeof(float)), cudaSuccess);
-  ASSERT_EQ(cudaMemcpy(in, host.data(), n * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
+  const runtime::testing::DeviceBuffers b(std::size_t(cols * rows), 0.5f);
+  ASSERT_TRUE(b.ok);
+  const std::size_t n = b.n;
+  const float *in = b.in, *host = b.host.data();
+  float* out = b.out;
   std::set<std::string> configs;
   bool settled = false;
   for (int i = 0; i < 80 && !settled; ++i) {
@@ -62,12 +60,13 @@ void online_at_1001x997(int batch, nlohmann::json& rule) {
     }
     ASSERT_EQ(cudaMemset(out, 0, n * sizeof(float)), cudaSuccess);
     const auto& s = k.launch(nullptr, {cols, rows},
-                             {runtime::Arg::buffer(out, n), runtime::Arg::buffer(static_cast<const float*>(in), n),
+                             {runtime::Arg::buffer(out, n), runtime::Arg::buffer(in, n),
                               runtime::Arg::scalar(int(rows)), runtime::Arg::scalar(int(cols))});
     configs.insert(s.config);
     settled = s.online;
     if (i < o.online.candidates || settled) {  // every candidate's output, and the winner's
-      ASSERT_EQ(cudaMemcpy(back.data(), out, n * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+      const std::vector<float> back = b.read(out);
+      ASSERT_EQ(back.size(), n);
       for (long long rr = 0; rr < rows; ++rr)
         for (long long c = 0; c < cols; ++c)
           ASSERT_EQ(back[c * rows + rr], host[rr * cols + c]) << s.config << " at " << rr << " " << c;
@@ -76,8 +75,7 @@ void online_at_1001x997(int batch, nlohmann::json& rule) {
   EXPECT_TRUE(settled);
   EXPECT_GE(configs.size(), 2u);
   // the batches read copies of the input: the application's is read, never written
-  ASSERT_EQ(cudaMemcpy(back.data(), in, n * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
-  EXPECT_EQ(back, host);
+  EXPECT_EQ(b.read(in), b.host);
   const auto st = k.stats();
   EXPECT_EQ(st.online_settled, 1u);
   EXPECT_EQ(st.online_files, 1u) << st.online_note;
@@ -103,8 +101,6 @@ void online_at_1001x997(int batch, nlohmann::json& rule) {
     EXPECT_EQ(r.added, configs.size());
   }
   EXPECT_FALSE(rule.is_null()) << "no result file";
-  cudaFree(in);
-  cudaFree(out);
 }
 
 }  // namespace

@@ -48,16 +48,10 @@ std::unique_ptr<Kernel::Impl::Online> Kernel::Impl::start_online(const DeviceId&
   const auto variants = detail::online_candidates(table, id.name, id.major, id.minor, pick, {size.x, size.y, size.z},
                                                   static_cast<std::size_t>(rule.candidates));
   if (variants.size() < 2) return nullptr;
-  std::vector<ScratchSet> scratch;
+  Placements scratch;
   if (rule.held()) {
-    std::size_t free = 0, total = 0;
-    const bool known = cudaMemGetInfo(&free, &total) == cudaSuccess;
-    if (!known) (void)cudaGetLastError();
-    const auto fits = [&](bool inputs) { return !known || detail::scratch_fits(scratch_bytes(counts, inputs), free); };
-    if (fits(true)) scratch = allocate_scratch(counts, true);
-    // else the application's inputs in every set
-    if (scratch.empty() && fits(false)) scratch = allocate_scratch(counts, false);
-    if (scratch.empty()) {
+    scratch = allocate_scratch(counts);
+    if (scratch.size() == 0) {
       rule.batch = 1;
       rule.held_single = false;
     }
@@ -119,10 +113,8 @@ void Kernel::Impl::settle(Online& o, const Resolved& r, Size size) {
   o.pending.clear();
   o.spare.clear();
   const int placements = static_cast<int>(o.scratch.size());  // what the result file states of the samples
-  bool inputs_copied = false;
-  for (const ScratchSet& set : o.scratch)
-    for (std::uint64_t b : set.copy_bytes) inputs_copied = inputs_copied || b != 0;
-  o.scratch.clear();  // cudaFree: waits for the device once per settled size
+  const bool inputs_copied = o.scratch.copies_inputs();
+  o.scratch = {};  // cudaFree: waits for the device once per settled size
   o.l2 = {};
   std::string note;
   bool written = false;

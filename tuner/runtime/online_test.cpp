@@ -207,7 +207,7 @@ TEST(OnlineRotation, TheCostCountsWhatLedUpToEachBatch) {
 }
 
 // Sized per size (batch 0), a launch long enough to be a sample alone is still timed behind the
-// hold on the scratch outputs, after the L2 reset and one untimed launch, as tune times it; asked
+// hold on the scratch buffers, after the L2 reset and one untimed launch, as tune times it; asked
 // for batch 1, the application's launch is the sample.
 TEST(OnlineRotation, LongLaunchesAreHeldUnlessSingleLaunchesAreAsked) {
   runtime::OnlineOptions o;

@@ -139,20 +139,19 @@ TEST(Runtime, GpuLaunchCacheAndCapture) {
   o.cache_dir = r.dir.path() / "cache";
   o.capture_dir = r.dir.path() / "capture";
   const long long cols = 1000, rows = 700;
-  const std::size_t n = cols * rows;
-  std::vector<float> host(n), back(n);
-  for (std::size_t i = 0; i < n; ++i) host[i] = float(i % 9973) * 0.5f;
-  float *in = nullptr, *out = nullptr;
-  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&in), n * sizeof(float)), cudaSuccess);
-  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&out), n * sizeof(float)), cudaSuccess);
-  ASSERT_EQ(cudaMemcpy(in, host.data(), n * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
+  const runtime::testing::DeviceBuffers b(std::size_t(cols * rows), 0.5f);
+  ASSERT_TRUE(b.ok);
+  const std::size_t n = b.n;
+  const float *in = b.in, *host = b.host.data();
+  float* out = b.out;
+  std::vector<float> back;
   for (int pass = 0; pass < 2; ++pass) {
     runtime::Kernel k(runtime::testing::spec_path(), r.table, o);
     const auto& s = k.launch(nullptr, {cols, rows},
-                             {Arg::buffer(out, n), Arg::buffer(static_cast<const float*>(in), n),
-                              Arg::scalar(int(rows)), Arg::scalar(int(cols))});
+                             {Arg::buffer(out, n), Arg::buffer(in, n), Arg::scalar(int(rows)), Arg::scalar(int(cols))});
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-    ASSERT_EQ(cudaMemcpy(back.data(), out, n * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+    back = b.read(out);
+    ASSERT_EQ(back.size(), n);
     for (long long rr = 0; rr < rows; ++rr)
       for (long long c = 0; c < cols; ++c) ASSERT_EQ(back[c * rows + rr], host[rr * cols + c]) << rr << " " << c;
     const auto st = k.stats();
@@ -164,9 +163,7 @@ TEST(Runtime, GpuLaunchCacheAndCapture) {
   ASSERT_EQ(c.arguments.size(), 4u);
   // the capture holds the bytes bit for bit (a float comparison would let -0 equal 0)
   // NOLINTNEXTLINE(bugprone-suspicious-memory-comparison)
-  EXPECT_EQ(std::memcmp(c.arguments[1].input.data(), host.data(), n * sizeof(float)), 0);
+  EXPECT_EQ(std::memcmp(c.arguments[1].input.data(), host, n * sizeof(float)), 0);
   // NOLINTNEXTLINE(bugprone-suspicious-memory-comparison)
   EXPECT_EQ(std::memcmp(c.arguments[0].result.data(), back.data(), n * sizeof(float)), 0);
-  cudaFree(in);
-  cudaFree(out);
 }

@@ -1,9 +1,13 @@
 // Helpers of the runtime tests: the table of the sweep recorded on an H200 (results/recorded/),
-// written by the header module as `tune header --table` writes it.
+// written by the header module as `tune header --table` writes it; a GPU test's input and output.
 #pragma once
+#include <cuda_runtime.h>
+
+#include <cstddef>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "header/header.h"
 #include "interop/interop.h"
@@ -39,6 +43,33 @@ struct Recorded {
     }
     model = header::build(db, "transpose", spec);
     std::ofstream(table) << header::generate_table(model, "r.db");
+  }
+};
+
+// n floats of input, host[i] = (i % 9973) * scale, and n of output on the GPU, freed with the
+// struct (so an ASSERT that returns early leaks nothing); ok when both are allocated and `in` holds
+// `host`.
+struct DeviceBuffers {
+  std::size_t n;
+  std::vector<float> host;
+  float *in = nullptr, *out = nullptr;
+  bool ok = false;
+  DeviceBuffers(std::size_t count, float scale) : n(count), host(count) {
+    for (std::size_t i = 0; i < n; ++i) host[i] = float(i % 9973) * scale;
+    ok = cudaMalloc(reinterpret_cast<void**>(&in), n * sizeof(float)) == cudaSuccess &&
+         cudaMalloc(reinterpret_cast<void**>(&out), n * sizeof(float)) == cudaSuccess &&
+         cudaMemcpy(in, host.data(), n * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess;
+  }
+  ~DeviceBuffers() {
+    (void)cudaFree(in);
+    (void)cudaFree(out);
+  }
+  DeviceBuffers(const DeviceBuffers&) = delete;
+  DeviceBuffers& operator=(const DeviceBuffers&) = delete;
+  std::vector<float> read(const float* p) const {  // empty when the copy fails
+    std::vector<float> v(n);
+    if (cudaMemcpy(v.data(), p, n * sizeof(float), cudaMemcpyDeviceToHost) != cudaSuccess) v.clear();
+    return v;
   }
 };
 
