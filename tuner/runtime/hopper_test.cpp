@@ -2,7 +2,8 @@
 // cluster and dynamic shared memory into the selection, Arg::tensor_map() takes the map's place
 // in the arguments, and with a Hopper GPU the launch (compiled for sm_90a, the map encoded from
 // the buffer, a cluster launch with 129 KiB of shared memory) copies its input, also under online
-// tuning.
+// tuning. The wgmma GEMM (spaces/gemm_wgmma.json, two tensor maps) likewise: its selection, its
+// arguments, and on a Hopper GPU its launch and online tuning.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -20,6 +21,7 @@
 using namespace tune;
 using runtime::Arg;
 using runtime::testing::DeviceBuffers;
+using runtime::testing::DeviceFloats;
 
 namespace {
 
@@ -279,6 +281,44 @@ TEST(RuntimeHopper, TheGemmArgumentsAreTwoMapsThreeBuffersAndFiveScalars) {
 
 namespace {
 
+// The GEMM's operands on the GPU at n x m x k: A (m x k) and B (k x n) of small integers, so that
+// every product and sum is exact in TF32 and FP32, and C (m x n), C0 before the launch.
+struct GemmOperands {
+  int n, m, k;
+  std::vector<float> a, b, c0;
+  DeviceFloats da, db, dc;
+  GemmOperands(int n_, int m_, int k_)
+      : n(n_),
+        m(m_),
+        k(k_),
+        a(fill(std::size_t(m) * k, 7)),
+        b(fill(std::size_t(k) * n, 5)),
+        c0(fill(std::size_t(m) * n, 3)),
+        da(a),
+        db(b),
+        dc(c0) {}
+  bool ok() const { return da.ok && db.ok && dc.ok; }
+  static std::vector<float> fill(std::size_t count, int mod) {
+    std::vector<float> v(count);
+    const int half = mod / 2;  // values -half .. mod - 1 - half
+    for (std::size_t i = 0; i < count; ++i) v[i] = static_cast<float>(static_cast<int>(i % mod) - half);
+    return v;
+  }
+  // "" when C (read back) is A B + beta C0 at 16 points; else the first point that is not
+  std::string wrong(const std::vector<float>& c, float beta) const {
+    if (c.size() != c0.size()) return "C not read back";
+    for (int r : {0, 1, m / 2, m - 1})
+      for (int col : {0, 7, n / 2, n - 1}) {
+        double want = double(beta) * c0[std::size_t(r) * n + col];
+        for (int x = 0; x < k; ++x) want += double(a[std::size_t(r) * k + x]) * double(b[std::size_t(x) * n + col]);
+        if (c[std::size_t(r) * n + col] != float(want))
+          return "C[" + std::to_string(r) + "][" + std::to_string(col) +
+                 "] = " + std::to_string(c[std::size_t(r) * n + col]) + ", not " + std::to_string(want);
+      }
+    return "";
+  }
+};
+
 // On a Hopper GPU: the GEMM launched through the runtime at 1000x777x260 (a 27 us kernel on an
 // H200) computes C, and the host's time per launch call stays well below the kernel's: what does
 // not depend on the arguments (the maps' shapes, the buffers' sizes, the shared-memory opt-in) is
@@ -288,34 +328,18 @@ TEST(RuntimeHopper, GemmLaunchesOnAHopperGpuWithLittleHostTime) {
   store::testing::TempDir dir;
   runtime::Kernel k(kGemm, write_gemm_table(dir.path()), no_disk());
   const int n = 1000, m = 777, kk = 260;
-  std::vector<float> a(std::size_t(m) * kk), b(std::size_t(kk) * n), c(std::size_t(m) * n);
-  for (std::size_t i = 0; i < a.size(); ++i) a[i] = float(i % 7) - 3.0f;
-  for (std::size_t i = 0; i < b.size(); ++i) b[i] = float(i % 5) - 2.0f;
-  float *da = nullptr, *db = nullptr, *dc = nullptr;
-  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&da), a.size() * sizeof(float)), cudaSuccess);
-  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&db), b.size() * sizeof(float)), cudaSuccess);
-  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&dc), c.size() * sizeof(float)), cudaSuccess);
-  ASSERT_EQ(cudaMemcpy(da, a.data(), a.size() * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
-  ASSERT_EQ(cudaMemcpy(db, b.data(), b.size() * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
-  ASSERT_EQ(cudaMemset(dc, 0, c.size() * sizeof(float)), cudaSuccess);
-  const float* ca = da;
-  const float* cb = db;
+  const GemmOperands g(n, m, kk);
+  ASSERT_TRUE(g.ok());
   auto launch = [&] {
-    k.launch(nullptr, {n, m, kk},
-             {Arg::tensor_map(), Arg::tensor_map(), Arg::buffer(dc, c.size()), Arg::buffer(ca, a.size()),
-              Arg::buffer(cb, b.size()), Arg::scalar(m), Arg::scalar(n), Arg::scalar(kk), Arg::scalar(1.0f),
-              Arg::scalar(0.0f)});
+    k.launch(
+        nullptr, {n, m, kk},
+        {Arg::tensor_map(), Arg::tensor_map(), Arg::buffer(g.dc.p, g.dc.n),
+         Arg::buffer(static_cast<const float*>(g.da.p), g.da.n), Arg::buffer(static_cast<const float*>(g.db.p), g.db.n),
+         Arg::scalar(m), Arg::scalar(n), Arg::scalar(kk), Arg::scalar(1.0f), Arg::scalar(0.0f)});
   };
   launch();  // compiles, loads, opts in
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  ASSERT_EQ(cudaMemcpy(c.data(), dc, c.size() * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
-  // small integers: every product and sum is exact in TF32 and FP32
-  for (int r : {0, 1, m / 2, m - 1})
-    for (int col : {0, 7, n / 2, n - 1}) {
-      double want = 0;
-      for (int x = 0; x < kk; ++x) want += double(a[std::size_t(r) * kk + x]) * double(b[std::size_t(x) * n + col]);
-      EXPECT_EQ(c[std::size_t(r) * n + col], float(want)) << "C[" << r << "][" << col << "]";
-    }
+  EXPECT_EQ(g.wrong(g.dc.read(), 0.0f), "");
   std::vector<double> per_call;
   for (int batch = 0; batch < 15; ++batch) {
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
@@ -328,9 +352,51 @@ TEST(RuntimeHopper, GemmLaunchesOnAHopperGpuWithLittleHostTime) {
   // 20 us: the dispatch header's launch takes 5 us on an H200, the runtime's took 37 when it
   // evaluated the spec at every launch
   EXPECT_LT(per_call[per_call.size() / 2], 20.0) << "host microseconds per launch call (median of 15 batches)";
-  cudaFree(da);
-  cudaFree(db);
-  cudaFree(dc);
+}
+
+}  // namespace
+
+namespace {
+
+// Online tuning of the GEMM at 512x384x256, a size its table lacks: the batches run on copies of A
+// and B, over which the runtime encodes both tensor maps, and on C of their own. Every launch
+// computes the application's C = A B + 0.5 C0 (C read and written), A and B are never written, the
+// rotation settles, and the result file says the inputs were copied.
+TEST(RuntimeHopper, OnlineTuningOfTheGemmKeepsEveryLaunchRight) {
+  if (const std::string why = no_hopper_gpu(); !why.empty()) GTEST_SKIP() << why;
+  store::testing::TempDir dir;
+  runtime::Options o = no_disk();
+  o.online.enabled = true;
+  o.online.dir = dir.path() / "online";
+  runtime::Kernel k(kGemm, write_gemm_table(dir.path()), o);
+  const int n = 512, m = 384, kk = 256;
+  const GemmOperands g(n, m, kk);
+  ASSERT_TRUE(g.ok());
+  bool settled = false;
+  for (int i = 0; i < 80 && !settled; ++i) {
+    if (i == 64) {  // the rotation's samples read back
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    }
+    ASSERT_TRUE(g.dc.write(g.c0));
+    const auto& s = k.launch(
+        nullptr, {n, m, kk},
+        {Arg::tensor_map(), Arg::tensor_map(), Arg::buffer(g.dc.p, g.dc.n),
+         Arg::buffer(static_cast<const float*>(g.da.p), g.da.n), Arg::buffer(static_cast<const float*>(g.db.p), g.db.n),
+         Arg::scalar(m), Arg::scalar(n), Arg::scalar(kk), Arg::scalar(1.0f), Arg::scalar(0.5f)});
+    settled = s.online;
+    ASSERT_EQ(g.wrong(g.dc.read(), 0.5f), "") << "launch " << i << ": " << s.config;
+  }
+  EXPECT_TRUE(settled);
+  EXPECT_EQ(g.da.read(), g.a);  // the inputs read, never written
+  EXPECT_EQ(g.db.read(), g.b);
+  EXPECT_EQ(k.stats().online_files, 1u) << k.stats().online_note;
+  for (const auto& e : std::filesystem::directory_iterator(o.online.dir)) {
+    std::ifstream f(e.path());
+    const auto j = nlohmann::json::parse(f);
+    EXPECT_EQ(j.at("candidates").size(), 2u);
+    EXPECT_GT(j.at("rule").value("placements", 0), 0);
+    EXPECT_TRUE(j.at("rule").value("inputs_copied", false));
+  }
 }
 
 }  // namespace

@@ -73,4 +73,41 @@ struct DeviceBuffers {
   }
 };
 
+// A copy of `host` on the GPU, freed with the struct; ok when it was allocated and copied.
+struct DeviceFloats {
+  std::size_t n;
+  float* p = nullptr;
+  bool ok = false;
+  explicit DeviceFloats(const std::vector<float>& host) : n(host.size()) {
+    ok = cudaMalloc(reinterpret_cast<void**>(&p), n * sizeof(float)) == cudaSuccess && write(host);
+  }
+  ~DeviceFloats() { (void)cudaFree(p); }
+  DeviceFloats(const DeviceFloats&) = delete;
+  DeviceFloats& operator=(const DeviceFloats&) = delete;
+  bool write(const std::vector<float>& host) const {
+    return host.size() == n && cudaMemcpy(p, host.data(), n * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess;
+  }
+  std::vector<float> read() const {  // empty when the copy fails
+    std::vector<float> v(n);
+    if (cudaMemcpy(v.data(), p, n * sizeof(float), cudaMemcpyDeviceToHost) != cudaSuccess) v.clear();
+    return v;
+  }
+};
+
+// Holds all but about `leave` bytes of the device's free memory (rounded to 2 MiB), freed with the
+// struct: how a test makes the GPU's memory scarce. ok when held.
+struct MemoryHold {
+  void* p = nullptr;
+  bool ok = false;
+  explicit MemoryHold(std::size_t leave) {
+    std::size_t free = 0, total = 0;
+    if (cudaMemGetInfo(&free, &total) != cudaSuccess || free <= leave) return;
+    const std::size_t mib2 = std::size_t(2) << 20;
+    ok = cudaMalloc(&p, (free - leave) / mib2 * mib2) == cudaSuccess;
+  }
+  ~MemoryHold() { (void)cudaFree(p); }
+  MemoryHold(const MemoryHold&) = delete;
+  MemoryHold& operator=(const MemoryHold&) = delete;
+};
+
 }  // namespace tune::runtime::testing
