@@ -15,6 +15,12 @@ what HeldOut.* tests on. The table's pick at each size comes from select_eval's 
 --online: folders of online tuning's result files (*.online.json, e.g. the keep.tgz of
 bench/results/lead_h200_2026-11-29i/call6 unpacked); each winner is scored against each run and
 against the per-configuration median of the three runs.
+
+--runs FILE: three runs at other sizes instead of the vendored ones, as one JSON file (gzip'd or
+not) of format "tune-heldout-runs": "parameters" (the spec's names, in order), "configurations"
+(each a list of values in that order), "sizes" ([x, y] each), "runs" (three lists, per size a list
+of times in ms per configuration, null where not measured); e.g.
+bench/results/lead_h200_2026-11-30c/bf_jk.json.gz, with --picks from select_eval on those sizes.
 """
 import argparse
 import glob
@@ -43,6 +49,27 @@ def load_run(folder):
     return keys, out
 
 
+def load_file(path):
+    """(the parameter names, [{size: {configuration: ms}} per run]) of a tune-heldout-runs file."""
+    try:
+        with (gzip.open if path.endswith(".gz") else open)(path, "rt") as f:
+            j = json.load(f)
+        if j.get("format") != "tune-heldout-runs" or len(j["runs"]) != 3:
+            raise ValueError("not a tune-heldout-runs file of three runs")
+        keys = [str(k) for k in j["parameters"]]
+        configs = [",".join(str(v) for v in c) for c in j["configurations"]]
+        sizes = [tuple(int(v) for v in s[:2]) for s in j["sizes"]]
+        runs = []
+        for r in j["runs"]:
+            if len(r) != len(sizes) or any(len(row) != len(configs) for row in r):
+                raise ValueError("a run's shape does not match its sizes and configurations")
+            runs.append({s: {c: t for c, t in zip(configs, row) if isinstance(t, (int, float)) and t > 0}
+                         for s, row in zip(sizes, r)})
+        return keys, runs
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        die(f"--runs {path}: {e}")
+
+
 def die(why):
     print(f"heldout_runs.py: {why}", file=sys.stderr)
     sys.exit(2)
@@ -56,15 +83,19 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--picks", required=True, help="select_eval --list output on run 1")
     ap.add_argument("--online", nargs="*", default=[], help="folders of *.online.json files")
+    ap.add_argument("--runs", help="a tune-heldout-runs file instead of results/heldout's runs")
     a = ap.parse_args()
     if not os.path.isfile(a.picks):
         die(f"--picks {a.picks}: no such file")
     for d in a.online:  # every input checked before the first line of output
         if not glob.glob(os.path.join(d, "*.online.json")):
             die(f"--online {d}: no *.online.json files")
-    loaded = [load_run(f) for f in ("transpose", "transpose_run2", "transpose_run3")]
-    keys = loaded[0][0]
-    runs = [times for _, times in loaded]
+    if a.runs:
+        keys, runs = load_file(a.runs)
+    else:
+        loaded = [load_run(f) for f in ("transpose", "transpose_run2", "transpose_run3")]
+        keys = loaded[0][0]
+        runs = [times for _, times in loaded]
     run1 = runs[0]
     if not all(set(r) == set(run1) for r in runs):
         die("the runs hold different sizes")
