@@ -71,11 +71,11 @@ runtime::Options no_disk() {
 
 // Why a test that needs a GPU of compute capability 9.0 (device 0) cannot run here; "" when it can.
 std::string no_hopper_gpu() {
-  int n = 0;
+  if (std::string why = runtime::testing::no_gpu(); !why.empty()) return why;
   cudaDeviceProp prop{};
-  if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0 || cudaGetDeviceProperties(&prop, 0) != cudaSuccess) {
+  if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess) {
     (void)cudaGetLastError();
-    return "no GPU";
+    return "no GPU: device 0 has no properties";
   }
   return prop.major == 9 && prop.minor == 0 ? "" : "not compute capability 9.0";
 }

@@ -67,7 +67,9 @@ Kernel::Impl::Placements Kernel::Impl::allocate_scratch(const std::vector<std::u
   std::size_t free = 0, total = 0;
   const bool known = cudaMemGetInfo(&free, &total) == cudaSuccess;
   if (!known) (void)cudaGetLastError();
+  bool copies = true;  // whether the plan before copied inputs: without, a plan without them is the same
   for (const bool copy_inputs : {true, false}) {
+    if (!copies) break;
     std::vector<std::uint64_t> bytes(args.size(), 0);  // per argument in one placement (0: none)
     std::vector<std::uint64_t> copy_bytes(args.size(), 0);
     std::uint64_t all = 0;
@@ -78,9 +80,10 @@ Kernel::Impl::Placements Kernel::Impl::allocate_scratch(const std::vector<std::u
       if (use == detail::ScratchUse::input_copy) copy_bytes[i] = bytes[i];
       all += bytes[i] * detail::kPlacements;
     }
-    if (known && !detail::scratch_fits(all, free)) continue;
     Placements p;
     p.copy_bytes = std::move(copy_bytes);
+    copies = p.copies_inputs();
+    if (known && !detail::scratch_fits(all, free)) continue;
     p.sets.resize(detail::kPlacements);
     p.copied.assign(detail::kPlacements, false);
     bool allocated = true;

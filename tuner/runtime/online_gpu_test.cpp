@@ -4,7 +4,6 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -21,17 +20,6 @@
 namespace fs = std::filesystem;
 using namespace tune;
 using runtime::testing::Recorded;
-
-namespace {
-bool have_gpu() {
-  int n = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) {
-    (void)cudaGetLastError();
-    return false;
-  }
-  return true;
-}
-}  // namespace
 
 namespace {
 
@@ -59,9 +47,7 @@ void online_at(const OnlineRun& run, nlohmann::json& rule) {
   const std::size_t n = b.n;
   const float* in = b.in;
   float* out = b.out;
-  std::vector<float> want(n);
-  for (long long rr = 0; rr < rows; ++rr)
-    for (long long c = 0; c < cols; ++c) want[std::size_t(c * rows + rr)] = b.host[std::size_t(rr * cols + c)];
+  const std::vector<float> want = b.transposed(cols, rows);
   std::optional<runtime::testing::MemoryHold> hold;
   if (run.leave > 0) {
     hold.emplace(run.leave);
@@ -82,10 +68,8 @@ void online_at(const OnlineRun& run, nlohmann::json& rule) {
     configs.insert(s.config);
     settled = s.online;
     if (i < o.online.candidates || settled) {  // every candidate's output, and the winner's
-      const std::vector<float> back = b.read(out);
-      ASSERT_EQ(back.size(), n);
-      const auto at = std::mismatch(back.begin(), back.end(), want.begin()).first - back.begin();
-      ASSERT_EQ(at, static_cast<std::ptrdiff_t>(n)) << s.config << " wrong at output element " << at;
+      const std::size_t at = runtime::testing::first_difference(b.read(out), want);
+      ASSERT_EQ(at, n) << s.config << " wrong at output element " << at;
     }
   }
   EXPECT_TRUE(settled);
@@ -124,7 +108,7 @@ void online_at(const OnlineRun& run, nlohmann::json& rule) {
 // Batches sized from the table: a launch of about 3 us gets several launches per sample, on scratch
 // buffers (the inputs copied), and the application's buffers still get every launch's right output.
 TEST(OnlineGpu, EveryLaunchIsRightAndTheWinnerIsWritten) {
-  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  if (const std::string why = runtime::testing::no_gpu(); !why.empty()) GTEST_SKIP() << why;
   nlohmann::json rule;
   online_at({}, rule);
   EXPECT_GT(rule.value("batch", 0), 1);
@@ -133,7 +117,7 @@ TEST(OnlineGpu, EveryLaunchIsRightAndTheWinnerIsWritten) {
 }
 
 TEST(OnlineGpu, SingleLaunchSamplesStillWork) {
-  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  if (const std::string why = runtime::testing::no_gpu(); !why.empty()) GTEST_SKIP() << why;
   nlohmann::json rule;
   online_at({.batch = 1}, rule);
   EXPECT_EQ(rule.value("batch", 0), 1);
@@ -145,7 +129,7 @@ TEST(OnlineGpu, SingleLaunchSamplesStillWork) {
 // application's own launches; every launch stays right. At 4096 x 2048 one buffer is 32 MiB: the
 // two sets take 128 MiB with the copies, 64 without (online.h: kScratchShare).
 TEST(OnlineGpu, ScarceMemoryDropsTheCopiesThenThePlacements) {
-  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  if (const std::string why = runtime::testing::no_gpu(); !why.empty()) GTEST_SKIP() << why;
   const std::size_t mib = std::size_t(1) << 20;
   nlohmann::json rule;
   online_at({.cols = 4096, .rows = 2048, .leave = 192 * mib}, rule);

@@ -32,17 +32,6 @@ std::string error_of(const std::function<void()>& f) {
   return "";
 }
 
-bool have_gpu(std::string& why) {
-  int n = 0;
-  const cudaError_t e = cudaGetDeviceCount(&n);
-  if (e != cudaSuccess || n == 0) {
-    why = e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device";
-    (void)cudaGetLastError();
-    return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 TEST(Runtime, ArgumentsAreCheckedAgainstTheSpec) {
@@ -119,8 +108,8 @@ TEST(Runtime, ConstructionErrorsNameTheFile) {
 
 // Without a GPU a launch says why, naming the kernel; with one this is the GPU test below.
 TEST(Runtime, LaunchWithoutAGpuIsAClearError) {
-  std::string why;
-  if (have_gpu(why)) GTEST_SKIP() << "a GPU is present: Runtime.GpuLaunchCacheAndCapture covers the launch";
+  if (runtime::testing::no_gpu().empty())
+    GTEST_SKIP() << "a GPU is present: Runtime.GpuLaunchCacheAndCapture covers the launch";
   Recorded r;
   runtime::Kernel k(runtime::testing::spec_path(), r.table, no_disk());
   const std::string e = error_of([&] { k.prepare({512, 512}); });
@@ -132,8 +121,7 @@ TEST(Runtime, LaunchWithoutAGpuIsAClearError) {
 // process would) takes it from the on-disk cache, the transpose is right, and TUNE_CAPTURE writes
 // a capture whose output is the launch's.
 TEST(Runtime, GpuLaunchCacheAndCapture) {
-  std::string why;
-  if (!have_gpu(why)) GTEST_SKIP() << "no GPU: " << why;
+  if (const std::string why = runtime::testing::no_gpu(); !why.empty()) GTEST_SKIP() << why;
   Recorded r;
   runtime::Options o;
   o.cache_dir = r.dir.path() / "cache";
@@ -144,6 +132,7 @@ TEST(Runtime, GpuLaunchCacheAndCapture) {
   const std::size_t n = b.n;
   const float *in = b.in, *host = b.host.data();
   float* out = b.out;
+  const std::vector<float> want = b.transposed(cols, rows);
   std::vector<float> back;
   for (int pass = 0; pass < 2; ++pass) {
     runtime::Kernel k(runtime::testing::spec_path(), r.table, o);
@@ -151,9 +140,8 @@ TEST(Runtime, GpuLaunchCacheAndCapture) {
                              {Arg::buffer(out, n), Arg::buffer(in, n), Arg::scalar(int(rows)), Arg::scalar(int(cols))});
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     back = b.read(out);
-    ASSERT_EQ(back.size(), n);
-    for (long long rr = 0; rr < rows; ++rr)
-      for (long long c = 0; c < cols; ++c) ASSERT_EQ(back[c * rows + rr], host[rr * cols + c]) << rr << " " << c;
+    const std::size_t at = runtime::testing::first_difference(back, want);
+    ASSERT_EQ(at, n) << s.config << " wrong at output element " << at;
     const auto st = k.stats();
     EXPECT_EQ(st.compiled, pass == 0 ? 1u : 0u) << s.config;
     EXPECT_EQ(st.from_disk, pass == 0 ? 0u : 1u);

@@ -3,6 +3,7 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <filesystem>
 #include <fstream>
@@ -46,50 +47,73 @@ struct Recorded {
   }
 };
 
-// n floats of input, host[i] = (i % 9973) * scale, and n of output on the GPU, freed with the
-// struct (so an ASSERT that returns early leaks nothing); ok when both are allocated and `in` holds
-// `host`.
-struct DeviceBuffers {
-  std::size_t n;
-  std::vector<float> host;
-  float *in = nullptr, *out = nullptr;
-  bool ok = false;
-  DeviceBuffers(std::size_t count, float scale) : n(count), host(count) {
-    for (std::size_t i = 0; i < n; ++i) host[i] = float(i % 9973) * scale;
-    ok = cudaMalloc(reinterpret_cast<void**>(&in), n * sizeof(float)) == cudaSuccess &&
-         cudaMalloc(reinterpret_cast<void**>(&out), n * sizeof(float)) == cudaSuccess &&
-         cudaMemcpy(in, host.data(), n * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess;
-  }
-  ~DeviceBuffers() {
-    (void)cudaFree(in);
-    (void)cudaFree(out);
-  }
-  DeviceBuffers(const DeviceBuffers&) = delete;
-  DeviceBuffers& operator=(const DeviceBuffers&) = delete;
-  std::vector<float> read(const float* p) const {  // empty when the copy fails
-    std::vector<float> v(n);
-    if (cudaMemcpy(v.data(), p, n * sizeof(float), cudaMemcpyDeviceToHost) != cudaSuccess) v.clear();
-    return v;
-  }
-};
+// Why a GPU test cannot run here: "" when there is a CUDA device.
+inline std::string no_gpu() {
+  int n = 0;
+  const cudaError_t e = cudaGetDeviceCount(&n);
+  if (e == cudaSuccess && n > 0) return "";
+  (void)cudaGetLastError();
+  return std::string("no GPU: ") + (e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device");
+}
 
-// A copy of `host` on the GPU, freed with the struct; ok when it was allocated and copied.
+// n floats read back from the GPU; empty when the copy fails.
+inline std::vector<float> read_floats(const float* p, std::size_t n) {
+  std::vector<float> v(n);
+  if (cudaMemcpy(v.data(), p, n * sizeof(float), cudaMemcpyDeviceToHost) != cudaSuccess) v.clear();
+  return v;
+}
+
+// Where `got` first differs from `want`: want.size() when it does not at all (the shorter's size
+// when only their sizes differ).
+inline std::size_t first_difference(const std::vector<float>& got, const std::vector<float>& want) {
+  const std::size_t n = std::min(got.size(), want.size());
+  const auto at =
+      static_cast<std::size_t>(std::mismatch(got.begin(), got.begin() + n, want.begin()).first - got.begin());
+  return at < n || got.size() != want.size() ? at : want.size();
+}
+
+// n floats on the GPU, freed with the struct (so an ASSERT that returns early leaks nothing),
+// uninitialised or a copy of `host`; ok when allocated (and copied).
 struct DeviceFloats {
   std::size_t n;
   float* p = nullptr;
   bool ok = false;
-  explicit DeviceFloats(const std::vector<float>& host) : n(host.size()) {
-    ok = cudaMalloc(reinterpret_cast<void**>(&p), n * sizeof(float)) == cudaSuccess && write(host);
+  explicit DeviceFloats(std::size_t count) : n(count) {
+    ok = cudaMalloc(reinterpret_cast<void**>(&p), n * sizeof(float)) == cudaSuccess;
   }
+  explicit DeviceFloats(const std::vector<float>& host) : DeviceFloats(host.size()) { ok = ok && write(host); }
   ~DeviceFloats() { (void)cudaFree(p); }
   DeviceFloats(const DeviceFloats&) = delete;
   DeviceFloats& operator=(const DeviceFloats&) = delete;
   bool write(const std::vector<float>& host) const {
     return host.size() == n && cudaMemcpy(p, host.data(), n * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess;
   }
-  std::vector<float> read() const {  // empty when the copy fails
-    std::vector<float> v(n);
-    if (cudaMemcpy(v.data(), p, n * sizeof(float), cudaMemcpyDeviceToHost) != cudaSuccess) v.clear();
+  std::vector<float> read() const { return read_floats(p, n); }
+};
+
+// A transpose's buffers: n floats of input, host[i] = (i % 9973) * scale, and n of output on the
+// GPU; ok when both are allocated and `in` holds `host`.
+struct DeviceBuffers {
+  std::vector<float> host;
+  DeviceFloats input, output;
+  std::size_t n = host.size();
+  float* in = input.p;
+  float* out = output.p;
+  bool ok = input.ok && output.ok;
+  DeviceBuffers(std::size_t count, float scale) : host(pattern(count, scale)), input(host), output(count) {}
+  std::vector<float> read(const float* p) const { return read_floats(p, n); }
+  // What a transpose of `host`, rows of `cols`, writes: `rows` floats per row of the output.
+  std::vector<float> transposed(long long cols, long long rows) const {
+    std::vector<float> t(n);
+    for (long long r = 0; r < rows; ++r)
+      for (long long c = 0; c < cols; ++c) t[std::size_t(c * rows + r)] = host[std::size_t(r * cols + c)];
+    return t;
+  }
+
+ private:
+  static std::vector<float> pattern(std::size_t count, float scale) {
+    std::vector<float> v(count);
+    for (std::size_t i = 0; i < count; ++i) v[i] = float(i % 9973) * scale;
     return v;
   }
 };
