@@ -66,7 +66,7 @@ def load_file(path):
             runs.append({s: {c: t for c, t in zip(configs, row) if isinstance(t, (int, float)) and t > 0}
                          for s, row in zip(sizes, r)})
         return keys, runs
-    except (OSError, ValueError, KeyError, TypeError) as e:
+    except (OSError, EOFError, ValueError, KeyError, TypeError, RecursionError) as e:
         die(f"--runs {path}: {e}")
 
 
